@@ -1,0 +1,94 @@
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import { pinoHttp } from 'pino-http';
+import { randomUUID } from 'node:crypto';
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import type { Config } from './config.ts';
+import { API_BASE } from './contracts/index.ts';
+import type { Orm } from './db/orm.ts';
+import { healthRoutes } from './health/routes.ts';
+import { apiNotFound, errorHandler } from './http/errors.ts';
+import { buildOpenApiDocument } from './http/openapi.ts';
+import type { ApiRouter } from './http/route.ts';
+import type { Logger } from './logger.ts';
+import { portalStatic } from './portal/static.ts';
+import { packageInfo } from './version.ts';
+
+export interface AppDeps {
+  config: Config;
+  logger: Logger;
+  orm: Orm;
+}
+
+/** Builds the Express application: security headers, logging, routes, portal, errors. */
+export function createApp({ config, logger, orm }: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+
+  const secure = config.publicUrl.startsWith('https://');
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        useDefaults: true,
+        directives: {
+          'default-src': ["'self'"],
+          'script-src': ["'self'"],
+          // MUI (emotion) injects <style> elements at run time.
+          'style-src': ["'self'", "'unsafe-inline'"],
+          'img-src': ["'self'", 'data:', 'blob:'],
+          'font-src': ["'self'", 'data:'],
+          'connect-src': ["'self'"],
+          // three.js (the globe) may build workers from blobs.
+          'worker-src': ["'self'", 'blob:'],
+          'frame-ancestors': ["'none'"],
+          'upgrade-insecure-requests': secure ? [] : null,
+        },
+      },
+      strictTransportSecurity: secure,
+      crossOriginEmbedderPolicy: false,
+    }),
+  );
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (req, res) => {
+        const id = randomUUID();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+    }),
+  );
+  app.use(express.json({ limit: '100kb' }));
+
+  const health = healthRoutes({ orm });
+  const apiRouters: ApiRouter[] = [];
+
+  app.use(health.router);
+
+  const openApiDocument = buildOpenApiDocument({
+    version: packageInfo.version,
+    serverUrl: config.publicUrl,
+    paths: mergePaths([health.paths(), ...apiRouters.map((r) => r.paths(API_BASE))]),
+  });
+  const openApiJson = JSON.stringify(openApiDocument);
+  app.get(`${API_BASE}/openapi.json`, (_req, res) => {
+    res.type('application/json').send(openApiJson);
+  });
+  for (const router of apiRouters) app.use(API_BASE, router.router);
+  app.use(['/api', '/internal'], apiNotFound);
+
+  const portal = portalStatic(config.portalDist);
+  if (portal) app.use(portal);
+  else logger.warn({ dir: config.portalDist }, 'Portal is not built; serving the API only (run `make build`)');
+
+  app.use(apiNotFound);
+  app.use(errorHandler(logger));
+  return app;
+}
+
+function mergePaths(all: ZodOpenApiPathsObject[]): ZodOpenApiPathsObject {
+  return Object.assign({}, ...all);
+}

@@ -1,0 +1,70 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const port = z.coerce
+  .number({ error: 'must be a number' })
+  .int('must be a whole number')
+  .min(1, 'must be between 1 and 65535')
+  .max(65535, 'must be between 1 and 65535');
+
+const postgresUrl = z
+  .url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// or postgresql:// URL' })
+  .optional();
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
+
+/** The environment variables the API reads, with their defaults. Documented in README.md. */
+export const configSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    PORT: port.default(3000),
+    DATA_DIR: z.string().min(1).default('.data'),
+    DATABASE_URL: postgresUrl,
+    PUBLIC_URL: httpUrl.optional(),
+    LOG_LEVEL: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+    PORTAL_DIST: z.string().min(1).optional(),
+    SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
+  })
+  .transform((env) => ({
+    env: env.NODE_ENV,
+    host: env.HOST,
+    port: env.PORT,
+    dataDir: path.resolve(env.DATA_DIR),
+    databaseUrl: env.DATABASE_URL,
+    publicUrl: (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
+    logLevel: env.LOG_LEVEL,
+    portalDist: env.PORTAL_DIST
+      ? path.resolve(env.PORTAL_DIST)
+      : path.resolve(import.meta.dirname, '../../portal/dist'),
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+  }));
+
+export type Config = z.output<typeof configSchema>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/**
+ * Reads the configuration from an environment. Empty strings count as unset, so
+ * `PORT= make run` behaves like no PORT at all. Throws ConfigError listing every bad value.
+ */
+export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config {
+  const keys = Object.keys(configSchema.in.shape) as (keyof typeof configSchema.in.shape)[];
+  const input = Object.fromEntries(
+    keys.map((key) => [key, environment[key] === '' ? undefined : environment[key]]),
+  );
+  const result = configSchema.safeParse(input);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => {
+      const key = String(issue.path[0] ?? 'configuration');
+      const value = environment[key];
+      return `  ${key}=${JSON.stringify(value ?? '')}: ${issue.message}`;
+    });
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return result.data;
+}

@@ -1,0 +1,36 @@
+/**
+ * Wire contracts of the Exploit Grid API: the only module the portal imports from the API
+ * (`@exploit-grid/api/contracts`). Keep it free of server-only dependencies.
+ */
+import { z } from 'zod';
+
+export const API_BASE = '/api/v1';
+export const AI_API_BASE = '/api/ai/v1';
+
+/** Every error answer: HTTP status plus this body; the portal shows `message`. */
+export const errorSchema = z
+  .object({
+    statusCode: z.number().int(),
+    message: z.string(),
+    error: z.string(),
+  })
+  .meta({ id: 'Error' });
+export type ErrorBody = z.infer<typeof errorSchema>;
+
+export const healthSchema = z.object({ status: z.literal('ok') }).meta({ id: 'Health' });
+export type Health = z.infer<typeof healthSchema>;
+
+export const readinessSchema = z
+  .object({
+    status: z.literal('ok'),
+    checks: z.object({ database: z.literal('ok') }),
+  })
+  .meta({ id: 'Readiness' });
+export type Readiness = z.infer<typeof readinessSchema>;
+
+export const versionSchema = z
+  .object({ name: z.string(), version: z.string() })
+  .meta({ id: 'Version' });
+export type VersionInfo = z.infer<typeof versionSchema>;
+
+export * from './sockets.ts';

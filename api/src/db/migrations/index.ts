@@ -1,0 +1,10 @@
+import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261122000000_extensions } from './Migration20261122000000_extensions.ts';
+
+/**
+ * Every migration, in order. Listed explicitly (not discovered from files) so the same
+ * list works from TypeScript sources and from the built output.
+ */
+export const migrations: MigrationObject[] = [
+  { name: 'Migration20261122000000_extensions', class: Migration20261122000000_extensions },
+];

@@ -1,0 +1,16 @@
+import { createDocument, type ZodOpenApiPathsObject } from 'zod-openapi';
+
+/** Builds the OpenAPI 3.1 document from the routers' zod schemas. */
+export function buildOpenApiDocument(options: { version: string; serverUrl: string; paths: ZodOpenApiPathsObject }) {
+  return createDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Exploit Grid API',
+      version: options.version,
+      description: 'REST API of Exploit Grid. Errors are `{statusCode, message, error}`.',
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+    },
+    servers: [{ url: options.serverUrl }],
+    paths: options.paths,
+  });
+}

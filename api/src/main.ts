@@ -1,0 +1,52 @@
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { createLogger } from './logger.ts';
+import { startPlatform } from './server.ts';
+
+/** Entry point of `make run` and of the container image. */
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\nSee the configuration table in README.md.\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const logger = createLogger(config);
+
+  let shuttingDown = false;
+  let platform: Awaited<ReturnType<typeof startPlatform>> | undefined;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (shuttingDown) {
+      logger.warn({ signal }, 'Second signal: exiting now');
+      process.exit(1);
+    }
+    shuttingDown = true;
+    logger.info({ signal }, 'Shutting down');
+    void (platform?.close() ?? Promise.resolve()).then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'Shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+
+  try {
+    platform = await startPlatform(config, logger);
+  } catch (err) {
+    logger.fatal({ err }, 'Could not start');
+    process.exit(1);
+  }
+  if (shuttingDown) {
+    await platform.close();
+    process.exit(0);
+  }
+  logger.info({ url: platform.url, publicUrl: config.publicUrl }, `Exploit Grid is up on ${config.publicUrl}`);
+}
+
+void main();

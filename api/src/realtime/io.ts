@@ -1,0 +1,93 @@
+import type { Server as HttpServer } from 'node:http';
+import { Server, type Namespace, type Socket } from 'socket.io';
+import {
+  GRID_NAMESPACE,
+  SOCKET_PATH,
+  SOCKET_UNAUTHORIZED,
+  VPN_STATUS_NAMESPACE,
+  socketHandshakeSchema,
+  type GridClientToServerEvents,
+  type GridServerToClientEvents,
+  type VpnStatusClientToServerEvents,
+  type VpnStatusServerToClientEvents,
+} from '../contracts/index.ts';
+import type { Logger } from '../logger.ts';
+
+/** Who a socket belongs to, set by the handshake middleware. */
+export interface SocketData {
+  userId: string;
+}
+
+/**
+ * Checks an access token and answers the user id it was issued to, or null.
+ * Accounts provide the real one; until then no token is valid.
+ */
+export type TokenVerifier = (token: string) => Promise<string | null> | string | null;
+export const rejectAllTokens: TokenVerifier = () => null;
+
+export type GridNamespace = Namespace<GridClientToServerEvents, GridServerToClientEvents, object, SocketData>;
+export type VpnStatusNamespace = Namespace<
+  VpnStatusClientToServerEvents,
+  VpnStatusServerToClientEvents,
+  object,
+  SocketData
+>;
+
+export interface Realtime {
+  io: Server;
+  grid: GridNamespace;
+  vpnStatus: VpnStatusNamespace;
+}
+
+/** The room every socket of a user joins; domain code emits to it. */
+export const userRoom = (userId: string) => `user:${userId}`;
+
+export function createRealtime(httpServer: HttpServer, deps: { verifyToken: TokenVerifier; logger: Logger }): Realtime {
+  const log = deps.logger.child({ component: 'realtime' });
+  const io = new Server(httpServer, {
+    path: SOCKET_PATH,
+    // Websocket only: no long-polling fallback, no sticky sessions needed when scaled out.
+    transports: ['websocket'],
+    serveClient: false,
+    maxHttpBufferSize: 64 * 1024,
+    pingInterval: 25_000,
+    pingTimeout: 20_000,
+  });
+
+  const authenticate = async (socket: Socket, next: (err?: Error) => void) => {
+    const parsed = socketHandshakeSchema.safeParse({
+      token: socket.handshake.auth?.token,
+      userId: socket.handshake.query?.userId,
+    });
+    if (!parsed.success) {
+      next(new Error(SOCKET_UNAUTHORIZED));
+      return;
+    }
+    try {
+      const userId = await deps.verifyToken(parsed.data.token);
+      // The token decides who you are; a userId in the query that disagrees is refused.
+      if (!userId || userId !== parsed.data.userId) {
+        next(new Error(SOCKET_UNAUTHORIZED));
+        return;
+      }
+      (socket.data as SocketData).userId = userId;
+      await socket.join(userRoom(userId));
+      next();
+    } catch (err) {
+      log.error({ err }, 'Socket authentication failed');
+      next(new Error(SOCKET_UNAUTHORIZED));
+    }
+  };
+
+  // The main namespace is not used; refuse it rather than leave it open.
+  io.of('/').use((_socket, next) => next(new Error(SOCKET_UNAUTHORIZED)));
+  const grid: GridNamespace = io.of(GRID_NAMESPACE);
+  const vpnStatus: VpnStatusNamespace = io.of(VPN_STATUS_NAMESPACE);
+  for (const namespace of [grid, vpnStatus] as Namespace[]) {
+    namespace.use(authenticate);
+    namespace.on('connection', (socket) => {
+      log.debug({ namespace: namespace.name, userId: (socket.data as SocketData).userId }, 'Socket connected');
+    });
+  }
+  return { io, grid, vpnStatus };
+}
