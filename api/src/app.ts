@@ -57,6 +57,11 @@ export function createApp({ config, logger, orm }: AppDeps): Express {
         res.setHeader('X-Request-Id', id);
         return id;
       },
+      // Method, path and status are enough; headers may carry credentials.
+      serializers: {
+        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url.split('?')[0] }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      },
       autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
     }),

@@ -25,6 +25,7 @@ export const configSchema = z
     DATABASE_URL: postgresUrl,
     PUBLIC_URL: httpUrl.optional(),
     LOG_LEVEL: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+    LOG_FORMAT: z.enum(['json', 'pretty'], { error: 'must be json or pretty' }).optional(),
     PORTAL_DIST: z.string().min(1).optional(),
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
   })
@@ -36,6 +37,8 @@ export const configSchema = z
     databaseUrl: env.DATABASE_URL,
     publicUrl: (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
     logLevel: env.LOG_LEVEL,
+    // Readable lines on a terminal, JSON everywhere else (log collectors, CI).
+    logFormat: env.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json'),
     portalDist: env.PORTAL_DIST
       ? path.resolve(env.PORTAL_DIST)
       : path.resolve(import.meta.dirname, '../../portal/dist'),

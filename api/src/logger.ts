@@ -3,21 +3,22 @@ import type { Config } from './config.ts';
 
 export type { Logger };
 
-export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
+export function createLogger(config: Pick<Config, 'logLevel' | 'logFormat'>): Logger {
   return pino({
     level: config.logLevel,
     base: { service: 'api' },
     // Never log credentials, whatever a caller passes in.
     redact: {
-      paths: [
-        'req.headers.authorization',
-        'req.headers.cookie',
-        'res.headers["set-cookie"]',
-        '*.password',
-        '*.token',
-        '*.secret',
-      ],
+      paths: ['*.password', '*.token', '*.secret', '*.authorization', '*.cookie'],
       censor: '[redacted]',
     },
+    ...(config.logFormat === 'pretty'
+      ? {
+          transport: {
+            target: 'pino-pretty',
+            options: { ignore: 'pid,hostname,service', translateTime: 'HH:MM:ss.l' },
+          },
+        }
+      : {}),
   });
 }

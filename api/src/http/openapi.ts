@@ -1,7 +1,9 @@
 import { createDocument, type ZodOpenApiPathsObject } from 'zod-openapi';
 
+export type OpenApiDocument = ReturnType<typeof createDocument>;
+
 /** Builds the OpenAPI 3.1 document from the routers' zod schemas. */
-export function buildOpenApiDocument(options: { version: string; serverUrl: string; paths: ZodOpenApiPathsObject }) {
+export function buildOpenApiDocument(options: { version: string; serverUrl: string; paths: ZodOpenApiPathsObject }): OpenApiDocument {
   return createDocument({
     openapi: '3.1.0',
     info: {

@@ -1,0 +1,105 @@
+# Exploit Grid: the front door. `make help` lists the targets.
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+MAKEFLAGS += --no-builtin-rules --no-print-directory
+
+NODE_MAJOR ?= 24
+export NODE_MAJOR
+
+# Node.js from .tools/ (installed by hack/ensure-node.sh when the system one is older)
+# comes first on PATH for every recipe.
+TOOLS := $(CURDIR)/.tools
+export PATH := $(TOOLS)/node/bin:$(CURDIR)/node_modules/.bin:$(PATH)
+
+API_SOURCES := $(shell find api/src -name '*.ts' ! -name '*.test.ts' 2>/dev/null) api/tsconfig.json api/package.json
+OPERATOR_SOURCES := $(shell find operator/src -name '*.ts' ! -name '*.test.ts' 2>/dev/null) operator/tsconfig.json
+PORTAL_SOURCES := $(shell find portal/src portal/public -type f 2>/dev/null) portal/index.html portal/vite.config.ts portal/package.json
+
+##@ General
+
+.PHONY: help
+help: ## Show this help.
+	@awk 'BEGIN {FS = ":.*##"; printf "\nUsage: make \033[36m<target>\033[0m\n"} \
+	  /^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2 } \
+	  /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) }' $(MAKEFILE_LIST)
+
+##@ Run
+
+.PHONY: run
+run: build ## Install what is missing, build, and start the platform on http://localhost:3000 (Ctrl-C stops).
+	@echo "Starting Exploit Grid on http://localhost:$${PORT:-3000} (Ctrl-C stops everything)"
+	@exec node api/dist/main.js
+
+.PHONY: dev
+dev: deps ## API in watch mode + Vite dev server on http://localhost:5173 (proxying /api and /socket.io).
+	@trap 'kill 0' INT TERM EXIT; \
+	  (cd api && node --watch --watch-preserve-output src/main.ts) & \
+	  (cd portal && vite) & \
+	  wait
+
+##@ Build
+
+.PHONY: toolchain
+toolchain: ## Make sure Node.js 24 is available (installs it into .tools/ when needed).
+	@hack/ensure-node.sh
+
+.PHONY: deps
+deps: toolchain node_modules/.package-lock.json ## Install npm dependencies from the lockfile.
+
+# Reinstall only when the lockfile or a manifest changed. node-gyp builds native
+# modules against the headers of the Node.js that runs them.
+node_modules/.package-lock.json: package-lock.json package.json api/package.json portal/package.json operator/package.json | toolchain
+	npm_config_nodedir="$$(dirname "$$(dirname "$$(command -v node)")")" npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+.PHONY: build
+build: deps api/dist/main.js operator/dist/api-group.js portal/dist/index.html ## Build the API, the operator and the portal.
+
+api/dist/main.js operator/dist/api-group.js &: $(API_SOURCES) $(OPERATOR_SOURCES) tsconfig.json tsconfig.base.json
+	tsc -b api operator
+	@touch api/dist/main.js operator/dist/api-group.js
+
+portal/dist/index.html: $(PORTAL_SOURCES) $(API_SOURCES) node_modules/.package-lock.json
+	npm run build --workspace @exploit-grid/portal
+
+##@ Test
+
+.PHONY: test
+test: lint test-unit test-e2e ## Everything CI runs: lint, unit tests, end-to-end tests in Chromium.
+
+.PHONY: test-unit
+test-unit: deps ## API tests (mocha, real PostgreSQL) and portal tests (vitest).
+	cd api && mocha
+	cd portal && vitest run
+
+.PHONY: test-e2e
+test-e2e: build ## End-to-end tests: the platform as `make run` starts it, driven in Chromium.
+	@hack/ensure-chromium.sh
+	mocha --config test/e2e/.mocharc.json
+
+.PHONY: lint
+lint: deps ## Type-check everything, ESLint and Prettier.
+	tsc -b
+	tsc -p api/tsconfig.test.json
+	eslint --max-warnings 0 .
+	prettier --check --log-level warn .
+
+.PHONY: format
+format: deps ## Rewrite files with Prettier and apply ESLint fixes.
+	prettier --write --log-level warn .
+	eslint --fix .
+
+.PHONY: bench
+bench: build ## Throughput of our stack's /healthz against raw node:http (autocannon); prints the ratio.
+	node test/bench/run.ts
+
+##@ Clean
+
+.PHONY: clean
+clean: ## Remove build output (keeps .data/ and .tools/).
+	rm -rf api/dist operator/dist portal/dist portal/node_modules/.tsc
+
+.PHONY: clean-data
+clean-data: ## Delete local platform data (.data/: database, mail, box images). Asks first.
+	@read -r -p "Delete .data/ (database and everything else)? [y/N] " answer; [[ "$$answer" == y ]] && rm -rf .data

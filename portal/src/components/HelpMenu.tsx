@@ -1,0 +1,75 @@
+import ExpandLess from '@mui/icons-material/ExpandLess';
+import ExpandMore from '@mui/icons-material/ExpandMore';
+import HelpOutline from '@mui/icons-material/HelpOutlineOutlined';
+import Collapse from '@mui/material/Collapse';
+import Fab from '@mui/material/Fab';
+import List from '@mui/material/List';
+import ListItemButton from '@mui/material/ListItemButton';
+import ListItemText from '@mui/material/ListItemText';
+import Popover from '@mui/material/Popover';
+import { observer } from 'mobx-react-lite';
+import { useRef } from 'react';
+import { Link as RouterLink } from 'react-router';
+import { useStores } from '../stores/StoresContext.tsx';
+import { HELP_MENU_LABEL, helpMenuGroups } from '../strings/site.ts';
+
+export type HelpMenuProps = Record<string, never>;
+
+/** The floating round help button, bottom right, with its three collapsible groups of links. */
+export const HelpMenu = observer(function HelpMenu(_props: HelpMenuProps) {
+  const { ui } = useStores();
+  const anchor = useRef<HTMLButtonElement>(null);
+  return (
+    <>
+      <Fab
+        ref={anchor}
+        color="primary"
+        size="medium"
+        aria-label={HELP_MENU_LABEL}
+        aria-haspopup="true"
+        aria-expanded={ui.helpMenuOpen}
+        onClick={() => ui.setHelpMenuOpen(!ui.helpMenuOpen)}
+        sx={{ position: 'fixed', right: 24, bottom: 24, zIndex: (t) => t.zIndex.speedDial }}
+      >
+        <HelpOutline />
+      </Fab>
+      <Popover
+        open={ui.helpMenuOpen}
+        anchorEl={anchor.current}
+        onClose={() => ui.setHelpMenuOpen(false)}
+        anchorOrigin={{ vertical: 'top', horizontal: 'right' }}
+        transformOrigin={{ vertical: 'bottom', horizontal: 'right' }}
+        slotProps={{ paper: { sx: { width: 260, mb: 1, border: 1, borderColor: 'divider' } } }}
+      >
+        <List dense component="nav" aria-label={HELP_MENU_LABEL}>
+          {helpMenuGroups.map((group) => {
+            const expanded = ui.expandedHelpGroups.has(group.title);
+            return (
+              <li key={group.title}>
+                <ListItemButton onClick={() => ui.toggleHelpGroup(group.title)} aria-expanded={expanded}>
+                  <ListItemText primary={group.title} slotProps={{ primary: { sx: { fontWeight: 700 } } }} />
+                  {expanded ? <ExpandLess /> : <ExpandMore />}
+                </ListItemButton>
+                <Collapse in={expanded} timeout="auto" unmountOnExit>
+                  <List dense disablePadding>
+                    {group.links.map((link) => (
+                      <ListItemButton
+                        key={link.to}
+                        component={RouterLink}
+                        to={link.to}
+                        onClick={() => ui.setHelpMenuOpen(false)}
+                        sx={{ pl: 4 }}
+                      >
+                        <ListItemText primary={link.label} />
+                      </ListItemButton>
+                    ))}
+                  </List>
+                </Collapse>
+              </li>
+            );
+          })}
+        </List>
+      </Popover>
+    </>
+  );
+});

@@ -1,0 +1,29 @@
+import Button from '@mui/material/Button';
+import Container from '@mui/material/Container';
+import Stack from '@mui/material/Stack';
+import Typography from '@mui/material/Typography';
+import { Link as RouterLink } from 'react-router';
+import { usePageMeta } from '../components/pageMeta.ts';
+import { NOT_FOUND_HOME_LINK, NOT_FOUND_TEXT, NOT_FOUND_TITLE } from '../strings/site.ts';
+
+export type NotFoundPageProps = Record<string, never>;
+
+/** Any path the router does not know. */
+export function NotFoundPage(_props: NotFoundPageProps) {
+  usePageMeta({ title: NOT_FOUND_TITLE, noIndex: true });
+  return (
+    <Container maxWidth="sm" sx={{ minHeight: '100vh', display: 'grid', placeItems: 'center' }}>
+      <Stack spacing={3} sx={{ alignItems: 'center', textAlign: 'center' }}>
+        <Typography variant="h1" color="secondary" sx={{ fontSize: '5rem' }} aria-hidden>
+          404
+        </Typography>
+        <Typography variant="h5" component="h1">
+          {NOT_FOUND_TEXT}
+        </Typography>
+        <Button variant="outlined" component={RouterLink} to="/">
+          {NOT_FOUND_HOME_LINK}
+        </Button>
+      </Stack>
+    </Container>
+  );
+}

@@ -1,0 +1,21 @@
+import { makeAutoObservable } from 'mobx';
+
+/** State of the chrome around pages: the floating help menu. */
+export class UiStore {
+  helpMenuOpen = false;
+  /** Groups of the help menu the user has expanded, by title. */
+  expandedHelpGroups = new Set<string>();
+
+  constructor() {
+    makeAutoObservable(this);
+  }
+
+  setHelpMenuOpen(open: boolean) {
+    this.helpMenuOpen = open;
+  }
+
+  toggleHelpGroup(title: string) {
+    if (this.expandedHelpGroups.has(title)) this.expandedHelpGroups.delete(title);
+    else this.expandedHelpGroups.add(title);
+  }
+}

@@ -1,0 +1,42 @@
+/** Site-wide texts and limits (core-app sections 2, 9; commerce-and-content sections 2, 9). */
+export const SITE_NAME = 'Exploit Grid';
+export const SITE_DESCRIPTION =
+  'Exploit Grid is a live-fire hacking arena: your own Debian box with root, a real VPN, and real players to attack and defend against. No flags: a shell is the score.';
+export const DESCRIPTION_MAX_LENGTH = 160;
+
+export const NOT_FOUND_TEXT = "Dead end. The page you're looking for isn't routed.";
+export const NOT_FOUND_TITLE = 'Page Not Found';
+export const NOT_FOUND_HOME_LINK = 'Back to base';
+
+/** Toast defaults (core-app section 9). */
+export const TOAST_MAX = 20;
+export const TOAST_DEFAULT_MS = 4000;
+export const TOAST_SUCCESS_MS = 2000;
+
+export const HELP_MENU_LABEL = 'Help and links';
+export const helpMenuGroups = [
+  {
+    title: 'Company',
+    links: [
+      { label: 'Careers', to: '/careers' },
+      { label: 'Contact', to: '/contact' },
+      { label: 'Pricing', to: '/pricing' },
+      { label: 'How to Play', to: '/how-to-play' },
+    ],
+  },
+  {
+    title: 'Legal',
+    links: [
+      { label: 'Privacy Policy', to: '/privacy-policy' },
+      { label: 'Terms of Service', to: '/terms-of-service' },
+    ],
+  },
+  {
+    title: 'Security',
+    links: [
+      { label: 'Security Policy', to: '/security-policy' },
+      { label: 'Report a Vulnerability', to: '/security' },
+      { label: 'Hall of Fame', to: '/security/hall-of-fame' },
+    ],
+  },
+] as const;
