@@ -51,10 +51,11 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     let headers: Record<string, string> = {};
     if (err instanceof HttpError) {
       ({ statusCode: status, message, headers } = err);
-    } else if (isBodyParserError(err)) {
-      // express.json() failures: malformed JSON, body too large, wrong charset.
+    } else if (isExposedClientError(err)) {
+      // http-errors raised by Express middleware: express.json() (malformed JSON, body
+      // too large, bad charset) and express.static (missing asset).
       status = err.status;
-      message = err.type === 'entity.too.large' ? 'Request body is too large.' : 'Request body is not valid JSON.';
+      message = clientErrorMessages[err.type ?? ''] ?? STATUS_CODES[status] ?? 'Bad request';
     }
     if (status >= 500) {
       logger.error({ err, method: req.method, url: req.originalUrl }, 'Request failed');
@@ -63,15 +64,22 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   };
 }
 
-function isBodyParserError(err: unknown): err is { status: number; type: string } {
+const clientErrorMessages: Record<string, string> = {
+  'entity.parse.failed': 'Request body is not valid JSON.',
+  'entity.too.large': 'Request body is too large.',
+  'charset.unsupported': 'Request body charset is not supported; use UTF-8.',
+  'encoding.unsupported': 'Request body encoding is not supported.',
+};
+
+function isExposedClientError(err: unknown): err is { status: number; type?: string } {
   return (
     typeof err === 'object' &&
     err !== null &&
-    'type' in err &&
-    typeof err.type === 'string' &&
     'status' in err &&
     typeof err.status === 'number' &&
     err.status >= 400 &&
-    err.status < 500
+    err.status < 500 &&
+    'expose' in err &&
+    err.expose === true
   );
 }

@@ -1,0 +1,80 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export const repoRoot = path.resolve(import.meta.dirname, '../..');
+/** The command `make run` ends in; tests start the platform exactly the same way. */
+export const mainScript = path.join(repoRoot, 'api/dist/main.js');
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface RunningPlatform {
+  url: string;
+  dataDir: string;
+  process: ChildProcess;
+  output(): string;
+  /** SIGTERM, wait for exit; resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * Starts `node api/dist/main.js` on a free port with a fresh DATA_DIR (embedded
+ * PostgreSQL included) and waits until /readyz answers 200.
+ */
+export async function startPlatform(env: Record<string, string> = {}, timeoutMs = 60_000): Promise<RunningPlatform> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'eg-e2e-'));
+  const port = await freePort();
+  const child = spawn(process.execPath, [mainScript], {
+    cwd: repoRoot,
+    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_FORMAT: 'json', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = `http://127.0.0.1:${port}`;
+
+  const platform: RunningPlatform = {
+    url,
+    dataDir,
+    process: child,
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const code = await Promise.race([exited, sleep(20_000).then(() => 'timeout' as const)]);
+      if (code === 'timeout') {
+        child.kill('SIGKILL');
+        throw new Error(`platform did not stop within 20 s\n${output}`);
+      }
+      await rm(dataDir, { recursive: true, force: true });
+      return code;
+    },
+  };
+
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`platform exited with ${child.exitCode}\n${output}`);
+    try {
+      const res = await fetch(`${url}/readyz`);
+      if (res.ok) return platform;
+    } catch {
+      // not listening yet
+    }
+    await sleep(200);
+  }
+  await platform.stop().catch(() => undefined);
+  throw new Error(`platform not ready within ${timeoutMs} ms\n${output}`);
+}
