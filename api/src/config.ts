@@ -6,8 +6,8 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 const port = z.coerce
   .number({ error: 'must be a number' })
   .int('must be a whole number')
-  .min(1, 'must be between 1 and 65535')
-  .max(65535, 'must be between 1 and 65535');
+  .min(0, 'must be between 0 and 65535')
+  .max(65535, 'must be between 0 and 65535');
 
 const postgresUrl = z
   .url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// or postgresql:// URL' })

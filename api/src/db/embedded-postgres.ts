@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -49,6 +50,13 @@ export async function startEmbeddedPostgres({ dataDir, logger, ephemeral = false
   const log = logger.child({ component: 'embedded-postgres' });
   const clusterDir = path.join(dataDir, 'postgres');
   await fs.mkdir(dataDir, { recursive: true });
+  const runAsPostgresUser = os.userInfo().uid === 0;
+  if (runAsPostgresUser) {
+    // The server runs as the `postgres` user, which must be able to reach its cluster
+    // directory: let others traverse (not list) DATA_DIR.
+    const { mode } = await fs.stat(dataDir);
+    if ((mode & 0o001) === 0) await fs.chmod(dataDir, (mode & 0o777) | 0o001);
+  }
   const password = await readOrCreatePassword(path.join(dataDir, 'postgres.secret'));
   const port = await freeLoopbackPort();
   const recentOutput: string[] = [];
@@ -69,7 +77,7 @@ export async function startEmbeddedPostgres({ dataDir, logger, ephemeral = false
     authMethod: 'scram-sha-256',
     persistent: !ephemeral,
     // PostgreSQL refuses to run as root; the package then runs it as a `postgres` system user.
-    createPostgresUser: os.userInfo().uid === 0,
+    createPostgresUser: runAsPostgresUser,
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
     postgresFlags: [
       '-c', 'listen_addresses=127.0.0.1',
@@ -106,7 +114,10 @@ export async function startEmbeddedPostgres({ dataDir, logger, ephemeral = false
     url,
     stop: () =>
       (stopped ??= (async () => {
-        await pg.stop();
+        // Ctrl-C in a terminal signals the whole process group: the server may have
+        // shut down already, and the package's stop() would then wait forever.
+        const server = (pg as unknown as { process?: ChildProcess }).process;
+        if (server && server.exitCode === null && server.signalCode === null) await pg.stop();
         log.info('Stopped embedded PostgreSQL');
       })()),
   };

