@@ -25,21 +25,29 @@ export interface RunningPlatform {
   dataDir: string;
   process: ChildProcess;
   output(): string;
-  /** SIGTERM, wait for exit; resolves with the exit code. */
-  stop(): Promise<number | null>;
+  /** Sends `signal` (SIGTERM by default) and waits for exit; resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
 /**
  * Starts `node api/dist/main.js` on a free port with a fresh DATA_DIR (embedded
  * PostgreSQL included) and waits until /readyz answers 200.
  */
-export async function startPlatform(env: Record<string, string> = {}, timeoutMs = 60_000): Promise<RunningPlatform> {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'eg-e2e-'));
+export async function startPlatform(
+  options: { env?: Record<string, string>; dataDir?: string; timeoutMs?: number; processGroup?: boolean } = {},
+): Promise<RunningPlatform> {
+  const { env = {}, timeoutMs = 60_000 } = options;
+  // A DATA_DIR passed in belongs to the caller and is kept; a fresh one is deleted on stop.
+  const ownsDataDir = !options.dataDir;
+  const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'eg-e2e-')));
   const port = await freePort();
   const child = spawn(process.execPath, [mainScript], {
     cwd: repoRoot,
     env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_FORMAT: 'json', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // In a process group of its own, a signal can reach every process of the platform at
+    // once, as Ctrl-C in a terminal does.
+    detached: options.processGroup ?? false,
   });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -52,14 +60,17 @@ export async function startPlatform(env: Record<string, string> = {}, timeoutMs 
     dataDir,
     process: child,
     output: () => output,
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) {
+        if (options.processGroup) process.kill(-child.pid!, signal);
+        else child.kill(signal);
+      }
       const code = await Promise.race([exited, sleep(20_000).then(() => 'timeout' as const)]);
       if (code === 'timeout') {
         child.kill('SIGKILL');
         throw new Error(`platform did not stop within 20 s\n${output}`);
       }
-      await rm(dataDir, { recursive: true, force: true });
+      if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });
       return code;
     },
   };

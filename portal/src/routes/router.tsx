@@ -1,4 +1,5 @@
 import { createBrowserRouter, type RouteObject } from 'react-router';
+import { PulsingLogo } from '../components/PulsingLogo.tsx';
 import { PublicLayout } from '../layouts/PublicLayout.tsx';
 import { HomePage } from '../pages/HomePage.tsx';
 import { NotFoundPage } from '../pages/NotFoundPage.tsx';
@@ -11,6 +12,8 @@ import { paths } from './paths.ts';
 export const routes: RouteObject[] = [
   {
     element: <PublicLayout />,
+    // Shown while a lazily loaded page arrives on first load.
+    hydrateFallbackElement: <PulsingLogo />,
     children: [
       { path: paths.home, element: <HomePage /> },
       {
