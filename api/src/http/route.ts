@@ -72,7 +72,10 @@ export class ApiRouter {
     const handler = async (req: Request, res: Response, next: NextFunction) => {
       try {
         const params = parse(def.params, req.params, 'path');
-        const query = parse(def.query ?? strictEmpty, req.query, 'query string') as z.output<Q>;
+        // Without a query schema any query string is refused; skip parsing when there is none.
+        const query = (def.query || req.url.includes('?')
+          ? parse(def.query ?? strictEmpty, req.query, 'query string')
+          : {}) as z.output<Q>;
         const body = def.body ? parse(def.body, req.body, 'request body') : undefined;
         const result = await def.handler({ params, query, body: body as z.output<B>, req, res });
         if (res.headersSent) return;
