@@ -75,7 +75,8 @@ export function createApp({ config, logger, orm }: AppDeps): Express {
 
   const portal = portalStatic(config.portalDist);
   if (portal) app.use(portal);
-  else logger.warn({ dir: config.portalDist }, 'Portal is not built; serving the API only (run `make build`)');
+  else
+    logger.warn({ dir: config.portalDist }, 'Portal is not built; serving the API only (run `make build`)');
 
   app.use(apiNotFound);
   app.use(errorHandler(logger));

@@ -44,7 +44,10 @@ describe('configuration', () => {
   });
 
   it('refuses a port out of range', () => {
-    expect(() => loadConfig({ PORT: '70000' })).to.throw(ConfigError, /PORT="70000": must be between 0 and 65535/);
+    expect(() => loadConfig({ PORT: '70000' })).to.throw(
+      ConfigError,
+      /PORT="70000": must be between 0 and 65535/,
+    );
   });
 
   it('refuses a database URL of another scheme', () => {

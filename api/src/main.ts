@@ -46,7 +46,10 @@ async function main(): Promise<void> {
     await platform.close();
     process.exit(0);
   }
-  logger.info({ url: platform.url, publicUrl: config.publicUrl }, `Exploit Grid is up on ${config.publicUrl}`);
+  logger.info(
+    { url: platform.url, publicUrl: config.publicUrl },
+    `Exploit Grid is up on ${config.publicUrl}`,
+  );
 }
 
 void main();

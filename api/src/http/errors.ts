@@ -12,7 +12,11 @@ export class HttpError extends Error {
   readonly code: string | undefined;
   readonly headers: Record<string, string>;
 
-  constructor(statusCode: number, message: string, options: { code?: string; headers?: Record<string, string> } = {}) {
+  constructor(
+    statusCode: number,
+    message: string,
+    options: { code?: string; headers?: Record<string, string> } = {},
+  ) {
     super(message);
     this.statusCode = statusCode;
     this.code = options.code;
@@ -21,12 +25,15 @@ export class HttpError extends Error {
 }
 
 export const badRequest = (message: string, code?: string) => new HttpError(400, message, { code });
-export const unauthorized = (message = 'Unauthorized', code?: string) => new HttpError(401, message, { code });
+export const unauthorized = (message = 'Unauthorized', code?: string) =>
+  new HttpError(401, message, { code });
 export const forbidden = (message = 'Forbidden', code?: string) => new HttpError(403, message, { code });
 export const notFound = (message = 'Not found') => new HttpError(404, message);
 export const conflict = (message: string, code?: string) => new HttpError(409, message, { code });
 export const tooManyRequests = (retryAfterSeconds: number, message = 'Too many requests. Try again later.') =>
-  new HttpError(429, message, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
+  new HttpError(429, message, {
+    headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+  });
 export const serviceUnavailable = (message: string) => new HttpError(503, message);
 
 /** The body of every error answer: `{statusCode, message, error}` (DESIGN.md, Contracts). */

@@ -3,7 +3,11 @@ import { createDocument, type ZodOpenApiPathsObject } from 'zod-openapi';
 export type OpenApiDocument = ReturnType<typeof createDocument>;
 
 /** Builds the OpenAPI 3.1 document from the routers' zod schemas. */
-export function buildOpenApiDocument(options: { version: string; serverUrl: string; paths: ZodOpenApiPathsObject }): OpenApiDocument {
+export function buildOpenApiDocument(options: {
+  version: string;
+  serverUrl: string;
+  paths: ZodOpenApiPathsObject;
+}): OpenApiDocument {
   return createDocument({
     openapi: '3.1.0',
     info: {

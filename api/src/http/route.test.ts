@@ -48,7 +48,11 @@ describe('ApiRouter', () => {
   beforeEach(() => (created.length = 0));
 
   const post = (p: string, body: unknown) =>
-    fetch(`${base}${p}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    fetch(`${base}${p}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   const id = '5b3d2f0e-9a6c-4e43-8a57-0c1d2e3f4a5b';
 
   it('passes parsed input to the handler and answers with its status', async () => {
@@ -60,14 +64,20 @@ describe('ApiRouter', () => {
   it('refuses an invalid field with a 400 naming the field, and runs nothing', async () => {
     const res = await post(`/boxes/${id}/notes`, { text: '   ' });
     expect(res.status).to.equal(400);
-    expect(await res.json()).to.deep.equal({ statusCode: 400, message: 'text: must not be empty.', error: 'Bad Request' });
+    expect(await res.json()).to.deep.equal({
+      statusCode: 400,
+      message: 'text: must not be empty.',
+      error: 'Bad Request',
+    });
     expect(created).to.have.length(0);
   });
 
   it('refuses unknown fields', async () => {
     const res = await post(`/boxes/${id}/notes`, { text: 'hi', admin: true });
     expect(res.status).to.equal(400);
-    expect(((await res.json()) as { message: string }).message).to.equal('Unknown field in request body: admin.');
+    expect(((await res.json()) as { message: string }).message).to.equal(
+      'Unknown field in request body: admin.',
+    );
     expect(created).to.have.length(0);
   });
 
@@ -87,7 +97,9 @@ describe('ApiRouter', () => {
     expect(await (await fetch(`${base}/search?q=box`)).json()).to.deep.equal({ q: 'box', page: 1 });
     const bad = await fetch(`${base}/search?q=box&debug=1`);
     expect(bad.status).to.equal(400);
-    expect(((await bad.json()) as { message: string }).message).to.equal('Unknown field in query string: debug.');
+    expect(((await bad.json()) as { message: string }).message).to.equal(
+      'Unknown field in query string: debug.',
+    );
   });
 
   it('documents each route under its OpenAPI path with its schemas', () => {
@@ -98,10 +110,16 @@ describe('ApiRouter', () => {
       in: 'path',
       name: 'id',
       required: true,
-      schema: { type: 'string', format: 'uuid', pattern: op?.parameters && (op.parameters[0] as { schema: { pattern: string } }).schema.pattern },
+      schema: {
+        type: 'string',
+        format: 'uuid',
+        pattern: op?.parameters && (op.parameters[0] as { schema: { pattern: string } }).schema.pattern,
+      },
     });
     expect(op?.responses).to.have.keys('201', '400');
     expect(doc.components?.schemas).to.have.property('Note');
-    expect(doc.paths?.['/api/v1/search']?.get?.parameters?.map((p) => ('name' in p ? p.name : ''))).to.deep.equal(['q', 'page']);
+    expect(
+      doc.paths?.['/api/v1/search']?.get?.parameters?.map((p) => ('name' in p ? p.name : '')),
+    ).to.deep.equal(['q', 'page']);
   });
 });

@@ -30,9 +30,13 @@ export interface RouteDef<
   errors?: Record<number, string>;
   /** Middleware that runs before validation (authentication, rate limits). */
   before?: RequestHandler[];
-  handler: (
-    input: { params: z.output<P>; query: z.output<Q>; body: z.output<B>; req: Request; res: Response },
-  ) => Promise<z.input<R>> | z.input<R>;
+  handler: (input: {
+    params: z.output<P>;
+    query: z.output<Q>;
+    body: z.output<B>;
+    req: Request;
+    res: Response;
+  }) => Promise<z.input<R>> | z.input<R>;
 }
 
 /** Turns the first zod issue into a sentence a person can act on. */
@@ -73,9 +77,9 @@ export class ApiRouter {
       try {
         const params = parse(def.params, req.params, 'path');
         // Without a query schema any query string is refused; skip parsing when there is none.
-        const query = (def.query || req.url.includes('?')
-          ? parse(def.query ?? strictEmpty, req.query, 'query string')
-          : {}) as z.output<Q>;
+        const query = (
+          def.query || req.url.includes('?') ? parse(def.query ?? strictEmpty, req.query, 'query string') : {}
+        ) as z.output<Q>;
         const body = def.body ? parse(def.body, req.body, 'request body') : undefined;
         const result = await def.handler({ params, query, body: body as z.output<B>, req, res });
         if (res.headersSent) return;

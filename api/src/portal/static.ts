@@ -16,7 +16,12 @@ export function portalStatic(distDir: string): Router | null {
   const router = Router();
   router.use(
     '/assets',
-    express.static(path.join(distDir, 'assets'), { immutable: true, maxAge: '1y', index: false, fallthrough: false }),
+    express.static(path.join(distDir, 'assets'), {
+      immutable: true,
+      maxAge: '1y',
+      index: false,
+      fallthrough: false,
+    }),
   );
   router.use(express.static(distDir, { index: false, maxAge: 0 }));
   const spaFallback: RequestHandler = (req, res, next) => {

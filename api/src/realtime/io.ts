@@ -42,7 +42,10 @@ export interface Realtime {
 /** The room every socket of a user joins; domain code emits to it. */
 export const userRoom = (userId: string) => `user:${userId}`;
 
-export function createRealtime(httpServer: HttpServer, deps: { verifyToken: TokenVerifier; logger: Logger }): Realtime {
+export function createRealtime(
+  httpServer: HttpServer,
+  deps: { verifyToken: TokenVerifier; logger: Logger },
+): Realtime {
   const log = deps.logger.child({ component: 'realtime' });
   const io = new Server(httpServer, {
     path: SOCKET_PATH,
@@ -86,7 +89,10 @@ export function createRealtime(httpServer: HttpServer, deps: { verifyToken: Toke
   for (const namespace of [grid, vpnStatus] as Namespace[]) {
     namespace.use(authenticate);
     namespace.on('connection', (socket) => {
-      log.debug({ namespace: namespace.name, userId: (socket.data as SocketData).userId }, 'Socket connected');
+      log.debug(
+        { namespace: namespace.name, userId: (socket.data as SocketData).userId },
+        'Socket connected',
+      );
     });
   }
   return { io, grid, vpnStatus };

@@ -11,7 +11,13 @@ export function BrandMark({ to = '/' }: BrandMarkProps) {
     <Box
       component={RouterLink}
       to={to}
-      sx={{ display: 'inline-flex', alignItems: 'center', gap: 1.5, color: 'text.primary', textDecoration: 'none' }}
+      sx={{
+        display: 'inline-flex',
+        alignItems: 'center',
+        gap: 1.5,
+        color: 'text.primary',
+        textDecoration: 'none',
+      }}
     >
       <Box component="img" src="/favicon.svg" alt="" sx={{ width: 32, height: 32 }} />
       <Typography component="span" variant="h6" sx={{ letterSpacing: '0.08em', textTransform: 'uppercase' }}>

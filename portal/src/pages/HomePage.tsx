@@ -36,7 +36,12 @@ export function HomePage(_props: HomePageProps) {
         <Typography variant="h1" sx={{ fontSize: { xs: '2.4rem', md: '3.8rem' } }}>
           {HOME_HEADLINE}
         </Typography>
-        <Typography variant="h6" component="p" color="text.secondary" sx={{ fontFamily: 'inherit', fontWeight: 400 }}>
+        <Typography
+          variant="h6"
+          component="p"
+          color="text.secondary"
+          sx={{ fontFamily: 'inherit', fontWeight: 400 }}
+        >
           {HOME_LEAD}
         </Typography>
         <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2} sx={{ pt: 1 }}>
@@ -68,7 +73,11 @@ export function HomePage(_props: HomePageProps) {
           <Paper
             key={feature.title}
             variant="outlined"
-            sx={{ p: 3, borderColor: ['secondary.main', 'primary.main', '#b388ff'][i], bgcolor: 'rgba(11, 17, 32, 0.8)' }}
+            sx={{
+              p: 3,
+              borderColor: ['secondary.main', 'primary.main', '#b388ff'][i],
+              bgcolor: 'rgba(11, 17, 32, 0.8)',
+            }}
           >
             <Typography variant="h5" component="h2" gutterBottom>
               {feature.title}

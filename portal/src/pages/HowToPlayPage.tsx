@@ -41,7 +41,13 @@ export function HowToPlayPage(_props: HowToPlayPageProps) {
         variant="outlined"
         role="img"
         aria-label={HOW_TO_PLAY_VIDEO_LABEL}
-        sx={{ aspectRatio: '16 / 9', display: 'grid', placeItems: 'center', mb: 6, bgcolor: 'rgba(0,0,0,0.4)' }}
+        sx={{
+          aspectRatio: '16 / 9',
+          display: 'grid',
+          placeItems: 'center',
+          mb: 6,
+          bgcolor: 'rgba(0,0,0,0.4)',
+        }}
       >
         <Stack spacing={1} sx={{ alignItems: 'center', color: 'text.secondary' }}>
           <PlayCircleOutline sx={{ fontSize: 64, color: 'primary.main' }} />
@@ -50,7 +56,13 @@ export function HowToPlayPage(_props: HowToPlayPageProps) {
       </Paper>
       <Stack component="ol" spacing={3} sx={{ listStyle: 'none', p: 0, m: 0 }}>
         {howToPlaySteps.map((step, i) => (
-          <Stack component="li" key={step.title} direction="row" spacing={3} sx={{ alignItems: 'flex-start' }}>
+          <Stack
+            component="li"
+            key={step.title}
+            direction="row"
+            spacing={3}
+            sx={{ alignItems: 'flex-start' }}
+          >
             <Typography variant="h3" component="span" color="primary" aria-hidden sx={{ minWidth: 56 }}>
               {String(i + 1).padStart(2, '0')}
             </Typography>

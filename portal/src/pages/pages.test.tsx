@@ -25,7 +25,8 @@ describe('home page', () => {
   it("sets the document title to 'Title | Exploit Grid' and a description of at most 160 characters", async () => {
     renderRoute('/');
     await waitFor(() => expect(document.title).toBe('Live-Fire Hacking Arena | Exploit Grid'));
-    const description = document.head.querySelector<HTMLMetaElement>('meta[name="description"]')?.content ?? '';
+    const description =
+      document.head.querySelector<HTMLMetaElement>('meta[name="description"]')?.content ?? '';
     expect(description.length).toBeGreaterThan(0);
     expect(description.length).toBeLessThanOrEqual(160);
   });
@@ -51,7 +52,9 @@ describe('not found', () => {
   it('marks the page noindex', async () => {
     renderRoute('/missing');
     await waitFor(() =>
-      expect(document.head.querySelector<HTMLMetaElement>('meta[name="robots"]')?.content).toBe('noindex, nofollow'),
+      expect(document.head.querySelector<HTMLMetaElement>('meta[name="robots"]')?.content).toBe(
+        'noindex, nofollow',
+      ),
     );
   });
 });
@@ -67,7 +70,9 @@ describe('help menu', () => {
       fireEvent.click(toggle);
       expect(toggle.getAttribute('aria-expanded')).toBe('true');
       for (const link of group.links) {
-        expect((await within(menu).findByRole('link', { name: link.label })).getAttribute('href')).toBe(link.to);
+        expect((await within(menu).findByRole('link', { name: link.label })).getAttribute('href')).toBe(
+          link.to,
+        );
       }
     }
   });

@@ -14,7 +14,12 @@ export const TOAST_DEFAULT_MS = 4000;
 export const TOAST_SUCCESS_MS = 2000;
 
 export const HELP_MENU_LABEL = 'Help and links';
-export const helpMenuGroups = [
+export interface HelpMenuGroup {
+  title: string;
+  links: readonly { label: string; to: string }[];
+}
+
+export const helpMenuGroups: readonly HelpMenuGroup[] = [
   {
     title: 'Company',
     links: [
@@ -39,4 +44,4 @@ export const helpMenuGroups = [
       { label: 'Hall of Fame', to: '/security/hall-of-fame' },
     ],
   },
-] as const;
+];
