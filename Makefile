@@ -33,10 +33,7 @@ run: build ## Install what is missing, build, and start the platform on http://l
 
 .PHONY: dev
 dev: deps ## API in watch mode + Vite dev server on http://localhost:5173 (proxying /api and /socket.io).
-	@trap 'kill 0' INT TERM EXIT; \
-	  (cd api && node --watch --watch-preserve-output src/main.ts) & \
-	  (cd portal && vite) & \
-	  wait
+	@exec node hack/dev.ts
 
 ##@ Build
 

@@ -17,13 +17,19 @@ async function main(): Promise<void> {
   const logger = createLogger(config);
 
   let shuttingDown = false;
+  let firstSignalAt = 0;
   let platform: Awaited<ReturnType<typeof startPlatform>> | undefined;
   const shutdown = (signal: NodeJS.Signals) => {
     if (shuttingDown) {
+      // Ctrl-C reaches every process of a terminal's process group, and supervisors
+      // (node --watch, make dev) forward it too: a burst of signals is one request.
+      // Another one a moment later means "stop now".
+      if (Date.now() - firstSignalAt < 1000) return;
       logger.warn({ signal }, 'Second signal: exiting now');
       process.exit(1);
     }
     shuttingDown = true;
+    firstSignalAt = Date.now();
     logger.info({ signal }, 'Shutting down');
     void (platform?.close() ?? Promise.resolve()).then(
       () => process.exit(0),
