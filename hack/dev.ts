@@ -11,7 +11,10 @@ const vite = path.join(
 );
 
 const children: ChildProcess[] = [
-  spawn(process.execPath, ['--watch', '--watch-preserve-output', 'api/src/main.ts'], { cwd: root, stdio: 'inherit' }),
+  spawn(process.execPath, ['--watch', '--watch-preserve-output', 'api/src/main.ts'], {
+    cwd: root,
+    stdio: 'inherit',
+  }),
   spawn(process.execPath, [vite], { cwd: path.join(root, 'portal'), stdio: 'inherit' }),
 ];
 
