@@ -67,8 +67,8 @@ test: lint test-unit test-e2e ## Everything CI runs: lint, unit tests, end-to-en
 
 .PHONY: test-unit
 test-unit: deps ## API tests (mocha, real PostgreSQL) and portal tests (vitest).
-	cd api && mocha
-	cd portal && vitest run
+	npm run test --workspace @exploit-grid/api
+	npm run test --workspace @exploit-grid/portal
 
 .PHONY: test-e2e
 test-e2e: build ## End-to-end tests: the platform as `make run` starts it, driven in Chromium.

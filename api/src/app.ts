@@ -59,6 +59,8 @@ export function createApp({ config, logger, orm }: AppDeps): Express {
   app.use(requestLog(logger));
   app.use(express.json({ limit: '100kb' }));
 
+  // Feature routers (accounts, boxes, ...) are listed here; each is mounted under /api/v1
+  // and documented in the OpenAPI document.
   const apiRouters: ApiRouter[] = [];
 
   const openApiDocument = buildOpenApiDocument({
