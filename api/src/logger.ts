@@ -16,7 +16,7 @@ export function createLogger(config: Pick<Config, 'logLevel' | 'logFormat'>): Lo
       ? {
           transport: {
             target: 'pino-pretty',
-            options: { ignore: 'pid,hostname,service', translateTime: 'HH:MM:ss.l' },
+            options: { ignore: 'pid,hostname,service', translateTime: 'HH:MM:ss.l', singleLine: true },
           },
         }
       : {}),

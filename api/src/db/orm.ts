@@ -25,7 +25,12 @@ export function ormConfig(databaseUrl: string, logger: Logger) {
     loggerFactory: () => ({
       log: (namespace, message) => log.debug({ namespace }, message),
       error: (namespace, message) => log.error({ namespace }, message),
-      warn: (namespace, message) => log.warn({ namespace }, message),
+      // 57P01 "terminating connection due to administrator command" is PostgreSQL
+      // shutting down, which is expected when Ctrl-C reaches it together with us.
+      warn: (namespace, message) =>
+        message.includes('administrator command')
+          ? log.debug({ namespace }, message)
+          : log.warn({ namespace }, message),
       logQuery: (context) => log.trace({ query: context.query, took: context.took }, 'Query'),
       setDebugMode: () => undefined,
       isEnabled: () => true,
