@@ -32,3 +32,5 @@ export const versionSchema = z.object({ name: z.string(), version: z.string() })
 export type VersionInfo = z.infer<typeof versionSchema>;
 
 export * from './sockets.ts';
+export * from './auth.ts';
+export * from './users.ts';
