@@ -49,7 +49,22 @@ describe('HTTP application', () => {
       };
       expect(doc.openapi).to.equal('3.1.0');
       expect(doc.info.title).to.equal('Exploit Grid API');
-      expect(doc.paths).to.have.keys('/healthz', '/readyz');
+      expect(doc.paths).to.include.keys(
+        '/healthz',
+        '/readyz',
+        '/api/v1/auth/signup',
+        '/api/v1/auth/login',
+        '/api/v1/auth/refresh',
+        '/api/v1/users/me',
+        '/api/v1/user/stats',
+      );
+      expect(doc.paths['/api/v1/auth/login']?.post?.responses).to.include.keys(
+        '200',
+        '400',
+        '401',
+        '403',
+        '429',
+      );
       expect(doc.paths['/readyz']?.get?.responses).to.have.keys('200', '400', '503');
       expect(doc.components.schemas.Error?.required).to.have.members(['statusCode', 'message', 'error']);
       expect(doc.components.schemas.Readiness?.type).to.equal('object');

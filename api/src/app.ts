@@ -1,7 +1,10 @@
 import express, { type Express } from 'express';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import type { Config } from './config.ts';
-import { API_BASE } from './contracts/index.ts';
+import { requireAuth } from './auth/middleware.ts';
+import { authRoutes } from './auth/routes.ts';
+import type { AuthService } from './auth/service.ts';
+import { API_BASE, type SocialProvider } from './contracts/index.ts';
 import type { Orm } from './db/orm.ts';
 import { healthRoutes } from './health/routes.ts';
 import { apiNotFound, errorHandler } from './http/errors.ts';
@@ -11,18 +14,25 @@ import { securityHeaders } from './http/security-headers.ts';
 import type { ApiRouter } from './http/route.ts';
 import type { Logger } from './logger.ts';
 import { portalStatic } from './portal/static.ts';
+import type { UserService } from './users/service.ts';
+import { userRoutes } from './users/routes.ts';
 import { packageInfo } from './version.ts';
 
 export interface AppDeps {
   config: Config;
   logger: Logger;
   orm: Orm;
+  auth: AuthService;
+  users: UserService;
+  enabledProviders: () => SocialProvider[];
 }
 
 /** Builds the Express application: security headers, logging, routes, portal, errors. */
-export function createApp({ config, logger, orm }: AppDeps): Express {
+export function createApp({ config, logger, orm, auth, users, enabledProviders }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
+  // Client addresses (throttles, session records) come from X-Forwarded-For only behind trusted proxies.
+  app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'simple');
   // A hash of every JSON answer costs a fifth of the throughput and buys nothing for an
   // API whose answers change with each call; static files keep their own ETags.
@@ -61,7 +71,10 @@ export function createApp({ config, logger, orm }: AppDeps): Express {
 
   // Feature routers (accounts, boxes, ...) are listed here; each is mounted under /api/v1
   // and documented in the OpenAPI document.
-  const apiRouters: ApiRouter[] = [];
+  const apiRouters: ApiRouter[] = [
+    authRoutes({ auth, secureCookies: secure, enabledProviders }),
+    userRoutes({ users, requireAuth: requireAuth(auth) }),
+  ];
 
   const openApiDocument = buildOpenApiDocument({
     version: packageInfo.version,

@@ -28,6 +28,19 @@ export const configSchema = z
     LOG_FORMAT: z.enum(['json', 'pretty'], { error: 'must be json or pretty' }).optional(),
     PORTAL_DIST: z.string().min(1).optional(),
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
+    JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
+    MAIL_FROM: z.string().min(3).default('Exploit Grid <no-reply@localhost>'),
+    TRUST_PROXY: z
+      .string()
+      .regex(
+        /^(false|true|\d+|[0-9a-f.:/, ]+|loopback|linklocal|uniquelocal)$/i,
+        'must be false, true, a hop count or addresses',
+      )
+      .default('false'),
+    ARGON2_MEMORY_KIB: z.coerce.number().int().min(8192).max(1_048_576).default(65_536),
+    ARGON2_TIME_COST: z.coerce.number().int().min(1).max(10).default(3),
+    HASH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   })
   .transform((env) => ({
     env: env.NODE_ENV,
@@ -43,7 +56,21 @@ export const configSchema = z
       ? path.resolve(env.PORTAL_DIST)
       : path.resolve(import.meta.dirname, '../../portal/dist'),
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    /** Unset: generated once and kept in DATA_DIR (one API replica); set it when running several. */
+    jwtSecret: env.JWT_SECRET,
+    smtpUrl: env.SMTP_URL,
+    mailFrom: env.MAIL_FROM,
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    argon2: { memoryKiB: env.ARGON2_MEMORY_KIB, timeCost: env.ARGON2_TIME_COST },
+    hashConcurrency: env.HASH_CONCURRENCY,
   }));
+
+function parseTrustProxy(value: string): boolean | number | string {
+  if (/^false$/i.test(value)) return false;
+  if (/^true$/i.test(value)) return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
+}
 
 export type Config = z.output<typeof configSchema>;
 

@@ -5,12 +5,20 @@ import type { Config } from './config.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.ts';
 import { openDatabase, type Orm } from './db/orm.ts';
 import type { Logger } from './logger.ts';
-import { createRealtime, rejectAllTokens, type Realtime, type TokenVerifier } from './realtime/io.ts';
+import pg from 'pg';
+import { AccessTokens, loadJwtSecret } from './auth/jwt.ts';
+import { PasswordHasher } from './auth/passwords.ts';
+import { AuthService } from './auth/service.ts';
+import { Throttle, type ThrottleLimit, type ThrottleName } from './auth/throttle.ts';
+import { createMailer } from './mail/mailer.ts';
+import { createRealtime, type Realtime, type TokenVerifier } from './realtime/io.ts';
+import { UserService } from './users/service.ts';
 
 export interface Platform {
   /** Where the server listens, e.g. http://127.0.0.1:3000. */
   url: string;
   orm: Orm;
+  auth: AuthService;
   realtime: Realtime;
   httpServer: HttpServer;
   /** Stops everything that was started, in reverse order. Safe to call twice. */
@@ -18,7 +26,9 @@ export interface Platform {
 }
 
 export interface PlatformOptions {
+  /** Replaces the access-token check of sockets (tests of the handshake itself). */
   verifyToken?: TokenVerifier;
+  throttleLimits?: Partial<Record<ThrottleName, ThrottleLimit>>;
 }
 
 /** Starts the database (embedded when DATABASE_URL is unset), the HTTP server and Socket.IO. */
@@ -49,12 +59,33 @@ export async function startPlatform(
     const orm = await openDatabase(databaseUrl, logger);
     cleanups.push(() => orm.close());
 
-    const app = createApp({ config, logger, orm });
-    const httpServer = createServer(app);
-    const realtime = createRealtime(httpServer, {
-      verifyToken: options.verifyToken ?? rejectAllTokens,
+    // A small pool of its own for throttling, so a burst of logins cannot starve the ORM's.
+    const throttlePool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+    cleanups.push(() => throttlePool.end());
+
+    const mailer = createMailer({
+      smtpUrl: config.smtpUrl,
+      from: config.mailFrom,
+      dataDir: config.dataDir,
       logger,
     });
+    cleanups.push(async () => mailer.close());
+    const auth = new AuthService({
+      orm,
+      logger,
+      hasher: new PasswordHasher({ ...config.argon2, concurrency: config.hashConcurrency }),
+      accessTokens: new AccessTokens(await loadJwtSecret(config.jwtSecret, config.dataDir), config.publicUrl),
+      throttle: new Throttle(throttlePool, options.throttleLimits),
+      mailer,
+      publicUrl: config.publicUrl,
+    });
+    const users = new UserService(orm);
+
+    const app = createApp({ config, logger, orm, auth, users, enabledProviders: () => [] });
+    const httpServer = createServer(app);
+    const verifyToken: TokenVerifier =
+      options.verifyToken ?? (async (token) => (await auth.authenticate(token))?.userId ?? null);
+    const realtime = createRealtime(httpServer, { verifyToken, logger });
 
     await new Promise<void>((resolve, reject) => {
       httpServer.once('error', reject);
@@ -70,7 +101,7 @@ export async function startPlatform(
     const url = `http://${host === '0.0.0.0' || host === '[::]' ? 'localhost' : host}:${port}`;
 
     let closing: Promise<void> | undefined;
-    return { url, orm, realtime, httpServer, close: () => (closing ??= runCleanups()) };
+    return { url, orm, auth, realtime, httpServer, close: () => (closing ??= runCleanups()) };
   } catch (err) {
     await runCleanups();
     throw err;

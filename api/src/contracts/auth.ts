@@ -28,7 +28,10 @@ export const FORGOT_PASSWORD_ACCEPTED =
 export const RESEND_ACCEPTED = 'If that address is waiting for verification, a new link is on its way.';
 export const PASSWORD_RESET_DONE = 'Password changed. Sign in with your new password.';
 
-export const passwordSchema = z.string().min(PASSWORD_MIN, PASSWORD_TOO_SHORT).max(PASSWORD_MAX, PASSWORD_TOO_LONG);
+export const passwordSchema = z
+  .string()
+  .min(PASSWORD_MIN, PASSWORD_TOO_SHORT)
+  .max(PASSWORD_MAX, PASSWORD_TOO_LONG);
 export const emailSchema = z.string().trim().max(EMAIL_MAX, EMAIL_INVALID).pipe(z.email(EMAIL_INVALID));
 export const handleSchema = z
   .string()

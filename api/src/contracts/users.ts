@@ -34,7 +34,12 @@ export const userStatsSchema = z
   .meta({ id: 'UserStats' });
 export type UserStats = z.infer<typeof userStatsSchema>;
 
-export const ACTIVITY_TYPES = ['LEADERBOARD_VIEW', 'SUBSCRIPTIONS_VIEW', 'PAYMENT_CANCELLED', 'PROFILE_VIEW'] as const;
+export const ACTIVITY_TYPES = [
+  'LEADERBOARD_VIEW',
+  'SUBSCRIPTIONS_VIEW',
+  'PAYMENT_CANCELLED',
+  'PROFILE_VIEW',
+] as const;
 export type ActivityType = (typeof ACTIVITY_TYPES)[number];
 export const activityLogRequest = z
   .strictObject({

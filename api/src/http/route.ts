@@ -23,8 +23,8 @@ export interface RouteDef<
   params?: P;
   query?: Q;
   body?: B;
-  /** Schema of the success answer. */
-  response: R;
+  /** Schema of the success answer; none for answers without a body (204, redirects). */
+  response?: R;
   status?: number;
   /** Extra documented answers, besides the success one and the standard 400/500. */
   errors?: Record<number, string>;
@@ -97,7 +97,9 @@ export class ApiRouter {
   #document(def: RouteDef<AnyObject, AnyObject, z.ZodType, z.ZodType>, status: number) {
     const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
     const responses: ZodOpenApiOperationObject['responses'] = {
-      [status]: { description: 'Success', ...json(def.response) },
+      [status]: def.response
+        ? { description: 'Success', ...json(def.response) }
+        : { description: status >= 300 && status < 400 ? 'Redirect' : 'No content' },
       400: { description: 'Invalid input', ...json(errorSchema) },
     };
     for (const [code, description] of Object.entries(def.errors ?? {})) {

@@ -72,13 +72,13 @@ describe('Socket.IO server', () => {
   });
 });
 
-describe('Socket.IO server without accounts', () => {
-  it('refuses every token until accounts provide a verifier', async () => {
+describe('Socket.IO server with accounts', () => {
+  it('refuses a token that is not an access token of a live session', async () => {
     const platform = await startTestPlatform();
     try {
       const socket = connect(`${platform.baseUrl}${GRID_NAMESPACE}`, {
         transports: ['websocket'],
-        auth: { token: 'anything' },
+        auth: { token: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl' },
         query: { userId: ALICE },
         reconnection: false,
       });

@@ -18,12 +18,8 @@ export interface SocketData {
   userId: string;
 }
 
-/**
- * Checks an access token and answers the user id it was issued to, or null.
- * Accounts provide the real one; until then no token is valid.
- */
+/** Checks an access token and answers the user id of its live session, or null. */
 export type TokenVerifier = (token: string) => Promise<string | null> | string | null;
-export const rejectAllTokens: TokenVerifier = () => null;
 
 export type GridNamespace = Namespace<GridClientToServerEvents, GridServerToClientEvents, object, SocketData>;
 export type VpnStatusNamespace = Namespace<

@@ -1,4 +1,7 @@
+import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { loadConfig, type Config } from '../config.ts';
 import { startPlatform, type Platform, type PlatformOptions } from '../server.ts';
 import { testLogger } from './logger.ts';
@@ -6,8 +9,16 @@ import { createTestDatabase } from './setup.ts';
 
 export { testLogger };
 
+/** Test settings: a free port; argon2 at its cheapest (tests hash a lot; production cost is tested apart). */
 export function testConfig(overrides: Record<string, string> = {}): Config {
-  return loadConfig({ NODE_ENV: 'test', PORT: '0', LOG_FORMAT: 'json', ...overrides });
+  return loadConfig({
+    NODE_ENV: 'test',
+    PORT: '0',
+    LOG_FORMAT: 'json',
+    ARGON2_MEMORY_KIB: '8192',
+    ARGON2_TIME_COST: '1',
+    ...overrides,
+  });
 }
 
 export interface TestPlatform extends Platform {
@@ -15,6 +26,7 @@ export interface TestPlatform extends Platform {
   baseUrl: string;
   port: number;
   databaseUrl: string;
+  dataDir: string;
   dropDatabase(): Promise<void>;
 }
 
@@ -23,7 +35,8 @@ export async function startTestPlatform(
   options: PlatformOptions & { env?: Record<string, string> } = {},
 ): Promise<TestPlatform> {
   const database = await createTestDatabase();
-  const config = testConfig({ DATABASE_URL: database.url, ...options.env });
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'eg-api-data-'));
+  const config = testConfig({ DATABASE_URL: database.url, DATA_DIR: dataDir, ...options.env });
   const platform = await startPlatform(config, testLogger, options);
   const { port } = platform.httpServer.address() as AddressInfo;
   return {
@@ -31,9 +44,11 @@ export async function startTestPlatform(
     baseUrl: `http://127.0.0.1:${port}`,
     port,
     databaseUrl: database.url,
+    dataDir,
     close: async () => {
       await platform.close();
       await database.drop();
+      await rm(dataDir, { recursive: true, force: true });
     },
     dropDatabase: database.drop,
   };

@@ -1,0 +1,375 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SignupRequest } from '../contracts/index.ts';
+import type { Orm } from '../db/orm.ts';
+import { Sql, uniqueViolation } from '../db/sql.ts';
+import { badRequest, conflict, forbidden, unauthorized } from '../http/errors.ts';
+import type { Logger } from '../logger.ts';
+import type { Mailer, MailMessage } from '../mail/mailer.ts';
+import { accountExistsMail, resetPasswordMail, verifyEmailMail } from '../mail/templates.ts';
+import {
+  EMAIL_NOT_VERIFIED,
+  INVALID_CREDENTIALS,
+  INVALID_OR_EXPIRED_TOKEN,
+  VERIFY_REASON_EXPIRED_OR_INVALID,
+} from '../contracts/index.ts';
+import { ACCESS_TOKEN_TTL_SECONDS, type AccessClaims, type AccessTokens } from './jwt.ts';
+import type { PasswordHasher } from './passwords.ts';
+import type { Throttle } from './throttle.ts';
+import { hashToken, newToken } from './tokens.ts';
+
+export const VERIFY_EMAIL_TTL_MS = 24 * 60 * 60 * 1000;
+export const RESET_PASSWORD_TTL_MS = 60 * 60 * 1000;
+export const SOCIAL_CODE_TTL_MS = 60 * 1000;
+export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+type TokenPurpose = 'VERIFY_EMAIL' | 'RESET_PASSWORD' | 'SOCIAL_LOGIN';
+
+/** Who is calling, for throttles and the session record. */
+export interface ClientContext {
+  ip: string;
+  userAgent?: string;
+}
+
+/** A new or rotated session: the access token for the body, the refresh token for the cookie. */
+export interface IssuedSession {
+  accessToken: string;
+  expiresIn: number;
+  refreshToken: string;
+  refreshExpiresAt: Date;
+}
+
+interface AccountRow {
+  id: string;
+  handle: string;
+  email: string;
+  password_hash: string | null;
+  email_verified_at: string | null;
+}
+
+export interface AuthServiceDeps {
+  orm: Orm;
+  logger: Logger;
+  hasher: PasswordHasher;
+  accessTokens: AccessTokens;
+  throttle: Throttle;
+  mailer: Mailer;
+  publicUrl: string;
+}
+
+/** Sign-up, email verification, sign-in, sessions and password reset. */
+export class AuthService {
+  readonly #deps: AuthServiceDeps;
+  readonly #log: Logger;
+
+  constructor(deps: AuthServiceDeps) {
+    this.#deps = deps;
+    this.#log = deps.logger.child({ component: 'auth' });
+  }
+
+  #sql(): Sql {
+    return new Sql(this.#deps.orm.em.fork() as EntityManager);
+  }
+
+  /**
+   * Creates an unverified account and mails a verification link. An address that already
+   * has an account gets a notice instead, and the caller the same answer (no enumeration).
+   * A taken handle is reported: handles are public anyway.
+   */
+  async signup(input: Required<SignupRequest>, ctx: ClientContext): Promise<void> {
+    await this.#deps.throttle.consume(['signupIp', ctx.ip]);
+    const sql = this.#sql();
+    const handleTaken = await sql.one('select 1 from users where handle = ?', [input.handle]);
+    if (handleTaken) throw conflict('Handle is already taken.', 'HANDLE_TAKEN');
+
+    // Hash in both branches so both take as long.
+    const passwordHash = await this.#deps.hasher.hash(input.password);
+    const existing = await sql.one<AccountRow>('select * from users where email = ?', [input.email]);
+    if (existing) {
+      this.#mailInBackground(
+        accountExistsMail(
+          existing.email,
+          `${this.#deps.publicUrl}/login`,
+          `${this.#deps.publicUrl}/forgot-password`,
+        ),
+      );
+      return;
+    }
+
+    const userId = randomUUID();
+    let token: string;
+    try {
+      token = await sql.transaction(async (tx) => {
+        await tx.run(
+          `insert into users (id, handle, email, password_hash, utm_source, utm_medium, utm_campaign, referral_code)
+           values (?, ?, ?, ?, ?, ?, ?, ?)`,
+          [
+            userId,
+            input.handle,
+            input.email,
+            passwordHash,
+            input.utmSource,
+            input.utmMedium,
+            input.utmCampaign,
+            input.referralCode,
+          ],
+        );
+        return this.#createToken(tx, userId, 'VERIFY_EMAIL', VERIFY_EMAIL_TTL_MS);
+      });
+    } catch (err) {
+      // Lost a race with a concurrent sign-up.
+      const constraint = uniqueViolation(err);
+      if (constraint === 'users_handle_key') throw conflict('Handle is already taken.', 'HANDLE_TAKEN');
+      if (constraint === 'users_email_key') return;
+      throw err;
+    }
+    this.#log.info({ userId }, 'Created account');
+    this.#mailInBackground(verifyEmailMail(input.email, input.handle, this.#verifyUrl(token)));
+  }
+
+  /** Marks the address verified. Answers where to send the browser. */
+  async verifyEmail(token: string | undefined): Promise<string> {
+    const failure = `/login?verified=false&reason=${VERIFY_REASON_EXPIRED_OR_INVALID}`;
+    if (!token) return failure;
+    const userId = await this.#sql().transaction(async (tx) => {
+      const id = await this.#redeemToken(tx, token, 'VERIFY_EMAIL');
+      if (id)
+        await tx.run(
+          'update users set email_verified_at = coalesce(email_verified_at, now()), updated_at = now() where id = ?',
+          [id],
+        );
+      return id;
+    });
+    if (!userId) return failure;
+    this.#log.info({ userId }, 'Verified email address');
+    return '/login?verified=true';
+  }
+
+  async login(email: string, password: string, ctx: ClientContext): Promise<IssuedSession> {
+    await this.#deps.throttle.consume(['loginIp', ctx.ip], ['loginAccount', email]);
+    const sql = this.#sql();
+    const account = await sql.one<AccountRow>('select * from users where email = ?', [email]);
+    const ok = await this.#deps.hasher.verify(account?.password_hash, password);
+    if (!account || !ok) throw unauthorized(INVALID_CREDENTIALS);
+    if (!account.email_verified_at) throw forbidden(EMAIL_NOT_VERIFIED, EMAIL_NOT_VERIFIED);
+    await this.#deps.throttle.reset('loginAccount', email);
+    return this.#startSession(sql, account.id, ctx);
+  }
+
+  /**
+   * Exchanges a refresh token for a new pair. A token that was already exchanged means it
+   * leaked (or was replayed): the whole session (token family) is revoked.
+   */
+  async refresh(refreshToken: string | undefined, ctx: ClientContext): Promise<IssuedSession> {
+    await this.#deps.throttle.consume(['tokenIp', ctx.ip]);
+    if (!refreshToken || refreshToken.length > 200) throw unauthorized(INVALID_OR_EXPIRED_TOKEN);
+    const outcome = await this.#sql().transaction(async (tx) => {
+      const row = await tx.one<{
+        token_id: string;
+        rotated_at: string | null;
+        session_id: string;
+        user_id: string;
+        expires_at: string;
+        live: boolean;
+      }>(
+        `select rt.id as token_id, rt.rotated_at, s.id as session_id, s.user_id, s.expires_at,
+                (s.revoked_at is null and s.expires_at > now()) as live
+           from refresh_tokens rt join sessions s on s.id = rt.session_id
+          where rt.token_hash = ? for update of rt, s`,
+        [hashToken(refreshToken)],
+      );
+      if (!row || !row.live) return { kind: 'invalid' as const };
+      if (row.rotated_at) {
+        await tx.run(
+          "update sessions set revoked_at = now(), revoked_reason = 'refresh_token_reuse' where id = ? and revoked_at is null",
+          [row.session_id],
+        );
+        return { kind: 'reused' as const, sessionId: row.session_id, userId: row.user_id };
+      }
+      const rotated = await tx.run(
+        'update refresh_tokens set rotated_at = now() where id = ? and rotated_at is null',
+        [row.token_id],
+      );
+      if (rotated !== 1) return { kind: 'invalid' as const };
+      const next = newToken(32);
+      await tx.run('insert into refresh_tokens (id, session_id, token_hash) values (?, ?, ?)', [
+        randomUUID(),
+        row.session_id,
+        hashToken(next),
+      ]);
+      await tx.run('update sessions set last_used_at = now(), ip = ?, user_agent = ? where id = ?', [
+        ctx.ip,
+        ctx.userAgent?.slice(0, 300) ?? null,
+        row.session_id,
+      ]);
+      return { kind: 'ok' as const, ...row, refreshToken: next };
+    });
+    if (outcome.kind === 'reused') {
+      this.#log.warn(
+        { sessionId: outcome.sessionId, userId: outcome.userId },
+        'Revoked session: refresh token reused',
+      );
+    }
+    if (outcome.kind !== 'ok') throw unauthorized(INVALID_OR_EXPIRED_TOKEN);
+    return {
+      accessToken: await this.#deps.accessTokens.sign({
+        userId: outcome.user_id,
+        sessionId: outcome.session_id,
+      }),
+      expiresIn: ACCESS_TOKEN_TTL_SECONDS,
+      refreshToken: outcome.refreshToken,
+      // The cookie lives as long as the session: its absolute lifetime does not move.
+      refreshExpiresAt: new Date(outcome.expires_at),
+    };
+  }
+
+  /** Ends the session a refresh token belongs to (no error when there is none). */
+  async logout(refreshToken: string | undefined): Promise<void> {
+    if (!refreshToken || refreshToken.length > 200) return;
+    await this.#sql().run(
+      `update sessions set revoked_at = now(), revoked_reason = 'logout'
+        where revoked_at is null and id = (select session_id from refresh_tokens where token_hash = ?)`,
+      [hashToken(refreshToken)],
+    );
+  }
+
+  /** Mails a reset link when the account exists; the caller learns nothing either way. */
+  async forgotPassword(email: string, ctx: ClientContext): Promise<void> {
+    await this.#deps.throttle.consume(['mailIp', ctx.ip], ['mailAccount', `reset:${email}`]);
+    const sql = this.#sql();
+    const account = await sql.one<AccountRow>('select * from users where email = ?', [email]);
+    if (!account) return;
+    const token = await this.#createToken(sql, account.id, 'RESET_PASSWORD', RESET_PASSWORD_TTL_MS);
+    this.#mailInBackground(
+      resetPasswordMail(
+        account.email,
+        account.handle,
+        `${this.#deps.publicUrl}/reset-password?token=${token}`,
+      ),
+    );
+  }
+
+  /**
+   * Sets a new password with a reset token. It also proves the address, and ends every
+   * session of the account (whoever knew the old password is signed out).
+   */
+  async resetPassword(token: string, password: string, ctx: ClientContext): Promise<void> {
+    await this.#deps.throttle.consume(['tokenIp', ctx.ip]);
+    const passwordHash = await this.#deps.hasher.hash(password);
+    const account = await this.#sql().transaction(async (tx) => {
+      const id = await this.#redeemToken(tx, token, 'RESET_PASSWORD');
+      if (!id) return null;
+      await tx.run(
+        `update users set password_hash = ?, password_changed_at = now(),
+                email_verified_at = coalesce(email_verified_at, now()), updated_at = now() where id = ?`,
+        [passwordHash, id],
+      );
+      // Other reset links of this account stop working too.
+      await tx.run(
+        "update user_tokens set used_at = now() where user_id = ? and purpose = 'RESET_PASSWORD' and used_at is null",
+        [id],
+      );
+      await tx.run(
+        "update sessions set revoked_at = now(), revoked_reason = 'password_reset' where user_id = ? and revoked_at is null",
+        [id],
+      );
+      return tx.one<{ id: string; email: string }>('select id, email from users where id = ?', [id]);
+    });
+    if (!account) throw badRequest(INVALID_OR_EXPIRED_TOKEN, 'INVALID_TOKEN');
+    // Failed guesses against the old password no longer matter.
+    await this.#deps.throttle.reset('loginAccount', account.email);
+    this.#log.info({ userId: account.id }, 'Reset password and revoked all sessions');
+  }
+
+  /** Mails a new verification link to an unverified account; same answer otherwise. */
+  async resendVerification(email: string, ctx: ClientContext): Promise<void> {
+    await this.#deps.throttle.consume(['mailIp', ctx.ip], ['mailAccount', `verify:${email}`]);
+    const sql = this.#sql();
+    const account = await sql.one<AccountRow>('select * from users where email = ?', [email]);
+    if (!account || account.email_verified_at) return;
+    const token = await this.#createToken(sql, account.id, 'VERIFY_EMAIL', VERIFY_EMAIL_TTL_MS);
+    this.#mailInBackground(verifyEmailMail(account.email, account.handle, this.#verifyUrl(token)));
+  }
+
+  /** A single-use code (60 s) that the portal exchanges for a session after social sign-in. */
+  async createSocialCode(userId: string): Promise<string> {
+    return this.#createToken(this.#sql(), userId, 'SOCIAL_LOGIN', SOCIAL_CODE_TTL_MS);
+  }
+
+  async exchangeSocialCode(code: string, ctx: ClientContext): Promise<IssuedSession> {
+    await this.#deps.throttle.consume(['tokenIp', ctx.ip]);
+    const sql = this.#sql();
+    const userId = await sql.transaction((tx) => this.#redeemToken(tx, code, 'SOCIAL_LOGIN'));
+    if (!userId) throw unauthorized(INVALID_OR_EXPIRED_TOKEN);
+    return this.#startSession(sql, userId, ctx);
+  }
+
+  /** The caller of a request: a valid access token whose session is still live. */
+  async authenticate(accessToken: string): Promise<AccessClaims | null> {
+    const claims = await this.#deps.accessTokens.verify(accessToken);
+    if (!claims) return null;
+    const live = await this.#sql().one(
+      'select 1 from sessions where id = ? and user_id = ? and revoked_at is null and expires_at > now()',
+      [claims.sessionId, claims.userId],
+    );
+    return live ? claims : null;
+  }
+
+  async #startSession(sql: Sql, userId: string, ctx: ClientContext): Promise<IssuedSession> {
+    const sessionId = randomUUID();
+    const refreshToken = newToken(32);
+    const refreshExpiresAt = new Date(Date.now() + SESSION_TTL_MS);
+    await sql.transaction(async (tx) => {
+      await tx.run('insert into sessions (id, user_id, expires_at, ip, user_agent) values (?, ?, ?, ?, ?)', [
+        sessionId,
+        userId,
+        refreshExpiresAt,
+        ctx.ip,
+        ctx.userAgent?.slice(0, 300) ?? null,
+      ]);
+      await tx.run('insert into refresh_tokens (id, session_id, token_hash) values (?, ?, ?)', [
+        randomUUID(),
+        sessionId,
+        hashToken(refreshToken),
+      ]);
+    });
+    return {
+      accessToken: await this.#deps.accessTokens.sign({ userId, sessionId }),
+      expiresIn: ACCESS_TOKEN_TTL_SECONDS,
+      refreshToken,
+      refreshExpiresAt,
+    };
+  }
+
+  async #createToken(sql: Sql, userId: string, purpose: TokenPurpose, ttlMs: number): Promise<string> {
+    const token = newToken();
+    await sql.run(
+      'insert into user_tokens (id, user_id, purpose, token_hash, expires_at) values (?, ?, ?, ?, ?)',
+      [randomUUID(), userId, purpose, hashToken(token), new Date(Date.now() + ttlMs)],
+    );
+    return token;
+  }
+
+  /** Marks a live token used (once: a conditional update) and answers its user, or null. */
+  async #redeemToken(sql: Sql, token: string, purpose: TokenPurpose): Promise<string | null> {
+    if (token.length > 200) return null;
+    const row = await sql.one<{ user_id: string }>(
+      `update user_tokens set used_at = now()
+        where token_hash = ? and purpose = ? and used_at is null and expires_at > now()
+        returning user_id`,
+      [hashToken(token), purpose],
+    );
+    return row?.user_id ?? null;
+  }
+
+  #verifyUrl(token: string): string {
+    return `${this.#deps.publicUrl}/api/v1/auth/verify-email?token=${token}`;
+  }
+
+  /** Mail goes out after the answer, so answers take as long whether or not one is sent. */
+  #mailInBackground(message: MailMessage): void {
+    void this.#deps.mailer.send(message).catch((err: unknown) => {
+      this.#log.error({ err, subject: message.subject }, 'Could not send mail');
+    });
+  }
+}
