@@ -1,24 +1,34 @@
-import { ThemeProvider } from '@mui/material/styles';
 import { render } from '@testing-library/react';
-import { SnackbarProvider } from 'notistack';
 import { createMemoryRouter, RouterProvider } from 'react-router';
+import { AppProviders } from './AppProviders.tsx';
 import { routes } from './routes/router.tsx';
 import { RootStore } from './stores/RootStore.ts';
-import { StoresProvider } from './stores/StoresContext.tsx';
-import { theme } from './theme/theme.ts';
+import { fakeSockets } from './testing/fakeSockets.ts';
 
-/** Renders the portal's real route table at `path`, with a fresh RootStore. */
-export function renderRoute(path: string) {
-  const store = new RootStore();
-  const router = createMemoryRouter(routes, { initialEntries: [path] });
+export type RenderRouteOptions = {
+  /** Navigation state of the first entry (what `navigate(path, { state })` would pass). */
+  state?: unknown;
+  /** A store prepared by the test; by default a fresh one with fake sockets. */
+  store?: RootStore;
+};
+
+/** Renders the portal's real route table at `path` (path and query), with a fresh RootStore. */
+export function renderRoute(path: string, options: RenderRouteOptions = {}) {
+  const sockets = fakeSockets();
+  const store = options.store ?? new RootStore({ socketFactory: sockets.factory });
+  const url = new URL(path, 'http://portal.test');
+  const router = createMemoryRouter(routes, {
+    initialEntries: [{ pathname: url.pathname, search: url.search, state: options.state }],
+  });
+  store.attachRouter(router);
   const result = render(
-    <StoresProvider store={store}>
-      <ThemeProvider theme={theme}>
-        <SnackbarProvider>
-          <RouterProvider router={router} />
-        </SnackbarProvider>
-      </ThemeProvider>
-    </StoresProvider>,
+    <AppProviders store={store}>
+      <RouterProvider router={router} />
+    </AppProviders>,
   );
-  return { ...result, router, store };
+  return { ...result, router, store, sockets };
 }
+
+/** Path and query the router shows now. */
+export const locationOf = (router: { state: { location: { pathname: string; search: string } } }) =>
+  router.state.location.pathname + router.state.location.search;

@@ -1,10 +1,96 @@
+import { AI_API_BASE, API_BASE } from '@exploit-grid/api/contracts';
+import { HttpClient, type Session } from '../api/http.ts';
+import { log } from '../logging.ts';
+import type { SocketFactory } from '../realtime/sockets.ts';
+import { paths } from '../routes/paths.ts';
+import { AuthStore } from './AuthStore.ts';
+import { DashboardStore } from './DashboardStore.ts';
+import { RealtimeStore } from './RealtimeStore.ts';
 import { UiStore } from './UiStore.ts';
 
-/** Creates every store once; domain stores (auth, box, grid, chat, ...) join as features land. */
-export class RootStore {
-  readonly ui: UiStore;
+/** The parts of a react-router data router the stores use to read the location and navigate. */
+export interface Navigator {
+  readonly state: { readonly location: { readonly pathname: string; readonly search: string } };
+  navigate(to: string, options?: { replace?: boolean }): unknown;
+}
 
-  constructor() {
+export type RootStoreOptions = {
+  /** Where the session is persisted; localStorage by default. */
+  storage?: Storage;
+  /** Where the post-login redirect is kept; sessionStorage by default. */
+  redirectStorage?: Storage;
+  /** Opens the realtime sockets; tests pass a fake. */
+  socketFactory?: SocketFactory;
+};
+
+/**
+ * Creates every store once, and the two HTTP clients (main API and AI API) that share the session:
+ * one token, one refresh at a time, one way out when the session cannot be renewed.
+ */
+export class RootStore {
+  readonly api: HttpClient;
+  readonly ai: HttpClient;
+  readonly ui: UiStore;
+  readonly auth: AuthStore;
+  readonly realtime: RealtimeStore;
+  readonly dashboard: DashboardStore;
+
+  private navigator: Navigator | null = null;
+  private ending: Promise<void> | null = null;
+
+  constructor(options: RootStoreOptions = {}) {
+    const session: Session = {
+      accessToken: () => this.auth.accessToken,
+      refreshInFlight: () => this.auth.refreshInFlight(),
+      refresh: () => this.auth.refresh(),
+      expired: () => void this.endExpiredSession(),
+    };
+    this.api = new HttpClient(API_BASE, session);
+    this.ai = new HttpClient(AI_API_BASE, session);
     this.ui = new UiStore();
+    this.auth = new AuthStore(
+      this,
+      options.storage ?? localStorage,
+      options.redirectStorage ?? sessionStorage,
+    );
+    this.realtime = new RealtimeStore(this, options.socketFactory);
+    this.dashboard = new DashboardStore(this);
+  }
+
+  /** The router, once created, so that stores can navigate (a session that ends takes the user to /login). */
+  attachRouter(navigator: Navigator) {
+    this.navigator = navigator;
+  }
+
+  navigate(to: string, options?: { replace?: boolean }) {
+    if (this.navigator) void this.navigator.navigate(to, options);
+    else window.location.assign(to);
+  }
+
+  /** Path and query of the page shown now. */
+  currentPath(): string {
+    const { pathname, search } = this.navigator?.state.location ?? window.location;
+    return pathname + search;
+  }
+
+  /** Renews the access token; when that fails the session ends as if an API call had been refused. */
+  renewSession() {
+    this.auth.refresh().catch((error: unknown) => {
+      log.warn('Could not renew the session', error);
+      void this.endExpiredSession();
+    });
+  }
+
+  /**
+   * The refresh token was refused (core-app section 8): remember the page for after the next login, log
+   * out, go to /login. Many requests failing together end the session once.
+   */
+  endExpiredSession(): Promise<void> {
+    this.ending ??= (async () => {
+      this.auth.rememberRedirect(this.currentPath());
+      await this.auth.logout();
+      this.navigate(paths.login, { replace: true });
+    })().finally(() => (this.ending = null));
+    return this.ending;
   }
 }

@@ -1,10 +1,12 @@
 import { makeAutoObservable } from 'mobx';
 
-/** State of the chrome around pages: the floating help menu. */
+/** State of the chrome around pages: the floating help menu and the sidebar. */
 export class UiStore {
   helpMenuOpen = false;
   /** Groups of the help menu the user has expanded, by title. */
   expandedHelpGroups = new Set<string>();
+  /** The signed-in sidebar shows icons only. */
+  sidebarCollapsed = false;
 
   constructor() {
     makeAutoObservable(this);
@@ -17,5 +19,9 @@ export class UiStore {
   toggleHelpGroup(title: string) {
     if (this.expandedHelpGroups.has(title)) this.expandedHelpGroups.delete(title);
     else this.expandedHelpGroups.add(title);
+  }
+
+  toggleSidebar() {
+    this.sidebarCollapsed = !this.sidebarCollapsed;
   }
 }

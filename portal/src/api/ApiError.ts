@@ -1,0 +1,17 @@
+/** A request that got an answer with an error status. `serverMessage` is the `message` of the error body, if any. */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  readonly status: number;
+  readonly serverMessage: string | undefined;
+
+  constructor(status: number, serverMessage: string | undefined) {
+    super(serverMessage ?? `Request failed with status ${status}`);
+    this.status = status;
+    this.serverMessage = serverMessage;
+  }
+}
+
+/** The server's message of a failed call, when the call got an answer that had one. */
+export function serverMessageOf(error: unknown): string | undefined {
+  return error instanceof ApiError ? error.serverMessage : undefined;
+}

@@ -1,0 +1,283 @@
+import {
+  accessTokenResponse,
+  messageResponse,
+  providersResponse,
+  userSchema,
+  type SignupRequest,
+  type SocialProvider,
+  type User,
+} from '@exploit-grid/api/contracts';
+import { action, makeObservable, observable, observableRef, reaction, runInAction } from 'mobx';
+import { z } from 'zod';
+import { log } from '../logging.ts';
+import { paths } from '../routes/paths.ts';
+import type { RootStore } from './RootStore.ts';
+
+/** localStorage key of the persisted session (core-app section 3: accessToken, user and box). */
+export const AUTH_STORAGE_KEY = 'exploit-grid.auth';
+/** Persisted sessions of any other version are dropped (core-app section 9). */
+export const AUTH_STORAGE_VERSION = 2;
+/** sessionStorage key of the path to return to after logging in. */
+export const REDIRECT_STORAGE_KEY = 'exploit-grid.redirect';
+
+/** The operator's box as last seen; its contract arrives with the boxes feature. */
+export type PersistedBox = Record<string, unknown>;
+
+const persistedAuth = z.object({
+  version: z.literal(AUTH_STORAGE_VERSION),
+  state: z.object({
+    accessToken: z.string().nullable(),
+    user: userSchema.nullable(),
+    box: z.record(z.string(), z.unknown()).nullable(),
+  }),
+});
+type PersistedAuth = z.infer<typeof persistedAuth>;
+
+export type UserStatus = 'idle' | 'loading' | 'ready' | 'failed';
+
+/** Pages a redirect after login must never lead back to. */
+const authPages: ReadonlySet<string> = new Set([
+  paths.login,
+  paths.signup,
+  paths.forgotPassword,
+  paths.resetPassword,
+  paths.awaitingVerification,
+]);
+
+/**
+ * The session (access token, user, box) persisted under one localStorage key, and every account call.
+ * The refresh token never reaches script: it is an httpOnly cookie the API sets.
+ */
+export class AuthStore {
+  accessToken: string | null = null;
+  user: User | null = null;
+  box: PersistedBox | null = null;
+  userStatus: UserStatus = 'idle';
+  /** Social sign-in providers the API has enabled. */
+  providers: readonly SocialProvider[] = [];
+
+  private readonly root: RootStore;
+  private readonly storage: Storage;
+  private readonly redirectStorage: Storage;
+  private refreshing: Promise<string> | null = null;
+  private loadingUser: Promise<User> | null = null;
+  private readonly exchanges = new Map<string, Promise<void>>();
+
+  constructor(root: RootStore, storage: Storage, redirectStorage: Storage) {
+    this.root = root;
+    this.storage = storage;
+    this.redirectStorage = redirectStorage;
+    makeObservable<this>(this, {
+      accessToken: observable,
+      user: observableRef,
+      box: observableRef,
+      userStatus: observable,
+      providers: observableRef,
+      setAccessToken: action,
+      setUser: action,
+      setBox: action,
+      clear: action,
+    });
+    this.restore();
+    reaction(
+      () => ({ accessToken: this.accessToken, user: this.user, box: this.box }),
+      (state) => this.persist({ version: AUTH_STORAGE_VERSION, state }),
+    );
+  }
+
+  get signedIn(): boolean {
+    return this.accessToken !== null;
+  }
+
+  /** Clearing the token ends the session: user and box go with it. */
+  setAccessToken(token: string | null) {
+    this.accessToken = token;
+    if (token === null) {
+      this.user = null;
+      this.box = null;
+      this.userStatus = 'idle';
+    }
+  }
+
+  setUser(user: User | null) {
+    this.user = user;
+  }
+
+  setBox(box: PersistedBox | null) {
+    this.box = box;
+  }
+
+  clear() {
+    this.setAccessToken(null);
+  }
+
+  /** POST /auth/login, then the current user. Rejects with the API's error. */
+  async login(email: string, password: string): Promise<void> {
+    const answer = await this.root.api.post('/auth/login', accessTokenResponse, {
+      body: { email, password },
+    });
+    this.setAccessToken(answer.access_token);
+    await this.loadUser();
+  }
+
+  /** Trades the one-time code of a social sign-in for a session. The same code is exchanged only once. */
+  exchangeSocialCode(code: string): Promise<void> {
+    let exchange = this.exchanges.get(code);
+    if (!exchange) {
+      exchange = this.root.api
+        .post('/auth/social/exchange', accessTokenResponse, { body: { code } })
+        .then(async (answer) => {
+          this.setAccessToken(answer.access_token);
+          await this.loadUser();
+        });
+      this.exchanges.set(code, exchange);
+    }
+    return exchange;
+  }
+
+  async signup(request: Required<SignupRequest>): Promise<string> {
+    return (await this.root.api.post('/auth/signup', messageResponse, { body: request })).message;
+  }
+
+  async forgotPassword(email: string): Promise<string> {
+    return (await this.root.api.post('/auth/forgot-password', messageResponse, { body: { email } })).message;
+  }
+
+  async resetPassword(token: string, password: string): Promise<string> {
+    return (await this.root.api.post('/auth/reset-password', messageResponse, { body: { token, password } }))
+      .message;
+  }
+
+  async resendVerification(email: string): Promise<string> {
+    return (await this.root.api.post('/auth/resend-verification', messageResponse, { body: { email } }))
+      .message;
+  }
+
+  /** GET /auth/providers; on failure no social buttons are offered. */
+  async loadProviders(): Promise<void> {
+    try {
+      const { providers } = await this.root.api.get('/auth/providers', providersResponse);
+      runInAction(() => (this.providers = providers));
+    } catch (error) {
+      log.warn('Could not load social sign-in providers', error);
+    }
+  }
+
+  /**
+   * GET /users/me. Concurrent calls share one request. A user already loaded in this page stays `ready`
+   * while it reloads; otherwise the status is `loading` until the answer.
+   */
+  loadUser(): Promise<User> {
+    if (!this.loadingUser) {
+      if (this.userStatus !== 'ready') runInAction(() => (this.userStatus = 'loading'));
+      this.loadingUser = this.root.api
+        .get('/users/me', userSchema)
+        .then(
+          (user) => {
+            runInAction(() => {
+              if (this.accessToken === null) return;
+              this.user = user;
+              this.userStatus = 'ready';
+            });
+            return user;
+          },
+          (error: unknown) => {
+            runInAction(() => (this.userStatus = 'failed'));
+            throw error;
+          },
+        )
+        .finally(() => (this.loadingUser = null));
+    }
+    return this.loadingUser;
+  }
+
+  refreshInFlight(): Promise<string> | null {
+    return this.refreshing;
+  }
+
+  /** POST /auth/refresh with the cookie; every caller during one refresh gets the same answer. */
+  refresh(): Promise<string> {
+    this.refreshing ??= this.root.api
+      .post('/auth/refresh', accessTokenResponse)
+      .then((answer) => {
+        this.setAccessToken(answer.access_token);
+        return answer.access_token;
+      })
+      .finally(() => (this.refreshing = null));
+    return this.refreshing;
+  }
+
+  /**
+   * POST /auth/logout (a failure is only logged), then tell the grid, close both sockets and forget the
+   * session (core-app section 4).
+   */
+  async logout(): Promise<void> {
+    try {
+      await this.root.api.send('POST', '/auth/logout');
+    } catch (error) {
+      log.warn('Logout was not confirmed by the server', error);
+    }
+    this.root.realtime.closeForLogout();
+    this.clear();
+  }
+
+  /** Where to go after the next login (path and query). Auth pages themselves are never remembered. */
+  rememberRedirect(pathWithQuery: string) {
+    const pathname = pathWithQuery.split(/[?#]/, 1)[0] ?? '';
+    if (authPages.has(pathname) || !isLocalPath(pathWithQuery)) return;
+    try {
+      this.redirectStorage.setItem(REDIRECT_STORAGE_KEY, pathWithQuery);
+    } catch (error) {
+      log.warn('Could not remember the page to return to', error);
+    }
+  }
+
+  /** The remembered post-login path, once; null when there is none. */
+  takeRedirect(): string | null {
+    try {
+      const path = this.redirectStorage.getItem(REDIRECT_STORAGE_KEY);
+      this.redirectStorage.removeItem(REDIRECT_STORAGE_KEY);
+      return path !== null && isLocalPath(path) ? path : null;
+    } catch {
+      return null;
+    }
+  }
+
+  private restore() {
+    let raw: string | null = null;
+    try {
+      raw = this.storage.getItem(AUTH_STORAGE_KEY);
+    } catch (error) {
+      log.warn('Could not read the saved session', error);
+    }
+    if (raw === null) return;
+    let stored: unknown = null;
+    try {
+      stored = JSON.parse(raw);
+    } catch {
+      // Unreadable: dropped below like any other unknown version.
+    }
+    const parsed = persistedAuth.safeParse(stored);
+    if (!parsed.success) {
+      this.persist({ version: AUTH_STORAGE_VERSION, state: { accessToken: null, user: null, box: null } });
+      return;
+    }
+    const { accessToken, user, box } = parsed.data.state;
+    this.accessToken = accessToken;
+    this.user = accessToken === null ? null : user;
+    this.box = accessToken === null ? null : box;
+  }
+
+  private persist(value: PersistedAuth) {
+    try {
+      this.storage.setItem(AUTH_STORAGE_KEY, JSON.stringify(value));
+    } catch (error) {
+      log.warn('Could not save the session', error);
+    }
+  }
+}
+
+/** Same-origin paths only: a remembered redirect must never send the user to another site. */
+function isLocalPath(path: string): boolean {
+  return path.startsWith('/') && !path.startsWith('//') && !path.startsWith('/\\');
+}

@@ -1,0 +1,86 @@
+import { GRID_NAMESPACE, VPN_STATUS_NAMESPACE } from '@exploit-grid/api/contracts';
+import { describe, expect, it, vi } from 'vitest';
+import { fakeApi, testUser, tokenAnswer } from '../testing/fakeApi.ts';
+import { fakeSockets } from '../testing/fakeSockets.ts';
+import { RootStore } from './RootStore.ts';
+
+function signedIn() {
+  const sockets = fakeSockets();
+  const store = new RootStore({ socketFactory: sockets.factory });
+  store.auth.setAccessToken('token-1');
+  store.auth.setUser(testUser);
+  return { store, sockets };
+}
+
+describe('realtime connections', () => {
+  it('opens /grid and /vpn-status with the token and user id on start, and closes both on stop', () => {
+    const { store, sockets } = signedIn();
+    store.realtime.start();
+    expect(sockets.sockets.map((s) => [s.namespace, s.handshake])).toEqual([
+      [GRID_NAMESPACE, { token: 'token-1', userId: testUser.id }],
+      [VPN_STATUS_NAMESPACE, { token: 'token-1', userId: testUser.id }],
+    ]);
+    store.realtime.stop();
+    expect(sockets.sockets.every((s) => s.closed)).toBe(true);
+  });
+
+  it('waits for the user before connecting', () => {
+    const sockets = fakeSockets();
+    const store = new RootStore({ socketFactory: sockets.factory });
+    store.auth.setAccessToken('token-1');
+    store.realtime.start();
+    expect(sockets.sockets).toHaveLength(0);
+    store.auth.setUser(testUser);
+    expect(sockets.open(GRID_NAMESPACE)).toHaveLength(1);
+  });
+
+  it('is connected while the grid socket is, and not after a refused handshake', () => {
+    const { store, sockets } = signedIn();
+    store.realtime.start();
+    const [grid] = sockets.open(GRID_NAMESPACE);
+    grid?.receive('connect');
+    expect(store.realtime.connected).toBe(true);
+    grid?.receive('connect_error', new Error('timeout'));
+    expect(store.realtime.connected).toBe(false);
+  });
+
+  it('asks the VPN status on connect and keeps the answer', () => {
+    const { store, sockets } = signedIn();
+    store.realtime.start();
+    const [vpn] = sockets.open(VPN_STATUS_NAMESPACE);
+    vpn?.receive('connect');
+    expect(vpn?.emitted.map((e) => e.event)).toEqual(['requestStatus']);
+    vpn?.receive('status', { status: true });
+    expect(store.realtime.vpnConnected).toBe(true);
+  });
+
+  it('asks for the initial grid state when the server is ready for it', () => {
+    const { store, sockets } = signedIn();
+    store.realtime.start();
+    const [grid] = sockets.open(GRID_NAMESPACE);
+    grid?.receive('readyForState');
+    expect(grid?.emitted.map((e) => e.event)).toEqual(['getInitialState']);
+  });
+
+  it('reopens both sockets with the fresh token after a refresh', async () => {
+    fakeApi({ 'POST /auth/refresh': tokenAnswer('token-2') });
+    const { store, sockets } = signedIn();
+    store.realtime.start();
+    await store.auth.refresh();
+    expect(sockets.sockets.slice(0, 2).every((s) => s.closed)).toBe(true);
+    expect(
+      [...sockets.open(GRID_NAMESPACE), ...sockets.open(VPN_STATUS_NAMESPACE)].map((s) => s.handshake.token),
+    ).toEqual(['token-2', 'token-2']);
+  });
+
+  it('renews the token once when the grid refuses the handshake as Unauthorized', async () => {
+    const api = fakeApi({ 'POST /auth/refresh': tokenAnswer('token-2') });
+    const { store, sockets } = signedIn();
+    store.realtime.start();
+    const [grid] = sockets.open(GRID_NAMESPACE);
+    grid?.receive('connect_error', new Error('Unauthorized'));
+    grid?.receive('connect_error', new Error('Unauthorized'));
+    await vi.waitFor(() => expect(sockets.open(GRID_NAMESPACE)[0]?.handshake.token).toBe('token-2'));
+    expect(api.callsTo('POST /auth/refresh')).toHaveLength(1);
+  });
+});

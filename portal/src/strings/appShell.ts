@@ -1,0 +1,42 @@
+import { paths } from '../routes/paths.ts';
+
+/** Texts of the authenticated layout (core-app section 2, "App layout"). */
+export const BRAND_SHORT = 'EG';
+export const ON_THE_GRID = 'On the Grid';
+export const OFF_THE_GRID = 'Off the Grid';
+export const COMING_SOON = 'Coming soon';
+export const REDEEM_GIFT = 'Redeem Gift';
+export const CREDITS_LABEL = 'Credits';
+export const FREE_CREDITS_LABEL = 'Gift';
+export const SETTINGS_LABEL = 'Settings';
+export const LOGOUT_LABEL = 'Logout';
+export const COLLAPSE_SIDEBAR = 'Collapse sidebar';
+export const EXPAND_SIDEBAR = 'Expand sidebar';
+export const SIDEBAR_LABEL = 'Main navigation';
+export const LOADING_USER = 'Loading your session';
+
+/** Socket `error` events (core-app section 8, "Socket toasts"). */
+export const connectionErrorToast = (message: string) => `Connection error: ${message}`;
+
+export type NavItem = { label: string; to: string; disabled?: boolean };
+
+/** The sidebar, top to bottom; disabled entries show the 'Coming soon' tooltip. */
+export const navItems: readonly NavItem[] = [
+  { label: 'Dashboard', to: paths.dashboard },
+  { label: 'My Box', to: paths.box },
+  { label: 'Attack', to: paths.attack },
+  { label: 'Chats', to: paths.chats },
+  { label: 'Kill Chains', to: paths.history },
+  { label: 'Leaderboard', to: paths.leaderboard },
+  { label: 'Plans', to: paths.plans },
+  { label: 'Learn', to: '/learn', disabled: true },
+  { label: 'Jobs', to: '/jobs', disabled: true },
+];
+
+/** Routes whose content fills the area edge to edge (the globe, the redeem screen). */
+export const unpaddedPathPrefixes: readonly string[] = [paths.attack, paths.redeem];
+
+/** Balances with 2 decimals, '0.00' when unknown (core-app sections 2, 9). */
+export function formatCredits(value: number | null | undefined): string {
+  return typeof value === 'number' && Number.isFinite(value) ? value.toFixed(2) : '0.00';
+}

@@ -1,0 +1,13 @@
+/** Dashboard texts (core-app section 2, "Dashboard"). */
+export const DASHBOARD_TITLE = 'Dashboard';
+export const WELCOME_BACK = 'Welcome Back, Operator';
+export const CURRENT_RANK = 'Current Rank';
+export const ATTACKS_WON = 'Attacks Won';
+export const DEFENSES_WON = 'Defenses Won';
+export const RANK_MISSING = 'N/A';
+export const YOUR_BOX = 'Your Box';
+export const NO_BOX = 'No box provisioned.';
+export const DEPLOY_A_BOX = 'Deploy a Box';
+export const MANAGE_POWER = 'Manage Power';
+export const RECENT_GRID_ACTIVITY = 'Recent Grid Activity';
+export const NO_RECENT_ACTIVITY = 'No recent attack activity on the grid.';

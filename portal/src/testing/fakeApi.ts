@@ -1,0 +1,88 @@
+import { API_BASE } from '@exploit-grid/api/contracts';
+import { vi } from 'vitest';
+
+export type FakeRequest = {
+  method: string;
+  /** Path under /api/v1 (`/auth/login`), or the full path for other bases (`/api/ai/v1/...`). */
+  path: string;
+  body: unknown;
+  /** The Authorization header sent, if any. */
+  authorization: string | null;
+  credentials: RequestCredentials | undefined;
+};
+export type FakeReply = { status: number; body?: unknown };
+export type FakeHandler = (request: FakeRequest) => FakeReply | Promise<FakeReply>;
+
+export const reply = (status: number, body?: unknown): FakeReply => ({ status, body });
+/** An error answer shaped like the API's: `{statusCode, message, error}`. */
+export const fail = (status: number, message: string): FakeReply =>
+  reply(status, { statusCode: status, message, error: 'Error' });
+
+/**
+ * Stubs `fetch` with a table of routes ('POST /auth/login' → handler) and records every request.
+ * Unknown routes answer 404. A route can be changed while a test runs with `on()`.
+ */
+export function fakeApi(routes: Record<string, FakeHandler | FakeReply> = {}) {
+  const table = new Map<string, FakeHandler>();
+  const calls: FakeRequest[] = [];
+  const on = (route: string, handler: FakeHandler | FakeReply) =>
+    table.set(route, typeof handler === 'function' ? handler : () => handler);
+  for (const [route, handler] of Object.entries(routes)) on(route, handler);
+
+  const fetch = vi.fn(async (input: string | URL | Request, init: RequestInit = {}) => {
+    const url = new URL(String(input), 'http://portal.test');
+    const path = url.pathname.startsWith(`${API_BASE}/`) ? url.pathname.slice(API_BASE.length) : url.pathname;
+    const method = init.method ?? 'GET';
+    const headers = new Headers(init.headers);
+    const request: FakeRequest = {
+      method,
+      path: path + url.search,
+      body: typeof init.body === 'string' ? JSON.parse(init.body) : undefined,
+      authorization: headers.get('Authorization'),
+      credentials: init.credentials,
+    };
+    calls.push(request);
+    const handler = table.get(`${method} ${request.path}`) ?? table.get(`${method} ${path}`);
+    const { status, body } = handler ? await handler(request) : fail(404, 'Not found');
+    return new Response(body === undefined ? null : JSON.stringify(body), {
+      status,
+      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+    });
+  });
+  vi.stubGlobal('fetch', fetch);
+
+  return {
+    on,
+    calls,
+    /** Requests to one route ('POST /auth/refresh'). */
+    callsTo: (route: string) => calls.filter((call) => `${call.method} ${call.path}` === route),
+  };
+}
+
+/** A promise the test settles when it chooses. */
+export function deferred<T>() {
+  let resolve!: (value: T) => void;
+  let reject!: (reason: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+export const testUser = {
+  id: '0b7f8f0e-8d1c-4b52-9d0e-3c1b6f1f2a10',
+  handle: 'zero_cool',
+  email: 'zero@example.com',
+  mmr: 1000,
+  country: null,
+  latitude: null,
+  longitude: null,
+  isOnline: true,
+  credits: 12.5,
+  freeCredits: 3,
+  subscription: { tier: 'BASIC' as const },
+};
+
+export const tokenAnswer = (token: string) =>
+  reply(200, { access_token: token, token_type: 'Bearer', expires_in: 900 });
