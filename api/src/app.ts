@@ -4,6 +4,8 @@ import type { Config } from './config.ts';
 import { requireAuth } from './auth/middleware.ts';
 import { authRoutes } from './auth/routes.ts';
 import type { AuthService } from './auth/service.ts';
+import { socialRoutes } from './auth/social.ts';
+import type { PassportStatic } from 'passport';
 import { API_BASE, type SocialProvider } from './contracts/index.ts';
 import type { Orm } from './db/orm.ts';
 import { healthRoutes } from './health/routes.ts';
@@ -24,11 +26,11 @@ export interface AppDeps {
   orm: Orm;
   auth: AuthService;
   users: UserService;
-  enabledProviders: () => SocialProvider[];
+  social: { passport: PassportStatic; enabled: SocialProvider[] };
 }
 
 /** Builds the Express application: security headers, logging, routes, portal, errors. */
-export function createApp({ config, logger, orm, auth, users, enabledProviders }: AppDeps): Express {
+export function createApp({ config, logger, orm, auth, users, social }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   // Client addresses (throttles, session records) come from X-Forwarded-For only behind trusted proxies.
@@ -72,7 +74,7 @@ export function createApp({ config, logger, orm, auth, users, enabledProviders }
   // Feature routers (accounts, boxes, ...) are listed here; each is mounted under /api/v1
   // and documented in the OpenAPI document.
   const apiRouters: ApiRouter[] = [
-    authRoutes({ auth, secureCookies: secure, enabledProviders }),
+    authRoutes({ auth, secureCookies: secure, enabledProviders: () => social.enabled }),
     userRoutes({ users, requireAuth: requireAuth(auth) }),
   ];
 
@@ -86,6 +88,8 @@ export function createApp({ config, logger, orm, auth, users, enabledProviders }
     res.type('application/json').send(openApiJson);
   });
   for (const router of apiRouters) app.use(API_BASE, router.router);
+  // Browser redirects of social sign-in (not JSON calls: not in the OpenAPI document).
+  app.use(API_BASE, socialRoutes({ ...social, orm, auth, logger }));
   app.use(['/api', '/internal'], apiNotFound);
 
   const portal = portalStatic(config.portalDist);

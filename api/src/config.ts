@@ -41,6 +41,19 @@ export const configSchema = z
     ARGON2_MEMORY_KIB: z.coerce.number().int().min(8192).max(1_048_576).default(65_536),
     ARGON2_TIME_COST: z.coerce.number().int().min(1).max(10).default(3),
     HASH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+    GOOGLE_CLIENT_ID: z.string().min(1).optional(),
+    GOOGLE_CLIENT_SECRET: z.string().min(1).optional(),
+    GOOGLE_AUTHORIZATION_URL: httpUrl.default('https://accounts.google.com/o/oauth2/v2/auth'),
+    GOOGLE_TOKEN_URL: httpUrl.default('https://www.googleapis.com/oauth2/v4/token'),
+    GOOGLE_USERINFO_URL: httpUrl.default('https://www.googleapis.com/oauth2/v3/userinfo'),
+    GITHUB_CLIENT_ID: z.string().min(1).optional(),
+    GITHUB_CLIENT_SECRET: z.string().min(1).optional(),
+    GITHUB_AUTHORIZATION_URL: httpUrl.default('https://github.com/login/oauth/authorize'),
+    GITHUB_TOKEN_URL: httpUrl.default('https://github.com/login/oauth/access_token'),
+    GITHUB_API_URL: httpUrl.default('https://api.github.com'),
+    LINKEDIN_CLIENT_ID: z.string().min(1).optional(),
+    LINKEDIN_CLIENT_SECRET: z.string().min(1).optional(),
+    LINKEDIN_ISSUER: httpUrl.default('https://www.linkedin.com/oauth'),
   })
   .transform((env) => ({
     env: env.NODE_ENV,
@@ -63,6 +76,36 @@ export const configSchema = z
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     argon2: { memoryKiB: env.ARGON2_MEMORY_KIB, timeCost: env.ARGON2_TIME_COST },
     hashConcurrency: env.HASH_CONCURRENCY,
+    social: {
+      google:
+        env.GOOGLE_CLIENT_ID && env.GOOGLE_CLIENT_SECRET
+          ? {
+              clientId: env.GOOGLE_CLIENT_ID,
+              clientSecret: env.GOOGLE_CLIENT_SECRET,
+              authorizationUrl: env.GOOGLE_AUTHORIZATION_URL,
+              tokenUrl: env.GOOGLE_TOKEN_URL,
+              userInfoUrl: env.GOOGLE_USERINFO_URL,
+            }
+          : undefined,
+      github:
+        env.GITHUB_CLIENT_ID && env.GITHUB_CLIENT_SECRET
+          ? {
+              clientId: env.GITHUB_CLIENT_ID,
+              clientSecret: env.GITHUB_CLIENT_SECRET,
+              authorizationUrl: env.GITHUB_AUTHORIZATION_URL,
+              tokenUrl: env.GITHUB_TOKEN_URL,
+              apiUrl: env.GITHUB_API_URL.replace(/\/+$/, ''),
+            }
+          : undefined,
+      linkedin:
+        env.LINKEDIN_CLIENT_ID && env.LINKEDIN_CLIENT_SECRET
+          ? {
+              clientId: env.LINKEDIN_CLIENT_ID,
+              clientSecret: env.LINKEDIN_CLIENT_SECRET,
+              issuer: env.LINKEDIN_ISSUER.replace(/\/+$/, ''),
+            }
+          : undefined,
+    },
   }));
 
 function parseTrustProxy(value: string): boolean | number | string {

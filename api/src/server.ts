@@ -9,6 +9,7 @@ import pg from 'pg';
 import { AccessTokens, loadJwtSecret } from './auth/jwt.ts';
 import { PasswordHasher } from './auth/passwords.ts';
 import { AuthService } from './auth/service.ts';
+import { configureSocial } from './auth/social.ts';
 import { Throttle, type ThrottleLimit, type ThrottleName } from './auth/throttle.ts';
 import { createMailer } from './mail/mailer.ts';
 import { createRealtime, type Realtime, type TokenVerifier } from './realtime/io.ts';
@@ -81,7 +82,8 @@ export async function startPlatform(
     });
     const users = new UserService(orm);
 
-    const app = createApp({ config, logger, orm, auth, users, enabledProviders: () => [] });
+    const social = await configureSocial(config, logger);
+    const app = createApp({ config, logger, orm, auth, users, social });
     const httpServer = createServer(app);
     const verifyToken: TokenVerifier =
       options.verifyToken ?? (async (token) => (await auth.authenticate(token))?.userId ?? null);

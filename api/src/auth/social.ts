@@ -1,0 +1,310 @@
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import cookieParser from 'cookie-parser';
+import { Router, type Request, type Response } from 'express';
+import passport, { type Profile } from 'passport';
+import { Strategy as GitHubStrategy } from 'passport-github2';
+import { Strategy as GoogleStrategy } from 'passport-google-oauth20';
+import OAuth2Strategy from 'passport-oauth2';
+import { API_BASE, SOCIAL_PROVIDERS, type SocialProvider } from '../contracts/index.ts';
+import type { Config } from '../config.ts';
+import type { Orm } from '../db/orm.ts';
+import { Sql, uniqueViolation } from '../db/sql.ts';
+import type { Logger } from '../logger.ts';
+import type { AuthService } from './service.ts';
+import { newToken } from './tokens.ts';
+
+/** What a provider tells us about the person who signed in. */
+export interface SocialProfile {
+  provider: SocialProvider;
+  subject: string;
+  email: string | null;
+  emailVerified: boolean;
+  /** A name to derive a handle from for a new account. */
+  nameHint: string;
+}
+
+const STATE_COOKIE = 'eg_oauth_state';
+const STATE_TTL_MS = 10 * 60 * 1000;
+export const SOCIAL_FAILURE_REDIRECT = '/login?verified=false&reason=social_sign_in_failed';
+
+/**
+ * The OAuth2 `state` of passport-oauth2 kept in a short-lived httpOnly cookie instead of a
+ * server session: the API stays stateless. SameSite=Lax, because the provider's redirect
+ * back is a cross-site top-level navigation.
+ */
+class CookieStateStore {
+  readonly #secure: boolean;
+  constructor(secure: boolean) {
+    this.#secure = secure;
+  }
+
+  store(req: Request, _meta: unknown, callback: (err: Error | null, state?: string) => void): void {
+    const state = newToken(24);
+    req.res!.cookie(STATE_COOKIE, state, {
+      httpOnly: true,
+      secure: this.#secure,
+      sameSite: 'lax',
+      path: `${API_BASE}/auth`,
+      maxAge: STATE_TTL_MS,
+    });
+    callback(null, state);
+  }
+
+  verify(
+    req: Request,
+    provided: string,
+    callback: (err: Error | null, ok: boolean, info?: unknown) => void,
+  ): void {
+    const expected = (req.cookies as Record<string, string> | undefined)?.[STATE_COOKIE];
+    req.res!.clearCookie(STATE_COOKIE, {
+      httpOnly: true,
+      secure: this.#secure,
+      sameSite: 'lax',
+      path: `${API_BASE}/auth`,
+    });
+    const ok =
+      typeof provided === 'string' &&
+      typeof expected === 'string' &&
+      provided.length === expected.length &&
+      timingSafeEqual(Buffer.from(provided), Buffer.from(expected));
+    callback(null, ok, ok ? undefined : { message: 'Invalid authorization state.' });
+  }
+}
+
+type Done = (err: Error | null, user?: SocialProfile | false) => void;
+
+/** Reads the JSON of a provider's API with the access token (LinkedIn's OpenID Connect userinfo). */
+async function fetchJson(url: string, accessToken: string): Promise<Record<string, unknown>> {
+  const res = await fetch(url, {
+    headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' },
+  });
+  if (!res.ok) throw new Error(`${url} answered ${res.status}`);
+  return (await res.json()) as Record<string, unknown>;
+}
+
+/** Builds the passport strategies of the configured providers. */
+export async function configureSocial(
+  config: Config,
+  logger: Logger,
+): Promise<{
+  passport: passport.PassportStatic;
+  enabled: SocialProvider[];
+}> {
+  const instance = new passport.Passport() as unknown as passport.PassportStatic;
+  const store = new CookieStateStore(config.publicUrl.startsWith('https://'));
+  const callbackURL = (provider: SocialProvider) =>
+    `${config.publicUrl}${API_BASE}/auth/${provider}/callback`;
+  const enabled: SocialProvider[] = [];
+  const { google, github, linkedin } = config.social;
+
+  if (google) {
+    instance.use(
+      'google',
+      new GoogleStrategy(
+        {
+          clientID: google.clientId,
+          clientSecret: google.clientSecret,
+          callbackURL: callbackURL('google'),
+          authorizationURL: google.authorizationUrl,
+          tokenURL: google.tokenUrl,
+          userProfileURL: google.userInfoUrl,
+          scope: ['openid', 'email', 'profile'],
+          store: store as never,
+        },
+        (_accessToken: string, _refreshToken: string, profile: Profile, done: Done) => {
+          const json = (profile as Profile & { _json: Record<string, unknown> })._json;
+          done(null, {
+            provider: 'google',
+            subject: String(json.sub ?? profile.id),
+            email: typeof json.email === 'string' ? json.email : null,
+            emailVerified: json.email_verified === true || json.email_verified === 'true',
+            nameHint: String(json.given_name ?? json.name ?? 'operator'),
+          });
+        },
+      ),
+    );
+    enabled.push('google');
+  }
+
+  if (github) {
+    instance.use(
+      'github',
+      new GitHubStrategy(
+        {
+          clientID: github.clientId,
+          clientSecret: github.clientSecret,
+          callbackURL: callbackURL('github'),
+          authorizationURL: github.authorizationUrl,
+          tokenURL: github.tokenUrl,
+          userProfileURL: `${github.apiUrl}/user`,
+          userEmailURL: `${github.apiUrl}/user/emails`,
+          allRawEmails: true,
+          scope: ['read:user', 'user:email'],
+          store: store as never,
+        } as never,
+        (_accessToken: string, _refreshToken: string, profile: Profile, done: Done) => {
+          // GitHub lists every address with its own verified flag; take the verified primary.
+          const emails = (profile.emails ?? []) as { value: string; primary?: boolean; verified?: boolean }[];
+          const chosen = emails.find((e) => e.primary && e.verified) ?? emails.find((e) => e.verified);
+          done(null, {
+            provider: 'github',
+            subject: String(profile.id),
+            email: chosen?.value ?? null,
+            emailVerified: !!chosen,
+            nameHint: profile.username ?? profile.displayName ?? 'operator',
+          });
+        },
+      ),
+    );
+    enabled.push('github');
+  }
+
+  if (linkedin) {
+    // LinkedIn signs in with OpenID Connect: endpoints come from the issuer's discovery document.
+    try {
+      const discovery = await fetch(`${linkedin.issuer}/.well-known/openid-configuration`);
+      if (!discovery.ok) throw new Error(`discovery answered ${discovery.status}`);
+      const meta = (await discovery.json()) as Record<string, string>;
+      const strategy = new OAuth2Strategy(
+        {
+          clientID: linkedin.clientId,
+          clientSecret: linkedin.clientSecret,
+          callbackURL: callbackURL('linkedin'),
+          authorizationURL: meta.authorization_endpoint!,
+          tokenURL: meta.token_endpoint!,
+          scope: ['openid', 'profile', 'email'],
+          store: store as never,
+        },
+        (_accessToken: string, _refreshToken: string, profile: SocialProfile, done: Done) =>
+          done(null, profile),
+      );
+      strategy.userProfile = (accessToken, done) => {
+        fetchJson(meta.userinfo_endpoint!, accessToken).then(
+          (json) =>
+            done(null, {
+              provider: 'linkedin',
+              subject: String(json.sub),
+              email: typeof json.email === 'string' ? json.email : null,
+              emailVerified: json.email_verified === true || json.email_verified === 'true',
+              nameHint: String(json.given_name ?? json.name ?? 'operator'),
+            } satisfies SocialProfile),
+          (err: Error) => done(err),
+        );
+      };
+      instance.use('linkedin', strategy);
+      enabled.push('linkedin');
+    } catch (err) {
+      logger.error(
+        { err, issuer: linkedin.issuer },
+        'LinkedIn sign-in disabled: OpenID Connect discovery failed',
+      );
+    }
+  }
+  return { passport: instance, enabled };
+}
+
+/**
+ * Finds or creates the account of a social sign-in. An identity seen before signs in its
+ * account; a new one joins the account with the same provider-verified email; otherwise a
+ * new, verified account is created with a handle derived from the profile. Joining an
+ * account whose email was never verified drops its password: whoever set it never proved
+ * they own the address (account pre-hijacking).
+ */
+export async function accountForProfile(orm: Orm, profile: SocialProfile): Promise<string | null> {
+  const sql = new Sql(orm.em.fork() as EntityManager);
+  return sql.transaction(async (tx) => {
+    const known = await tx.one<{ user_id: string }>(
+      'select user_id from social_identities where provider = ? and subject = ?',
+      [profile.provider, profile.subject],
+    );
+    if (known) return known.user_id;
+    if (!profile.email || !profile.emailVerified) return null;
+
+    const existing = await tx.one<{ id: string; email_verified_at: string | null }>(
+      'select id, email_verified_at from users where email = ? for update',
+      [profile.email],
+    );
+    let userId = existing?.id;
+    if (existing && !existing.email_verified_at) {
+      await tx.run(
+        'update users set email_verified_at = now(), password_hash = null, updated_at = now() where id = ?',
+        [existing.id],
+      );
+      await tx.run(
+        "update sessions set revoked_at = now(), revoked_reason = 'account_claimed' where user_id = ? and revoked_at is null",
+        [existing.id],
+      );
+    }
+    if (!userId) {
+      userId = randomUUID();
+      const base = profile.nameHint.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 18) || 'operator';
+      for (let attempt = 0; ; attempt++) {
+        const handle = (
+          attempt === 0 && base.length >= 3 ? base : `${base}-${Math.floor(Math.random() * 1e5)}`
+        ).slice(0, 24);
+        const inserted = await tx.one<{ id: string }>(
+          `insert into users (id, handle, email, email_verified_at) values (?, ?, ?, now())
+           on conflict (handle) do nothing returning id`,
+          [userId, handle, profile.email],
+        );
+        if (inserted) break;
+        if (attempt > 20) throw new Error('could not find a free handle');
+      }
+    }
+    try {
+      await tx.run('insert into social_identities (provider, subject, user_id, email) values (?, ?, ?, ?)', [
+        profile.provider,
+        profile.subject,
+        userId,
+        profile.email,
+      ]);
+    } catch (err) {
+      if (uniqueViolation(err) === null) throw err;
+    }
+    return userId;
+  });
+}
+
+/** `GET /auth/{provider}` starts a sign-in; `/auth/{provider}/callback` ends it at `/login?token=CODE`. */
+export function socialRoutes(deps: {
+  passport: passport.PassportStatic;
+  enabled: SocialProvider[];
+  orm: Orm;
+  auth: AuthService;
+  logger: Logger;
+}): Router {
+  const router = Router();
+  const log = deps.logger.child({ component: 'social' });
+  router.use(`/auth`, cookieParser());
+  for (const provider of SOCIAL_PROVIDERS) {
+    if (!deps.enabled.includes(provider)) continue;
+    router.get(`/auth/${provider}`, deps.passport.authenticate(provider, { session: false }));
+    router.get(`/auth/${provider}/callback`, (req: Request, res: Response, next) => {
+      deps.passport.authenticate(
+        provider,
+        { session: false },
+        (err: Error | null, profile: SocialProfile | false) => {
+          if (err || !profile) {
+            if (err) log.warn({ err, provider }, 'Social sign-in failed');
+            res.redirect(302, SOCIAL_FAILURE_REDIRECT);
+            return;
+          }
+          accountForProfile(deps.orm, profile)
+            .then(async (userId) => {
+              if (!userId) {
+                log.info({ provider }, 'Social sign-in refused: no verified email');
+                res.redirect(302, SOCIAL_FAILURE_REDIRECT);
+                return;
+              }
+              const code = await deps.auth.createSocialCode(userId);
+              log.info({ provider, userId }, 'Signed in with a social provider');
+              res.redirect(302, `/login?token=${encodeURIComponent(code)}`);
+            })
+            .catch(next);
+        },
+      )(req, res, next);
+    });
+  }
+  return router;
+}
