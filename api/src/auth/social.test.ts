@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { expect } from 'chai';
 import { Events, OAuth2Server } from 'oauth2-mock-server';
 import pg from 'pg';
@@ -26,7 +27,7 @@ describe('social sign-in', () => {
     provider.service.on(Events.BeforeUserinfo, (response) => {
       response.body = googleUser;
     });
-    const json = (res: import('node:http').ServerResponse, body: unknown) => {
+    const json = (res: ServerResponse, body: unknown) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
