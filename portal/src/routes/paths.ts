@@ -54,3 +54,18 @@ export const publicPaths = [
   paths.careers,
   '/careers/jobs/:slug',
 ] as const;
+
+/** Signed-in routes of the spec: they live inside the authenticated layout. */
+export const authenticatedPaths = [
+  paths.dashboard,
+  paths.attack,
+  paths.box,
+  paths.chats,
+  paths.history,
+  paths.leaderboard,
+  paths.settings,
+  paths.logs,
+  paths.plans,
+  paths.checkoutPaddle,
+  paths.redeem,
+] as const;

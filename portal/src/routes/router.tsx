@@ -3,11 +3,14 @@ import { PulsingLogo } from '../components/PulsingLogo.tsx';
 import { PublicLayout } from '../layouts/PublicLayout.tsx';
 import { HomePage } from '../pages/HomePage.tsx';
 import { NotFoundPage } from '../pages/NotFoundPage.tsx';
-import { paths } from './paths.ts';
+import { authenticatedPaths, paths } from './paths.ts';
+
+/** Signed-in pages built so far; the other signed-in paths show the not-found content inside the layout. */
+const builtAuthenticatedPaths: ReadonlySet<string> = new Set([paths.dashboard]);
 
 /**
- * Route objects of the portal. Pages other than home load on demand (route-level
- * code splitting); paths of features not built yet fall through to the not-found screen.
+ * Route objects of the portal. Pages other than home load on demand (route-level code splitting), and so
+ * does the signed-in layout. Paths of features not built yet fall through to the not-found screen.
  */
 export const routes: RouteObject[] = [
   {
@@ -20,7 +23,46 @@ export const routes: RouteObject[] = [
         path: paths.howToPlay,
         lazy: async () => ({ Component: (await import('../pages/HowToPlayPage.tsx')).HowToPlayPage }),
       },
+      {
+        path: paths.login,
+        lazy: async () => ({ Component: (await import('../pages/auth/LoginPage.tsx')).LoginPage }),
+      },
+      {
+        path: paths.signup,
+        lazy: async () => ({ Component: (await import('../pages/auth/SignupPage.tsx')).SignupPage }),
+      },
+      {
+        path: paths.forgotPassword,
+        lazy: async () => ({
+          Component: (await import('../pages/auth/ForgotPasswordPage.tsx')).ForgotPasswordPage,
+        }),
+      },
+      {
+        path: paths.resetPassword,
+        lazy: async () => ({
+          Component: (await import('../pages/auth/ResetPasswordPage.tsx')).ResetPasswordPage,
+        }),
+      },
+      {
+        path: paths.awaitingVerification,
+        lazy: async () => ({
+          Component: (await import('../pages/auth/AwaitingVerificationPage.tsx')).AwaitingVerificationPage,
+        }),
+      },
       { path: '*', element: <NotFoundPage /> },
+    ],
+  },
+  {
+    lazy: async () => ({ Component: (await import('../layouts/AppLayout.tsx')).AppLayout }),
+    hydrateFallbackElement: <PulsingLogo />,
+    children: [
+      {
+        path: paths.dashboard,
+        lazy: async () => ({ Component: (await import('../pages/DashboardPage.tsx')).DashboardPage }),
+      },
+      ...authenticatedPaths
+        .filter((path) => !builtAuthenticatedPaths.has(path))
+        .map((path) => ({ path: `${path}/*`, element: <NotFoundPage inLayout /> })),
     ],
   },
 ];

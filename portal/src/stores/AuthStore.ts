@@ -61,6 +61,7 @@ export class AuthStore {
   private readonly redirectStorage: Storage;
   private refreshing: Promise<string> | null = null;
   private loadingUser: Promise<User> | null = null;
+  private loggingOut: Promise<void> | null = null;
   private readonly exchanges = new Map<string, Promise<void>>();
 
   constructor(root: RootStore, storage: Storage, redirectStorage: Storage) {
@@ -209,16 +210,19 @@ export class AuthStore {
 
   /**
    * POST /auth/logout (a failure is only logged), then tell the grid, close both sockets and forget the
-   * session (core-app section 4).
+   * session (core-app section 4). Logging out while a logout is under way joins it.
    */
-  async logout(): Promise<void> {
-    try {
-      await this.root.api.send('POST', '/auth/logout');
-    } catch (error) {
-      log.warn('Logout was not confirmed by the server', error);
-    }
-    this.root.realtime.closeForLogout();
-    this.clear();
+  logout(): Promise<void> {
+    this.loggingOut ??= (async () => {
+      try {
+        await this.root.api.send('POST', '/auth/logout');
+      } catch (error) {
+        log.warn('Logout was not confirmed by the server', error);
+      }
+      this.root.realtime.closeForLogout();
+      this.clear();
+    })().finally(() => (this.loggingOut = null));
+    return this.loggingOut;
   }
 
   /** Where to go after the next login (path and query). Auth pages themselves are never remembered. */

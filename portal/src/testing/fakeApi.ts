@@ -20,13 +20,16 @@ export const fail = (status: number, message: string): FakeReply =>
 
 /**
  * Stubs `fetch` with a table of routes ('POST /auth/login' → handler) and records every request.
- * Unknown routes answer 404. A route can be changed while a test runs with `on()`.
+ * Unknown routes answer 404; /auth/providers answers no providers unless told otherwise. A route can be
+ * changed while a test runs with `on()`.
  */
 export function fakeApi(routes: Record<string, FakeHandler | FakeReply> = {}) {
   const table = new Map<string, FakeHandler>();
   const calls: FakeRequest[] = [];
   const on = (route: string, handler: FakeHandler | FakeReply) =>
     table.set(route, typeof handler === 'function' ? handler : () => handler);
+  // The login and signup pages always ask; most tests do not care which providers are on.
+  on('GET /auth/providers', reply(200, { providers: [] }));
   for (const [route, handler] of Object.entries(routes)) on(route, handler);
 
   const fetch = vi.fn(async (input: string | URL | Request, init: RequestInit = {}) => {

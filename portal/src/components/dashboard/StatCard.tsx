@@ -1,0 +1,34 @@
+import Paper from '@mui/material/Paper';
+import Stack from '@mui/material/Stack';
+import Typography from '@mui/material/Typography';
+import type { ReactElement } from 'react';
+
+export type StatCardProps = { label: string; value: string; icon: ReactElement; accent: string };
+
+/** One number of the dashboard (rank, attacks won, defences won). */
+export function StatCard({ label, value, icon, accent }: StatCardProps) {
+  return (
+    <Paper
+      variant="outlined"
+      role="group"
+      aria-label={label}
+      sx={{
+        p: 2.5,
+        bgcolor: 'rgba(11, 17, 32, 0.8)',
+        borderColor: 'divider',
+        borderTop: 2,
+        borderTopColor: accent,
+      }}
+    >
+      <Stack direction="row" spacing={1} sx={{ alignItems: 'center', color: accent }}>
+        {icon}
+        <Typography variant="overline" component="h2" sx={{ color: 'text.secondary', lineHeight: 1.5 }}>
+          {label}
+        </Typography>
+      </Stack>
+      <Typography variant="h4" component="p" sx={{ mt: 1 }}>
+        {value}
+      </Typography>
+    </Paper>
+  );
+}

@@ -1,0 +1,69 @@
+import Alert from '@mui/material/Alert';
+import Button from '@mui/material/Button';
+import Link from '@mui/material/Link';
+import Stack from '@mui/material/Stack';
+import Typography from '@mui/material/Typography';
+import { useState } from 'react';
+import { Navigate, Link as RouterLink, useLocation } from 'react-router';
+import { z } from 'zod';
+import { serverMessageOf } from '../../api/ApiError.ts';
+import { AuthCard } from '../../components/auth/AuthCard.tsx';
+import { usePageMeta } from '../../components/pageMeta.ts';
+import { toast } from '../../notifications/toast.ts';
+import { paths } from '../../routes/paths.ts';
+import { useStores } from '../../stores/StoresContext.tsx';
+import {
+  AWAITING_TITLE,
+  BACK_TO_LOGIN,
+  RESEND,
+  RESEND_OK,
+  RESEND_PROMPT,
+  awaitingText,
+  resendFailed,
+} from '../../strings/auth.ts';
+
+export type AwaitingVerificationPageProps = Record<string, never>;
+
+/** The email arrives in the navigation state (from signup or a refused login). */
+const navigationState = z.object({ email: z.string().min(1) });
+
+/** After signup: check your inbox, or send the link again. Without an email, back to /signup. */
+export function AwaitingVerificationPage(_props: AwaitingVerificationPageProps) {
+  usePageMeta({ title: AWAITING_TITLE });
+  const { auth } = useStores();
+  const state = navigationState.safeParse(useLocation().state);
+  const [sending, setSending] = useState(false);
+
+  if (!state.success) return <Navigate to={paths.signup} replace />;
+  const { email } = state.data;
+
+  async function resend() {
+    setSending(true);
+    try {
+      await auth.resendVerification(email);
+      toast.success(RESEND_OK);
+    } catch (error) {
+      toast.error(resendFailed(serverMessageOf(error)));
+    }
+    setSending(false);
+  }
+
+  return (
+    <AuthCard title={AWAITING_TITLE}>
+      <Stack spacing={3}>
+        <Alert severity="info" icon={false} sx={{ wordBreak: 'break-word' }}>
+          {awaitingText(email)}
+        </Alert>
+        <Typography color="text.secondary">{RESEND_PROMPT}</Typography>
+        <Button variant="outlined" size="large" fullWidth onClick={resend} loading={sending}>
+          {RESEND}
+        </Button>
+        <Typography variant="body2" sx={{ textAlign: 'center' }}>
+          <Link component={RouterLink} to={paths.login}>
+            {BACK_TO_LOGIN}
+          </Link>
+        </Typography>
+      </Stack>
+    </AuthCard>
+  );
+}

@@ -1,0 +1,90 @@
+import { FORGOT_PASSWORD_ACCEPTED, emailRequest } from '@exploit-grid/api/contracts';
+import Alert from '@mui/material/Alert';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import Link from '@mui/material/Link';
+import Stack from '@mui/material/Stack';
+import TextField from '@mui/material/TextField';
+import Typography from '@mui/material/Typography';
+import { useState, type FormEvent } from 'react';
+import { Link as RouterLink } from 'react-router';
+import { AuthCard } from '../../components/auth/AuthCard.tsx';
+import { fieldErrors } from '../../components/auth/fieldErrors.ts';
+import { usePageMeta } from '../../components/pageMeta.ts';
+import { log } from '../../logging.ts';
+import { paths } from '../../routes/paths.ts';
+import { useStores } from '../../stores/StoresContext.tsx';
+import {
+  BACK_TO_LOGIN,
+  EMAIL_LABEL,
+  FORGOT_PASSWORD_SUBTITLE,
+  FORGOT_PASSWORD_TITLE,
+  SEND_RESET_LINK,
+} from '../../strings/auth.ts';
+
+export type ForgotPasswordPageProps = Record<string, never>;
+
+/**
+ * Asks for a reset link. Whatever the answer, even an error, the same neutral confirmation follows: the
+ * page never tells whether an account exists (core-app section 8).
+ */
+export function ForgotPasswordPage(_props: ForgotPasswordPageProps) {
+  usePageMeta({ title: FORGOT_PASSWORD_TITLE, noIndex: true });
+  const { auth } = useStores();
+  const [email, setEmail] = useState('');
+  const [error, setError] = useState<string | undefined>();
+  const [submitting, setSubmitting] = useState(false);
+  const [sent, setSent] = useState(false);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const parsed = emailRequest.safeParse({ email });
+    if (!parsed.success) {
+      setError(fieldErrors(parsed.error).email);
+      return;
+    }
+    setError(undefined);
+    setSubmitting(true);
+    try {
+      await auth.forgotPassword(parsed.data.email);
+    } catch (failure) {
+      log.warn('Password reset request failed', failure);
+    }
+    setSubmitting(false);
+    setSent(true);
+  }
+
+  return (
+    <AuthCard title={FORGOT_PASSWORD_TITLE} subtitle={sent ? undefined : FORGOT_PASSWORD_SUBTITLE}>
+      {sent ? (
+        <Alert severity="info" role="status">
+          {FORGOT_PASSWORD_ACCEPTED}
+        </Alert>
+      ) : (
+        <Box component="form" noValidate onSubmit={submit}>
+          <Stack spacing={2.5}>
+            <TextField
+              label={EMAIL_LABEL}
+              type="email"
+              autoComplete="email"
+              autoFocus
+              fullWidth
+              value={email}
+              onChange={(e) => setEmail(e.target.value)}
+              error={Boolean(error)}
+              helperText={error}
+            />
+            <Button type="submit" variant="contained" size="large" fullWidth loading={submitting}>
+              {SEND_RESET_LINK}
+            </Button>
+          </Stack>
+        </Box>
+      )}
+      <Typography variant="body2" sx={{ mt: 3, textAlign: 'center' }}>
+        <Link component={RouterLink} to={paths.login}>
+          {BACK_TO_LOGIN}
+        </Link>
+      </Typography>
+    </AuthCard>
+  );
+}

@@ -1,0 +1,200 @@
+import {
+  EMAIL_NOT_VERIFIED,
+  VERIFY_REASON_EXPIRED_OR_INVALID,
+  loginRequest,
+} from '@exploit-grid/api/contracts';
+import Alert from '@mui/material/Alert';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import CircularProgress from '@mui/material/CircularProgress';
+import Link from '@mui/material/Link';
+import Stack from '@mui/material/Stack';
+import TextField from '@mui/material/TextField';
+import Typography from '@mui/material/Typography';
+import { observer } from 'mobx-react-lite';
+import { useEffect, useState, type FormEvent } from 'react';
+import { Link as RouterLink, useNavigate, useSearchParams } from 'react-router';
+import { ApiError, serverMessageOf } from '../../api/ApiError.ts';
+import { AuthCard } from '../../components/auth/AuthCard.tsx';
+import { fieldErrors } from '../../components/auth/fieldErrors.ts';
+import { SocialButtons } from '../../components/auth/SocialButtons.tsx';
+import { usePageMeta } from '../../components/pageMeta.ts';
+import { toast } from '../../notifications/toast.ts';
+import { paths } from '../../routes/paths.ts';
+import { useStores } from '../../stores/StoresContext.tsx';
+import {
+  CONTINUE_WITH,
+  EMAIL_LABEL,
+  EMAIL_NOT_VERIFIED_NOTICE,
+  EXCHANGING_SOCIAL_TOKEN,
+  FORGOT_PASSWORD_LINK,
+  LOGIN_FAILED_DEFAULT,
+  LOGIN_SUBTITLE,
+  LOGIN_TITLE,
+  LOG_IN,
+  NO_ACCOUNT,
+  PASSWORD_LABEL,
+  SIGNUP_LINK,
+  SOCIAL_LOGIN_FAILED,
+  SOCIAL_TOKEN_INVALID,
+  VERIFIED_OK,
+  VERIFY_EXPIRED_OR_INVALID,
+  VERIFY_UNKNOWN_ANOMALY,
+  loginFailed,
+} from '../../strings/auth.ts';
+
+export type LoginPageProps = Record<string, never>;
+
+type Notice = { severity: 'success' | 'error'; text: string };
+
+/** What the email verification redirect (`verified`, `reason`) says, if it came here. */
+function verificationNotice(params: URLSearchParams): Notice | null {
+  const verified = params.get('verified');
+  if (verified === 'true') return { severity: 'success', text: VERIFIED_OK };
+  if (verified === 'false') {
+    const expired = params.get('reason') === VERIFY_REASON_EXPIRED_OR_INVALID;
+    return { severity: 'error', text: expired ? VERIFY_EXPIRED_OR_INVALID : VERIFY_UNKNOWN_ANOMALY };
+  }
+  return null;
+}
+
+/**
+ * Email and password, social sign-in for the enabled providers, and the landing of social sign-in
+ * (`?token=CODE`) and email verification (`?verified=...`).
+ */
+export const LoginPage = observer(function LoginPage(_props: LoginPageProps) {
+  usePageMeta({ title: LOGIN_TITLE, noIndex: true });
+  const { auth } = useStores();
+  const navigate = useNavigate();
+  const [params, setParams] = useSearchParams();
+  const socialCode = params.get('token');
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [failure, setFailure] = useState<string | null>(null);
+  const [submitting, setSubmitting] = useState(false);
+
+  useEffect(() => {
+    void auth.loadProviders();
+  }, [auth]);
+
+  useEffect(() => {
+    if (!socialCode) return;
+    let active = true;
+    auth.exchangeSocialCode(socialCode).then(
+      () => {
+        if (active) void navigate(auth.takeRedirect() ?? paths.dashboard, { replace: true });
+      },
+      (error: unknown) => {
+        if (!active) return;
+        setFailure(
+          error instanceof ApiError && error.status === 401 ? SOCIAL_TOKEN_INVALID : SOCIAL_LOGIN_FAILED,
+        );
+        // The code is single-use: drop it so a reload does not try it again.
+        setParams(
+          (current) => {
+            current.delete('token');
+            return current;
+          },
+          { replace: true },
+        );
+      },
+    );
+    return () => {
+      active = false;
+    };
+  }, [auth, navigate, socialCode, setParams]);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setFailure(null);
+    const parsed = loginRequest.safeParse({ email, password });
+    if (!parsed.success) {
+      setErrors(fieldErrors(parsed.error));
+      return;
+    }
+    setErrors({});
+    setSubmitting(true);
+    try {
+      await auth.login(parsed.data.email, parsed.data.password);
+      void navigate(auth.takeRedirect() ?? paths.dashboard, { replace: true });
+    } catch (error) {
+      setSubmitting(false);
+      const message = serverMessageOf(error);
+      if (message === EMAIL_NOT_VERIFIED) {
+        toast.info(EMAIL_NOT_VERIFIED_NOTICE);
+        void navigate(paths.awaitingVerification, { state: { email: parsed.data.email } });
+        return;
+      }
+      setFailure(message ? loginFailed(message) : LOGIN_FAILED_DEFAULT);
+    }
+  }
+
+  const notice = verificationNotice(params);
+  return (
+    <AuthCard title={LOGIN_TITLE} subtitle={LOGIN_SUBTITLE}>
+      {socialCode && !failure ? (
+        <Stack direction="row" spacing={2} role="status" sx={{ alignItems: 'center', py: 2 }}>
+          <CircularProgress size={24} />
+          <Typography>{EXCHANGING_SOCIAL_TOKEN}</Typography>
+        </Stack>
+      ) : (
+        <>
+          {notice && (
+            <Alert severity={notice.severity} sx={{ mb: 2 }}>
+              {notice.text}
+            </Alert>
+          )}
+          {failure && (
+            <Alert severity="error" sx={{ mb: 2 }}>
+              {failure}
+            </Alert>
+          )}
+          <Box component="form" noValidate onSubmit={submit}>
+            <Stack spacing={2.5}>
+              <TextField
+                label={EMAIL_LABEL}
+                type="email"
+                autoComplete="email"
+                autoFocus
+                fullWidth
+                value={email}
+                onChange={(e) => setEmail(e.target.value)}
+                error={Boolean(errors.email)}
+                helperText={errors.email}
+              />
+              <TextField
+                label={PASSWORD_LABEL}
+                type="password"
+                autoComplete="current-password"
+                fullWidth
+                value={password}
+                onChange={(e) => setPassword(e.target.value)}
+                error={Boolean(errors.password)}
+                helperText={errors.password}
+              />
+              <Link
+                component={RouterLink}
+                to={paths.forgotPassword}
+                variant="body2"
+                sx={{ alignSelf: 'flex-end' }}
+              >
+                {FORGOT_PASSWORD_LINK}
+              </Link>
+              <Button type="submit" variant="contained" size="large" fullWidth loading={submitting}>
+                {LOG_IN}
+              </Button>
+            </Stack>
+          </Box>
+          <SocialButtons verb={CONTINUE_WITH} providers={auth.providers} />
+          <Typography variant="body2" color="text.secondary" sx={{ mt: 3, textAlign: 'center' }}>
+            {NO_ACCOUNT}{' '}
+            <Link component={RouterLink} to={paths.signup}>
+              {SIGNUP_LINK}
+            </Link>
+          </Typography>
+        </>
+      )}
+    </AuthCard>
+  );
+});

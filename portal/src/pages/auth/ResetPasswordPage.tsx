@@ -1,0 +1,118 @@
+import { PASSWORDS_DO_NOT_MATCH, passwordSchema } from '@exploit-grid/api/contracts';
+import Alert from '@mui/material/Alert';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import Link from '@mui/material/Link';
+import Stack from '@mui/material/Stack';
+import TextField from '@mui/material/TextField';
+import Typography from '@mui/material/Typography';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { Link as RouterLink, useNavigate, useSearchParams } from 'react-router';
+import { serverMessageOf } from '../../api/ApiError.ts';
+import { AuthCard } from '../../components/auth/AuthCard.tsx';
+import { usePageMeta } from '../../components/pageMeta.ts';
+import { toast } from '../../notifications/toast.ts';
+import { paths } from '../../routes/paths.ts';
+import { useStores } from '../../stores/StoresContext.tsx';
+import {
+  BACK_TO_LOGIN,
+  CONFIRM_PASSWORD_LABEL,
+  NEW_PASSWORD_LABEL,
+  RESET_FAILED_DEFAULT,
+  RESET_PASSWORD,
+  RESET_PASSWORD_SUBTITLE,
+  RESET_PASSWORD_TITLE,
+  RESET_TOKEN_MISSING,
+} from '../../strings/auth.ts';
+
+export type ResetPasswordPageProps = Record<string, never>;
+
+type Errors = { password?: string; confirm?: string };
+
+/** New password and confirmation for the token of the reset mail (`?token=`); without one, back to /login. */
+export function ResetPasswordPage(_props: ResetPasswordPageProps) {
+  usePageMeta({ title: RESET_PASSWORD_TITLE, noIndex: true });
+  const { auth } = useStores();
+  const navigate = useNavigate();
+  const [params] = useSearchParams();
+  const token = params.get('token');
+  const [password, setPassword] = useState('');
+  const [confirm, setConfirm] = useState('');
+  const [errors, setErrors] = useState<Errors>({});
+  const [failure, setFailure] = useState<string | null>(null);
+  const [submitting, setSubmitting] = useState(false);
+  const announced = useRef(false);
+
+  useEffect(() => {
+    if (token) return;
+    // Once, even when React runs effects twice in development.
+    if (!announced.current) toast.error(RESET_TOKEN_MISSING);
+    announced.current = true;
+    void navigate(paths.login, { replace: true });
+  }, [token, navigate]);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (!token) return;
+    setFailure(null);
+    const length = passwordSchema.safeParse(password);
+    const next: Errors = {};
+    if (!length.success) next.password = length.error.issues[0]?.message;
+    else if (password !== confirm) next.confirm = PASSWORDS_DO_NOT_MATCH;
+    setErrors(next);
+    if (next.password || next.confirm) return;
+    setSubmitting(true);
+    try {
+      const message = await auth.resetPassword(token, password);
+      toast.success(message);
+      void navigate(paths.login, { replace: true });
+    } catch (error) {
+      setSubmitting(false);
+      setFailure(serverMessageOf(error) ?? RESET_FAILED_DEFAULT);
+    }
+  }
+
+  if (!token) return null;
+  return (
+    <AuthCard title={RESET_PASSWORD_TITLE} subtitle={RESET_PASSWORD_SUBTITLE}>
+      {failure && (
+        <Alert severity="error" sx={{ mb: 2 }}>
+          {failure}
+        </Alert>
+      )}
+      <Box component="form" noValidate onSubmit={submit}>
+        <Stack spacing={2.5}>
+          <TextField
+            label={NEW_PASSWORD_LABEL}
+            type="password"
+            autoComplete="new-password"
+            autoFocus
+            fullWidth
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+            error={Boolean(errors.password)}
+            helperText={errors.password}
+          />
+          <TextField
+            label={CONFIRM_PASSWORD_LABEL}
+            type="password"
+            autoComplete="new-password"
+            fullWidth
+            value={confirm}
+            onChange={(e) => setConfirm(e.target.value)}
+            error={Boolean(errors.confirm)}
+            helperText={errors.confirm}
+          />
+          <Button type="submit" variant="contained" size="large" fullWidth loading={submitting}>
+            {RESET_PASSWORD}
+          </Button>
+        </Stack>
+      </Box>
+      <Typography variant="body2" sx={{ mt: 3, textAlign: 'center' }}>
+        <Link component={RouterLink} to={paths.login}>
+          {BACK_TO_LOGIN}
+        </Link>
+      </Typography>
+    </AuthCard>
+  );
+}

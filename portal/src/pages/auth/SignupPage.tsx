@@ -1,0 +1,136 @@
+import { signupRequest } from '@exploit-grid/api/contracts';
+import Alert from '@mui/material/Alert';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import Link from '@mui/material/Link';
+import Stack from '@mui/material/Stack';
+import TextField from '@mui/material/TextField';
+import Typography from '@mui/material/Typography';
+import { observer } from 'mobx-react-lite';
+import { useEffect, useState, type FormEvent } from 'react';
+import { Link as RouterLink, useNavigate, useSearchParams } from 'react-router';
+import { serverMessageOf } from '../../api/ApiError.ts';
+import { AuthCard } from '../../components/auth/AuthCard.tsx';
+import { fieldErrors } from '../../components/auth/fieldErrors.ts';
+import { SocialButtons } from '../../components/auth/SocialButtons.tsx';
+import { usePageMeta } from '../../components/pageMeta.ts';
+import { paths } from '../../routes/paths.ts';
+import { useStores } from '../../stores/StoresContext.tsx';
+import {
+  EMAIL_LABEL,
+  HANDLE_LABEL,
+  HAVE_ACCOUNT,
+  LOGIN_LINK,
+  PASSWORD_LABEL,
+  REGISTRATION_FAILED_DEFAULT,
+  SIGNUP_SUBTITLE,
+  SIGNUP_TITLE,
+  SIGN_UP,
+  SIGN_UP_WITH,
+  registrationFailed,
+} from '../../strings/auth.ts';
+
+export type SignupPageProps = Record<string, never>;
+
+/**
+ * Email, handle and password. Campaign parameters (utm_source, utm_medium, utm_campaign) and the referral
+ * code (ref) of the address travel with the signup, as empty strings when absent.
+ */
+export const SignupPage = observer(function SignupPage(_props: SignupPageProps) {
+  usePageMeta({ title: SIGNUP_TITLE, noIndex: true });
+  const { auth } = useStores();
+  const navigate = useNavigate();
+  const [params] = useSearchParams();
+  const [email, setEmail] = useState('');
+  const [handle, setHandle] = useState('');
+  const [password, setPassword] = useState('');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [failure, setFailure] = useState<string | null>(null);
+  const [submitting, setSubmitting] = useState(false);
+
+  useEffect(() => {
+    void auth.loadProviders();
+  }, [auth]);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setFailure(null);
+    const parsed = signupRequest.safeParse({
+      handle,
+      email,
+      password,
+      utmSource: params.get('utm_source') ?? '',
+      utmMedium: params.get('utm_medium') ?? '',
+      utmCampaign: params.get('utm_campaign') ?? '',
+      referralCode: params.get('ref') ?? '',
+    });
+    if (!parsed.success) {
+      setErrors(fieldErrors(parsed.error));
+      return;
+    }
+    setErrors({});
+    setSubmitting(true);
+    try {
+      await auth.signup(parsed.data);
+      void navigate(paths.awaitingVerification, { state: { email: parsed.data.email } });
+    } catch (error) {
+      setSubmitting(false);
+      const message = serverMessageOf(error);
+      setFailure(message ? registrationFailed(message) : REGISTRATION_FAILED_DEFAULT);
+    }
+  }
+
+  return (
+    <AuthCard title={SIGNUP_TITLE} subtitle={SIGNUP_SUBTITLE}>
+      {failure && (
+        <Alert severity="error" sx={{ mb: 2 }}>
+          {failure}
+        </Alert>
+      )}
+      <Box component="form" noValidate onSubmit={submit}>
+        <Stack spacing={2.5}>
+          <TextField
+            label={EMAIL_LABEL}
+            type="email"
+            autoComplete="email"
+            autoFocus
+            fullWidth
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+            error={Boolean(errors.email)}
+            helperText={errors.email}
+          />
+          <TextField
+            label={HANDLE_LABEL}
+            autoComplete="username"
+            fullWidth
+            value={handle}
+            onChange={(e) => setHandle(e.target.value)}
+            error={Boolean(errors.handle)}
+            helperText={errors.handle}
+          />
+          <TextField
+            label={PASSWORD_LABEL}
+            type="password"
+            autoComplete="new-password"
+            fullWidth
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+            error={Boolean(errors.password)}
+            helperText={errors.password}
+          />
+          <Button type="submit" variant="contained" size="large" fullWidth loading={submitting}>
+            {SIGN_UP}
+          </Button>
+        </Stack>
+      </Box>
+      <SocialButtons verb={SIGN_UP_WITH} providers={auth.providers} />
+      <Typography variant="body2" color="text.secondary" sx={{ mt: 3, textAlign: 'center' }}>
+        {HAVE_ACCOUNT}{' '}
+        <Link component={RouterLink} to={paths.login}>
+          {LOGIN_LINK}
+        </Link>
+      </Typography>
+    </AuthCard>
+  );
+});

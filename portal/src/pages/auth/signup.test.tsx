@@ -1,0 +1,85 @@
+import { HANDLE_RULE, PASSWORD_TOO_SHORT } from '@exploit-grid/api/contracts';
+import { fireEvent, screen, waitFor } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import {
+  EMAIL_LABEL,
+  HANDLE_LABEL,
+  LOGIN_LINK,
+  PASSWORD_LABEL,
+  REGISTRATION_FAILED_DEFAULT,
+  SIGN_UP,
+  SIGN_UP_WITH,
+  registrationFailed,
+} from '../../strings/auth.ts';
+import { fail, fakeApi, reply } from '../../testing/fakeApi.ts';
+import { locationOf, renderRoute } from '../../test-utils.tsx';
+
+async function signUp({ email = 'new@example.com', handle = 'acid_burn', password = 'hunter22' } = {}) {
+  fireEvent.change(await screen.findByLabelText(EMAIL_LABEL), { target: { value: email } });
+  fireEvent.change(screen.getByLabelText(HANDLE_LABEL), { target: { value: handle } });
+  fireEvent.change(screen.getByLabelText(PASSWORD_LABEL), { target: { value: password } });
+  fireEvent.click(screen.getByRole('button', { name: SIGN_UP }));
+}
+
+describe('signup page', () => {
+  it("is titled 'Sign Up | Exploit Grid', noindex, links to login and offers 'Sign up with' buttons", async () => {
+    fakeApi({ 'GET /auth/providers': reply(200, { providers: ['google'] }) });
+    renderRoute('/signup');
+    expect((await screen.findByRole('link', { name: `${SIGN_UP_WITH} Google` })).getAttribute('href')).toBe(
+      '/api/v1/auth/google',
+    );
+    expect(screen.getByRole('link', { name: LOGIN_LINK }).getAttribute('href')).toBe('/login');
+    await waitFor(() => expect(document.title).toBe('Sign Up | Exploit Grid'));
+    expect(document.head.querySelector<HTMLMetaElement>('meta[name="robots"]')?.content).toBe(
+      'noindex, nofollow',
+    );
+  });
+
+  it('refuses a password shorter than 8 characters and a missing handle, without calling the API', async () => {
+    const api = fakeApi();
+    renderRoute('/signup');
+    await signUp({ handle: '', password: 'short' });
+    expect(await screen.findByText(PASSWORD_TOO_SHORT)).toBeTruthy();
+    expect(screen.getByText(HANDLE_RULE)).toBeTruthy();
+    expect(api.callsTo('POST /auth/signup')).toHaveLength(0);
+  });
+
+  it('sends UTM parameters and the referral code from the address, empty strings when absent', async () => {
+    const api = fakeApi({ 'POST /auth/signup': reply(201, { message: 'ok' }) });
+    renderRoute('/signup?utm_source=newsletter&ref=FRIEND42');
+    await signUp();
+    await waitFor(() => expect(api.callsTo('POST /auth/signup')).toHaveLength(1));
+    expect(api.callsTo('POST /auth/signup')[0]?.body).toEqual({
+      handle: 'acid_burn',
+      email: 'new@example.com',
+      password: 'hunter22',
+      utmSource: 'newsletter',
+      utmMedium: '',
+      utmCampaign: '',
+      referralCode: 'FRIEND42',
+    });
+  });
+
+  it('goes to /awaiting-verification with the email on success', async () => {
+    fakeApi({ 'POST /auth/signup': reply(201, { message: 'ok' }) });
+    const { router } = renderRoute('/signup');
+    await signUp();
+    await waitFor(() => expect(locationOf(router)).toBe('/awaiting-verification'));
+    expect(router.state.location.state).toEqual({ email: 'new@example.com' });
+  });
+
+  it("shows 'Registration failed: {message}' when the API refuses", async () => {
+    fakeApi({ 'POST /auth/signup': fail(409, 'That handle is taken.') });
+    const { router } = renderRoute('/signup');
+    await signUp();
+    expect(await screen.findByText(registrationFailed('That handle is taken.'))).toBeTruthy();
+    expect(locationOf(router)).toBe('/signup');
+  });
+
+  it("shows 'An unknown error occurred' when the failure carries no message", async () => {
+    fakeApi({ 'POST /auth/signup': reply(500) });
+    renderRoute('/signup');
+    await signUp();
+    expect(await screen.findByText(REGISTRATION_FAILED_DEFAULT)).toBeTruthy();
+  });
+});

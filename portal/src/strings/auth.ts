@@ -1,0 +1,68 @@
+import type { SocialProvider } from '@exploit-grid/api/contracts';
+
+/** Sign-in and account pages (core-app sections 2, 4, 5, 8). */
+
+// Page titles ('Title | Exploit Grid') and headings.
+export const LOGIN_TITLE = 'Log In';
+export const LOGIN_SUBTITLE = 'Authenticate to re-enter the grid.';
+export const SIGNUP_TITLE = 'Sign Up';
+export const SIGNUP_SUBTITLE = 'Create your operator identity. Your box is waiting.';
+export const FORGOT_PASSWORD_TITLE = 'Forgot Password';
+export const FORGOT_PASSWORD_SUBTITLE = 'Enter your email and we will send you a reset link.';
+export const RESET_PASSWORD_TITLE = 'Reset Password';
+export const RESET_PASSWORD_SUBTITLE = 'Choose a new password of at least 8 characters.';
+export const AWAITING_TITLE = 'Awaiting Confirmation';
+
+// Field labels.
+export const EMAIL_LABEL = 'Email';
+export const PASSWORD_LABEL = 'Password';
+export const HANDLE_LABEL = 'Handle';
+export const NEW_PASSWORD_LABEL = 'New Password';
+export const CONFIRM_PASSWORD_LABEL = 'Confirm Password';
+
+// Buttons and links.
+export const LOG_IN = 'Log In';
+export const SIGN_UP = 'Sign Up';
+export const SEND_RESET_LINK = 'Send Reset Link';
+export const RESET_PASSWORD = 'Reset Password';
+export const RESEND = 'Resend';
+export const FORGOT_PASSWORD_LINK = 'Forgot password?';
+export const NO_ACCOUNT = 'No identity yet?';
+export const SIGNUP_LINK = 'Sign up';
+export const HAVE_ACCOUNT = 'Already an operator?';
+export const LOGIN_LINK = 'Log in';
+export const BACK_TO_LOGIN = 'Back to login';
+export const OR = 'Or';
+export const CONTINUE_WITH = 'Continue with';
+export const SIGN_UP_WITH = 'Sign up with';
+export const providerNames: Record<SocialProvider, string> = {
+  google: 'Google',
+  github: 'GitHub',
+  linkedin: 'LinkedIn',
+};
+export const EXCHANGING_SOCIAL_TOKEN = 'Authenticating...';
+
+// Login (core-app section 8).
+export const VERIFIED_OK = 'System link confirmed. You may now authenticate.';
+export const VERIFY_EXPIRED_OR_INVALID = 'Authentication matrix has expired or is invalid. Please try again.';
+export const VERIFY_UNKNOWN_ANOMALY = 'An unknown anomaly occurred during authentication.';
+export const EMAIL_NOT_VERIFIED_NOTICE = 'Your access is not yet confirmed. Awaiting email verification.';
+export const loginFailed = (message: string) => `Authentication failed: ${message}`;
+export const LOGIN_FAILED_DEFAULT = 'Invalid credentials.';
+export const SOCIAL_TOKEN_INVALID = 'Invalid or expired token.';
+export const SOCIAL_LOGIN_FAILED = 'Failed to authenticate with social login.';
+
+// Signup.
+export const registrationFailed = (message: string) => `Registration failed: ${message}`;
+export const REGISTRATION_FAILED_DEFAULT = 'An unknown error occurred';
+
+// Reset password.
+export const RESET_TOKEN_MISSING = 'Invalid or missing password reset token.';
+export const RESET_FAILED_DEFAULT = 'Failed to reset password.';
+
+// Awaiting confirmation.
+export const awaitingText = (email: string) =>
+  `We sent a verification link to ${email}. Follow it to confirm your access, then log in.`;
+export const RESEND_PROMPT = 'Nothing arrived? Check your spam folder or send a new link.';
+export const RESEND_OK = 'A new verification matrix has been dispatched.';
+export const resendFailed = (message?: string) => `Failed to resend email: ${message ?? 'Please try again.'}`;
