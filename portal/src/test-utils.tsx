@@ -3,6 +3,7 @@ import { createMemoryRouter, RouterProvider } from 'react-router';
 import { AppProviders } from './AppProviders.tsx';
 import { routes } from './routes/router.tsx';
 import { RootStore } from './stores/RootStore.ts';
+import { fakeApi, reply, testUser } from './testing/fakeApi.ts';
 import { fakeSockets } from './testing/fakeSockets.ts';
 
 export type RenderRouteOptions = {
@@ -32,3 +33,20 @@ export function renderRoute(path: string, options: RenderRouteOptions = {}) {
 /** Path and query the router shows now. */
 export const locationOf = (router: { state: { location: { pathname: string; search: string } } }) =>
   router.state.location.pathname + router.state.location.search;
+
+/**
+ * Renders `path` for a signed-in operator: a token in the store, and an API that knows the user, their
+ * stats and logout (`routes` add or replace answers). Sockets are fakes the test can drive.
+ */
+export function renderSignedIn(path: string, routes: Parameters<typeof fakeApi>[0] = {}) {
+  const api = fakeApi({
+    'GET /users/me': reply(200, testUser),
+    'GET /user/stats': reply(200, { rank: 7, attacksWon: 3, defensesWon: 5 }),
+    'POST /auth/logout': reply(204),
+    ...routes,
+  });
+  const sockets = fakeSockets();
+  const store = new RootStore({ socketFactory: sockets.factory });
+  store.auth.setAccessToken('token-1');
+  return { api, ...renderRoute(path, { store }), sockets };
+}

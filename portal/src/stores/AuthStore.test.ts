@@ -53,21 +53,22 @@ describe('persisted session', () => {
 });
 
 describe('logout', () => {
-  function signedInWithSockets() {
+  async function signedInWithSockets() {
     const sockets = fakeSockets();
     const store = new RootStore({ socketFactory: sockets.factory });
     store.auth.setAccessToken('token-1');
-    store.auth.setUser(testUser);
+    await store.auth.loadUser();
     store.realtime.start();
     return { store, sockets };
   }
 
   it('posts /auth/logout, tells the grid, closes both sockets and forgets the session', async () => {
-    const api = fakeApi({ 'POST /auth/logout': reply(204) });
-    const { store, sockets } = signedInWithSockets();
+    const api = fakeApi({ 'POST /auth/logout': reply(204), 'GET /users/me': reply(200, testUser) });
+    const { store, sockets } = await signedInWithSockets();
     const [grid] = sockets.open(GRID_NAMESPACE);
     await store.auth.logout();
     expect(api.callsTo('POST /auth/logout')).toHaveLength(1);
+    expect(grid).toBeDefined();
     expect(grid?.history).toEqual(['emit:logout', 'disconnect']);
     expect(sockets.sockets.every((s) => s.closed)).toBe(true);
     expect(store.auth.accessToken).toBeNull();
@@ -75,9 +76,9 @@ describe('logout', () => {
   });
 
   it('still logs out when the server does not confirm, and only logs the failure', async () => {
-    fakeApi({ 'POST /auth/logout': fail(500, 'Boom') });
+    fakeApi({ 'POST /auth/logout': fail(500, 'Boom'), 'GET /users/me': reply(200, testUser) });
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
-    const { store, sockets } = signedInWithSockets();
+    const { store, sockets } = await signedInWithSockets();
     await store.auth.logout();
     expect(warn).toHaveBeenCalled();
     expect(store.auth.accessToken).toBeNull();

@@ -1,20 +1,22 @@
 import { GRID_NAMESPACE, VPN_STATUS_NAMESPACE } from '@exploit-grid/api/contracts';
 import { describe, expect, it, vi } from 'vitest';
-import { fakeApi, testUser, tokenAnswer } from '../testing/fakeApi.ts';
+import { fakeApi, reply, testUser, tokenAnswer } from '../testing/fakeApi.ts';
 import { fakeSockets } from '../testing/fakeSockets.ts';
 import { RootStore } from './RootStore.ts';
 
-function signedIn() {
+/** A store whose user is loaded; `routes` add to the fake API. */
+async function signedIn(routes: Parameters<typeof fakeApi>[0] = {}) {
+  const api = fakeApi({ 'GET /users/me': reply(200, testUser), ...routes });
   const sockets = fakeSockets();
   const store = new RootStore({ socketFactory: sockets.factory });
   store.auth.setAccessToken('token-1');
-  store.auth.setUser(testUser);
-  return { store, sockets };
+  await store.auth.loadUser();
+  return { store, sockets, api };
 }
 
 describe('realtime connections', () => {
-  it('opens /grid and /vpn-status with the token and user id on start, and closes both on stop', () => {
-    const { store, sockets } = signedIn();
+  it('opens /grid and /vpn-status with the token and user id on start, and closes both on stop', async () => {
+    const { store, sockets } = await signedIn();
     store.realtime.start();
     expect(sockets.sockets.map((s) => [s.namespace, s.handshake])).toEqual([
       [GRID_NAMESPACE, { token: 'token-1', userId: testUser.id }],
@@ -24,18 +26,20 @@ describe('realtime connections', () => {
     expect(sockets.sockets.every((s) => s.closed)).toBe(true);
   });
 
-  it('waits for the user before connecting', () => {
+  it('waits until the user is loaded before connecting, even with a user restored from storage', async () => {
+    fakeApi({ 'GET /users/me': reply(200, testUser) });
     const sockets = fakeSockets();
     const store = new RootStore({ socketFactory: sockets.factory });
     store.auth.setAccessToken('token-1');
+    store.auth.setUser(testUser);
     store.realtime.start();
     expect(sockets.sockets).toHaveLength(0);
-    store.auth.setUser(testUser);
+    await store.auth.loadUser();
     expect(sockets.open(GRID_NAMESPACE)).toHaveLength(1);
   });
 
-  it('is connected while the grid socket is, and not after a refused handshake', () => {
-    const { store, sockets } = signedIn();
+  it('is connected while the grid socket is, and not after a refused handshake', async () => {
+    const { store, sockets } = await signedIn();
     store.realtime.start();
     const [grid] = sockets.open(GRID_NAMESPACE);
     grid?.receive('connect');
@@ -44,8 +48,8 @@ describe('realtime connections', () => {
     expect(store.realtime.connected).toBe(false);
   });
 
-  it('asks the VPN status on connect and keeps the answer', () => {
-    const { store, sockets } = signedIn();
+  it('asks the VPN status on connect and keeps the answer', async () => {
+    const { store, sockets } = await signedIn();
     store.realtime.start();
     const [vpn] = sockets.open(VPN_STATUS_NAMESPACE);
     vpn?.receive('connect');
@@ -54,8 +58,8 @@ describe('realtime connections', () => {
     expect(store.realtime.vpnConnected).toBe(true);
   });
 
-  it('asks for the initial grid state when the server is ready for it', () => {
-    const { store, sockets } = signedIn();
+  it('asks for the initial grid state when the server is ready for it', async () => {
+    const { store, sockets } = await signedIn();
     store.realtime.start();
     const [grid] = sockets.open(GRID_NAMESPACE);
     grid?.receive('readyForState');
@@ -63,8 +67,7 @@ describe('realtime connections', () => {
   });
 
   it('reopens both sockets with the fresh token after a refresh', async () => {
-    fakeApi({ 'POST /auth/refresh': tokenAnswer('token-2') });
-    const { store, sockets } = signedIn();
+    const { store, sockets } = await signedIn({ 'POST /auth/refresh': tokenAnswer('token-2') });
     store.realtime.start();
     await store.auth.refresh();
     expect(sockets.sockets.slice(0, 2).every((s) => s.closed)).toBe(true);
@@ -74,8 +77,7 @@ describe('realtime connections', () => {
   });
 
   it('renews the token once when the grid refuses the handshake as Unauthorized', async () => {
-    const api = fakeApi({ 'POST /auth/refresh': tokenAnswer('token-2') });
-    const { store, sockets } = signedIn();
+    const { store, sockets, api } = await signedIn({ 'POST /auth/refresh': tokenAnswer('token-2') });
     store.realtime.start();
     const [grid] = sockets.open(GRID_NAMESPACE);
     grid?.receive('connect_error', new Error('Unauthorized'));

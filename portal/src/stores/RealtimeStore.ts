@@ -57,8 +57,9 @@ export class RealtimeStore {
     if (this.watching) return;
     this.watching = reaction(
       (): SocketHandshake | null => {
-        const { accessToken, user } = this.root.auth;
-        return accessToken && user ? { token: accessToken, userId: user.id } : null;
+        // A user restored from storage is not enough: wait until this page has loaded it with the token.
+        const { accessToken, user, userStatus } = this.root.auth;
+        return accessToken && user && userStatus === 'ready' ? { token: accessToken, userId: user.id } : null;
       },
       (handshake) => {
         this.close();
