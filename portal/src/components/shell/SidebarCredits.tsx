@@ -27,12 +27,16 @@ function Balance({ label, value, icon, collapsed, testId }: BalanceProps) {
       sx={{ alignItems: 'center', color: 'text.secondary' }}
     >
       <Box sx={{ display: 'flex', fontSize: 18 }}>{icon}</Box>
-      {!collapsed && <Typography variant="body2">{label}</Typography>}
+      {!collapsed && (
+        <Typography variant="body2" sx={{ flex: 1 }}>
+          {label}
+        </Typography>
+      )}
       <Typography
         variant="body2"
         data-testid={testId}
         aria-label={collapsed ? `${label} ${value}` : undefined}
-        sx={{ ml: collapsed ? 0 : 'auto', color: 'text.primary', fontFamily: 'monospace', fontWeight: 700 }}
+        sx={{ color: 'text.primary', fontFamily: 'monospace', fontWeight: 700 }}
       >
         {value}
       </Typography>

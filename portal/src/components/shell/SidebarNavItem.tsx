@@ -1,3 +1,4 @@
+import Box from '@mui/material/Box';
 import ListItemButton from '@mui/material/ListItemButton';
 import ListItemIcon from '@mui/material/ListItemIcon';
 import ListItemText from '@mui/material/ListItemText';
@@ -39,11 +40,11 @@ export function SidebarNavItem({
     return (
       <li>
         <Tooltip title={COMING_SOON} placement="right" describeChild>
-          <span>
+          <Box component="span" sx={{ display: 'block' }}>
             <ListItemButton disabled aria-label={label} sx={{ ...itemSx, ...justify }}>
               {content}
             </ListItemButton>
-          </span>
+          </Box>
         </Tooltip>
       </li>
     );
