@@ -35,6 +35,16 @@ describe('persisted session', () => {
     expect(saved()).toEqual({ version: 2, state: { accessToken: null, user: null, box: null } });
   });
 
+  it('keeps the token but drops a saved user that no longer matches the contract', () => {
+    localStorage.setItem(
+      AUTH_STORAGE_KEY,
+      JSON.stringify({ version: 2, state: { accessToken: 'token-1', user: { id: 42 }, box: null } }),
+    );
+    const store = newStore();
+    expect(store.auth.accessToken).toBe('token-1');
+    expect(store.auth.user).toBeNull();
+  });
+
   it('starts empty from an unreadable saved session', () => {
     localStorage.setItem(AUTH_STORAGE_KEY, '{not json');
     expect(newStore().auth.accessToken).toBeNull();

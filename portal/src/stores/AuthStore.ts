@@ -23,15 +23,16 @@ export const REDIRECT_STORAGE_KEY = 'exploit-grid.redirect';
 /** The operator's box as last seen; its contract arrives with the boxes feature. */
 export type PersistedBox = Record<string, unknown>;
 
+const persistedBox = z.record(z.string(), z.unknown());
+/** The envelope decides whether a saved session is usable; user and box are only a head start. */
 const persistedAuth = z.object({
   version: z.literal(AUTH_STORAGE_VERSION),
-  state: z.object({
-    accessToken: z.string().nullable(),
-    user: userSchema.nullable(),
-    box: z.record(z.string(), z.unknown()).nullable(),
-  }),
+  state: z.object({ accessToken: z.string().nullable(), user: z.unknown(), box: z.unknown() }),
 });
-type PersistedAuth = z.infer<typeof persistedAuth>;
+type PersistedAuth = {
+  version: typeof AUTH_STORAGE_VERSION;
+  state: { accessToken: string | null; user: User | null; box: PersistedBox | null };
+};
 
 export type UserStatus = 'idle' | 'loading' | 'ready' | 'failed';
 
@@ -267,9 +268,12 @@ export class AuthStore {
       return;
     }
     const { accessToken, user, box } = parsed.data.state;
+    if (accessToken === null) return;
     this.accessToken = accessToken;
-    this.user = accessToken === null ? null : user;
-    this.box = accessToken === null ? null : box;
+    // A user or box saved by an older shape of the contract is dropped, not the session: the layout
+    // loads the user again on entry anyway.
+    this.user = userSchema.safeParse(user).data ?? null;
+    this.box = persistedBox.safeParse(box).data ?? null;
   }
 
   private persist(value: PersistedAuth) {
