@@ -45,7 +45,7 @@ export async function startPlatform(
   // A DATA_DIR passed in belongs to the caller and is kept; a fresh one is deleted on stop.
   const ownsDataDir = !options.dataDir;
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'eg-e2e-')));
-  const port = await freePort();
+  const port = env.PORT ? Number(env.PORT) : await freePort();
   const child = spawn(process.execPath, [mainScript], {
     cwd: repoRoot,
     env: {
