@@ -161,7 +161,9 @@ describe('accounts and sessions', () => {
         },
       });
       expect(res.status).to.equal(201);
-      expect(await users(identity.email)).to.have.length(1);
+      const rows = await users(identity.email);
+      expect(rows).to.have.length(1);
+      expect(rows[0]?.email).to.equal(identity.email.toLowerCase());
     });
 
     const bad: [string, Record<string, unknown>, RegExp][] = [

@@ -32,7 +32,12 @@ export const passwordSchema = z
   .string()
   .min(PASSWORD_MIN, PASSWORD_TOO_SHORT)
   .max(PASSWORD_MAX, PASSWORD_TOO_LONG);
-export const emailSchema = z.string().trim().max(EMAIL_MAX, EMAIL_INVALID).pipe(z.email(EMAIL_INVALID));
+export const emailSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(EMAIL_MAX, EMAIL_INVALID)
+  .pipe(z.email(EMAIL_INVALID));
 export const handleSchema = z
   .string()
   .trim()
