@@ -87,9 +87,14 @@ export function createApp({ config, logger, orm, auth, users, social }: AppDeps)
   app.get(`${API_BASE}/openapi.json`, (_req, res) => {
     res.type('application/json').send(openApiJson);
   });
+  // API answers (tokens, account data) are never stored by browsers or proxies.
+  app.use('/api', (_req, res, next) => {
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  });
   for (const router of apiRouters) app.use(API_BASE, router.router);
   // Browser redirects of social sign-in (not JSON calls: not in the OpenAPI document).
-  app.use(API_BASE, socialRoutes({ ...social, orm, auth, logger }));
+  app.use(API_BASE, socialRoutes({ ...social, orm, auth, logger, secureCookies: secure }));
   app.use(['/api', '/internal'], apiNotFound);
 
   const portal = portalStatic(config.portalDist);

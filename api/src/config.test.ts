@@ -50,11 +50,30 @@ describe('configuration', () => {
     );
   });
 
-  it('refuses a database URL of another scheme', () => {
-    expect(() => loadConfig({ DATABASE_URL: 'mysql://x@y/z' })).to.throw(
-      ConfigError,
-      /DATABASE_URL="mysql:\/\/x@y\/z": must be a postgres:\/\/ or postgresql:\/\/ URL/,
-    );
+  it('refuses a database URL of another scheme without echoing it (it may hold a password)', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://x:hunter2@y/z' }))
+      .to.throw(ConfigError, /DATABASE_URL=\[hidden\]: must be a postgres:\/\/ or postgresql:\/\/ URL/)
+      .with.property('message')
+      .that.does.not.include('hunter2');
+  });
+
+  it('never echoes a secret that is refused', () => {
+    expect(() => loadConfig({ JWT_SECRET: 'too-short-secret' }))
+      .to.throw(ConfigError, /JWT_SECRET=\[hidden\]: must be at least 32 characters/)
+      .with.property('message')
+      .that.does.not.include('too-short-secret');
+  });
+
+  it('requires real mail and an https address in production', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production', PUBLIC_URL: 'http://grid.example' }))
+      .to.throw(ConfigError)
+      .with.property('message')
+      .that.matches(/SMTP_URL="": is required when NODE_ENV=production/)
+      .and.matches(/PUBLIC_URL="http:\/\/grid.example": must be an https:\/\/ URL when NODE_ENV=production/);
+    expect(
+      loadConfig({ NODE_ENV: 'production', PUBLIC_URL: 'https://grid.example', SMTP_URL: 'smtp://mail:587' })
+        .env,
+    ).to.equal('production');
   });
 
   it('lists every bad value at once', () => {

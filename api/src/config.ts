@@ -55,6 +55,18 @@ export const configSchema = z
     LINKEDIN_CLIENT_SECRET: z.string().min(1).optional(),
     LINKEDIN_ISSUER: httpUrl.default('https://www.linkedin.com/oauth'),
   })
+  .superRefine((env, ctx) => {
+    // In production mail must really go out, and links and cookies need the real address.
+    if (env.NODE_ENV !== 'production') return;
+    if (!env.SMTP_URL)
+      ctx.addIssue({ code: 'custom', path: ['SMTP_URL'], message: 'is required when NODE_ENV=production' });
+    if (!env.PUBLIC_URL?.startsWith('https://'))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['PUBLIC_URL'],
+        message: 'must be an https:// URL when NODE_ENV=production',
+      });
+  })
   .transform((env) => ({
     env: env.NODE_ENV,
     host: env.HOST,
@@ -117,6 +129,9 @@ function parseTrustProxy(value: string): boolean | number | string {
 
 export type Config = z.output<typeof configSchema>;
 
+/** Settings whose values are credentials (or URLs that may embed one). */
+const SECRET_KEYS = /SECRET|PASSWORD|^DATABASE_URL$|^SMTP_URL$/;
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
@@ -135,7 +150,9 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     const lines = result.error.issues.map((issue) => {
       const key = String(issue.path[0] ?? 'configuration');
       const value = environment[key];
-      return `  ${key}=${JSON.stringify(value ?? '')}: ${issue.message}`;
+      // Never echo a credential into a terminal or a log collector.
+      const shown = SECRET_KEYS.test(key) && value ? '[hidden]' : JSON.stringify(value ?? '');
+      return `  ${key}=${shown}: ${issue.message}`;
     });
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }

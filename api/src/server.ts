@@ -12,7 +12,7 @@ import { AuthService } from './auth/service.ts';
 import { configureSocial } from './auth/social.ts';
 import { Throttle, type ThrottleLimit, type ThrottleName } from './auth/throttle.ts';
 import { createMailer } from './mail/mailer.ts';
-import { createRealtime, type Realtime, type TokenVerifier } from './realtime/io.ts';
+import { createRealtime, disconnectSessions, type Realtime, type TokenVerifier } from './realtime/io.ts';
 import { UserService } from './users/service.ts';
 
 export interface Platform {
@@ -85,9 +85,10 @@ export async function startPlatform(
     const social = await configureSocial(config, logger);
     const app = createApp({ config, logger, orm, auth, users, social });
     const httpServer = createServer(app);
-    const verifyToken: TokenVerifier =
-      options.verifyToken ?? (async (token) => (await auth.authenticate(token))?.userId ?? null);
+    const verifyToken: TokenVerifier = options.verifyToken ?? ((token) => auth.authenticate(token));
     const realtime = createRealtime(httpServer, { verifyToken, logger });
+    // Logout, password reset and token reuse end sessions at once: their sockets too.
+    auth.events.on('sessionsRevoked', (ended) => disconnectSessions(realtime, ended));
 
     await new Promise<void>((resolve, reject) => {
       httpServer.once('error', reject);

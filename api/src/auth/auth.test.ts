@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import pg from 'pg';
 import { io as connect } from 'socket.io-client';
@@ -83,7 +84,7 @@ describe('accounts and sessions', () => {
   }
 
   function newIdentity() {
-    const n = `${Date.now().toString(36)}${counter}`;
+    const n = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
     return {
       handle: `op_${n}`.slice(0, 24),
       email: `operator.${n}@example.test`,
@@ -232,6 +233,48 @@ describe('accounts and sessions', () => {
       expect(answers.filter((a) => a.status === 201)).to.have.length(1);
       expect(answers.filter((a) => a.status === 409)).to.have.length(5);
     });
+
+    it('holds the handle of a sign-up with a taken address, so the handle cannot tell the address was taken', async () => {
+      const owner = await signUp();
+      const probe = newIdentity();
+      expect(
+        (await call('POST', '/auth/signup', { body: { ...probe, email: owner.email } })).status,
+      ).to.equal(201);
+      const again = await call('POST', '/auth/signup', { body: { ...newIdentity(), handle: probe.handle } });
+      expect(again.status).to.equal(409);
+      expect(again.body.message).to.equal('Handle is already taken.');
+    });
+
+    it('sends the "someone tried" notice to one address at most twice a day', async () => {
+      const owner = await signUp();
+      await mailbox.waitFor(owner.email, /Confirm/);
+      for (let i = 0; i < 3; i++) {
+        expect(
+          (await call('POST', '/auth/signup', { body: { ...newIdentity(), email: owner.email } })).status,
+        ).to.equal(201);
+      }
+      await mailbox.waitFor(owner.email, /Someone tried/);
+      await mailbox.waitFor(owner.email, /Someone tried/);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(mailbox.to(owner.email)).to.have.length(0);
+    });
+
+    it('accepts the longest valid address all the way to sign-in', async () => {
+      const identity = {
+        ...newIdentity(),
+        email: `${'l'.repeat(64)}.${counter}@${'d'.repeat(60)}.${'e'.repeat(60)}.${'f'.repeat(50)}.test`,
+      };
+      expect(identity.email.length).to.be.within(240, 254);
+      await signUp(identity);
+      await verify(identity.email);
+      const login = await call('POST', '/auth/login', {
+        body: { email: identity.email, password: identity.password },
+      });
+      expect(login.status).to.equal(200);
+      expect(
+        (await call('POST', '/auth/forgot-password', { body: { email: identity.email } })).status,
+      ).to.equal(200);
+    });
   });
 
   describe('email verification', () => {
@@ -256,6 +299,16 @@ describe('accounts and sessions', () => {
       const res = await verify(identity.email);
       expect(res.headers.get('location')).to.equal('/login?verified=false&reason=expired_or_invalid');
       expect((await users(identity.email))[0]?.email_verified_at).to.equal(null);
+    });
+
+    it('redirects, never answers JSON, for a link with extra, repeated or oversized parameters', async () => {
+      for (const query of ['?token=abc&utm_source=mail', '?token=a&token=b', `?token=${'x'.repeat(300)}`]) {
+        const res = await fetch(`${platform.baseUrl}/api/v1/auth/verify-email${query}`, {
+          redirect: 'manual',
+        });
+        expect(res.status, query).to.equal(302);
+        expect(res.headers.get('location')).to.equal('/login?verified=false&reason=expired_or_invalid');
+      }
     });
 
     it('refuses a made-up or missing token', async () => {
@@ -369,6 +422,45 @@ describe('accounts and sessions', () => {
       expect(right.status).to.equal(429);
     });
 
+    it('counts only failures against an account: slow guessing cannot lock its owner out', async () => {
+      const identity = await signedIn();
+      for (let i = 0; i < 3; i++) {
+        expect(
+          (
+            await call('POST', '/auth/login', {
+              body: { email: identity.email, password: 'wrong password!' },
+            })
+          ).status,
+        ).to.equal(401);
+      }
+      expect(
+        (await call('POST', '/auth/login', { body: { email: identity.email, password: identity.password } }))
+          .status,
+      ).to.equal(200);
+      // The success cleared the count: three more failures still do not block.
+      for (let i = 0; i < 3; i++) {
+        expect(
+          (
+            await call('POST', '/auth/login', {
+              body: { email: identity.email, password: 'wrong password!' },
+            })
+          ).status,
+        ).to.equal(401);
+      }
+      expect(
+        (await call('POST', '/auth/login', { body: { email: identity.email, password: identity.password } }))
+          .status,
+      ).to.equal(200);
+    });
+
+    it('answers API calls with Cache-Control: no-store', async () => {
+      const identity = await signedIn();
+      const res = await call('POST', '/auth/login', {
+        body: { email: identity.email, password: identity.password },
+      });
+      expect(res.headers.get('cache-control')).to.equal('no-store');
+    });
+
     it('throttles logins per address', async () => {
       const statuses: number[] = [];
       for (let i = 0; i < 32; i++) {
@@ -415,6 +507,13 @@ describe('accounts and sessions', () => {
         Array.from({ length: 5 }, () => call('POST', '/auth/refresh', { cookie: session.refresh })),
       );
       expect(answers.filter((a) => a.status === 200).length).to.be.at.most(1);
+    });
+
+    it('does not throttle refresh: a flood from one address cannot sign its neighbours out', async () => {
+      const session = await signedIn();
+      const flood = await Promise.all(Array.from({ length: 70 }, () => call('POST', '/auth/refresh')));
+      expect(flood.every((a) => a.status === 401)).to.equal(true);
+      expect((await call('POST', '/auth/refresh', { cookie: session.refresh })).status).to.equal(200);
     });
 
     it('refuses a refresh after the absolute lifetime of the session', async () => {
@@ -470,6 +569,22 @@ describe('accounts and sessions', () => {
       await call('POST', '/auth/logout', { cookie: session.refresh });
       expect((await open())?.message).to.equal(SOCKET_UNAUTHORIZED);
     });
+
+    it('cuts the open sockets of a session when it ends', async () => {
+      const session = await signedIn();
+      const me = await call('GET', '/users/me', { token: session.token });
+      const socket = connect(`${platform.baseUrl}${GRID_NAMESPACE}`, {
+        transports: ['websocket'],
+        auth: { token: session.token },
+        query: { userId: me.body.id as string },
+        reconnection: false,
+      });
+      await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+      const cut = new Promise<string>((resolve) => socket.once('disconnect', resolve));
+      await call('POST', '/auth/logout', { cookie: session.refresh });
+      expect(await cut).to.equal('io server disconnect');
+      socket.close();
+    });
   });
 
   describe('password reset', () => {
@@ -500,6 +615,22 @@ describe('accounts and sessions', () => {
           })
         ).status,
       ).to.equal(200);
+    });
+
+    it('lets only one of two reset links used at the same time through', async () => {
+      const session = await signedIn();
+      await call('POST', '/auth/forgot-password', { body: { email: session.email } });
+      await call('POST', '/auth/forgot-password', { body: { email: session.email } });
+      const links = [
+        await mailbox.waitFor(session.email, /Reset/),
+        await mailbox.waitFor(session.email, /Reset/),
+      ].map((mail) => new URL(linkIn(mail, '/reset-password?token=')).searchParams.get('token')!);
+      const answers = await Promise.all(
+        links.map((token, i) =>
+          call('POST', '/auth/reset-password', { body: { token, password: `new passphrase number ${i}` } }),
+        ),
+      );
+      expect(answers.map((a) => a.status).sort()).to.deep.equal([200, 400]);
     });
 
     it('answers the same for an unknown address and sends nothing', async () => {

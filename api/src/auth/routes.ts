@@ -17,7 +17,9 @@ import {
   socialExchangeRequest,
   type SocialProvider,
 } from '../contracts/index.ts';
+import { HttpError } from '../http/errors.ts';
 import { ApiRouter } from '../http/route.ts';
+import { SOCIAL_BINDING_COOKIE, clearSocialBindingCookie } from './social.ts';
 import type { AuthService, ClientContext, IssuedSession } from './service.ts';
 
 export const REFRESH_COOKIE = 'eg_refresh';
@@ -76,7 +78,9 @@ export function authRoutes(deps: {
       path: '/auth/verify-email',
       summary: 'Follow the link from the verification mail; redirects to /login',
       tags,
-      query: z.strictObject({ token: z.string().max(200).optional() }),
+      // Links pass through mail clients and trackers that add parameters: anything odd is
+      // a failed verification (a redirect), never a JSON error page.
+      query: z.looseObject({ token: z.string().max(200).optional().catch(undefined) }),
       status: 302,
       handler: async ({ query, res }) => {
         res.redirect(302, await auth.verifyEmail(query.token));
@@ -182,11 +186,14 @@ export function authRoutes(deps: {
       path: '/auth/social/exchange',
       summary: 'Exchange the single-use code from a social sign-in redirect for a session',
       tags,
+      before: [cookies],
       body: socialExchangeRequest,
       response: accessTokenResponse,
-      errors: { 401: 'Invalid or expired code' },
+      errors: { 401: 'Invalid or expired code, or another browser' },
       handler: async ({ body, req, res }) => {
-        const session = await auth.exchangeSocialCode(body.code, clientContext(req));
+        const binding = req.cookies?.[SOCIAL_BINDING_COOKIE] as string | undefined;
+        const session = await auth.exchangeSocialCode(body.code, binding, clientContext(req));
+        clearSocialBindingCookie(res, secureCookies);
         setRefreshCookie(res, session, secureCookies);
         return tokenAnswer(session);
       },

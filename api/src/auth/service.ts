@@ -15,7 +15,8 @@ import {
 } from '../contracts/index.ts';
 import { ACCESS_TOKEN_TTL_SECONDS, type AccessClaims, type AccessTokens } from './jwt.ts';
 import type { PasswordHasher } from './passwords.ts';
-import type { Throttle } from './throttle.ts';
+import { EventEmitter } from 'node:events';
+import { clientKey, type Throttle } from './throttle.ts';
 import { hashToken, newToken } from './tokens.ts';
 
 export const VERIFY_EMAIL_TTL_MS = 24 * 60 * 60 * 1000;
@@ -57,10 +58,20 @@ export interface AuthServiceDeps {
   publicUrl: string;
 }
 
+/** Sessions that just ended: their sockets must be cut too. */
+export interface SessionsRevoked {
+  userId: string;
+  /** The ended sessions; absent when every session of the user ended. */
+  sessionIds?: string[];
+  reason: string;
+}
+
 /** Sign-up, email verification, sign-in, sessions and password reset. */
 export class AuthService {
   readonly #deps: AuthServiceDeps;
   readonly #log: Logger;
+  /** `sessionsRevoked` (SessionsRevoked): the realtime layer disconnects what they opened. */
+  readonly events = new EventEmitter<{ sessionsRevoked: [SessionsRevoked] }>();
 
   constructor(deps: AuthServiceDeps) {
     this.#deps = deps;
@@ -77,22 +88,36 @@ export class AuthService {
    * A taken handle is reported: handles are public anyway.
    */
   async signup(input: Required<SignupRequest>, ctx: ClientContext): Promise<void> {
-    await this.#deps.throttle.consume(['signupIp', ctx.ip]);
+    await this.#deps.throttle.consume(['signupIp', clientKey(ctx.ip)]);
     const sql = this.#sql();
-    const handleTaken = await sql.one('select 1 from users where handle = ?', [input.handle]);
+    const handleTaken = await sql.one(
+      `select 1 from users where handle = ?
+       union all select 1 from handle_reservations where handle = ? and expires_at > now()`,
+      [input.handle, input.handle],
+    );
     if (handleTaken) throw conflict('Handle is already taken.', 'HANDLE_TAKEN');
 
     // Hash in both branches so both take as long.
     const passwordHash = await this.#deps.hasher.hash(input.password);
     const existing = await sql.one<AccountRow>('select * from users where email = ?', [input.email]);
     if (existing) {
-      this.#mailInBackground(
-        accountExistsMail(
-          existing.email,
-          `${this.#deps.publicUrl}/login`,
-          `${this.#deps.publicUrl}/forgot-password`,
-        ),
+      // The handle is held as if the account had been created: a second try with it must
+      // not reveal, by succeeding, that this address already had an account.
+      await sql.run(
+        `insert into handle_reservations (handle, expires_at) values (?, now() + interval '1 day')
+         on conflict (handle) do update set expires_at = excluded.expires_at
+           where handle_reservations.expires_at <= now()`,
+        [input.handle],
       );
+      if (await this.#deps.throttle.tryConsume('noticeAccount', existing.email)) {
+        this.#mailInBackground(
+          accountExistsMail(
+            existing.email,
+            `${this.#deps.publicUrl}/login`,
+            `${this.#deps.publicUrl}/forgot-password`,
+          ),
+        );
+      }
       return;
     }
 
@@ -132,7 +157,7 @@ export class AuthService {
     const failure = `/login?verified=false&reason=${VERIFY_REASON_EXPIRED_OR_INVALID}`;
     if (!token) return failure;
     const userId = await this.#sql().transaction(async (tx) => {
-      const id = await this.#redeemToken(tx, token, 'VERIFY_EMAIL');
+      const id = (await this.#redeemToken(tx, token, 'VERIFY_EMAIL'))?.userId ?? null;
       if (id)
         await tx.run(
           'update users set email_verified_at = coalesce(email_verified_at, now()), updated_at = now() where id = ?',
@@ -146,11 +171,17 @@ export class AuthService {
   }
 
   async login(email: string, password: string, ctx: ClientContext): Promise<IssuedSession> {
-    await this.#deps.throttle.consume(['loginIp', ctx.ip], ['loginAccount', email]);
+    await this.#deps.throttle.consume(['loginIp', clientKey(ctx.ip)]);
+    // Only failures count against an account, so nobody can lock out its owner by
+    // guessing slowly; once it is blocked even the right password waits.
+    await this.#deps.throttle.assertOpen('loginAccount', email);
     const sql = this.#sql();
     const account = await sql.one<AccountRow>('select * from users where email = ?', [email]);
     const ok = await this.#deps.hasher.verify(account?.password_hash, password);
-    if (!account || !ok) throw unauthorized(INVALID_CREDENTIALS);
+    if (!account || !ok) {
+      await this.#deps.throttle.tryConsume('loginAccount', email);
+      throw unauthorized(INVALID_CREDENTIALS);
+    }
     if (!account.email_verified_at) throw forbidden(EMAIL_NOT_VERIFIED, EMAIL_NOT_VERIFIED);
     await this.#deps.throttle.reset('loginAccount', email);
     return this.#startSession(sql, account.id, ctx);
@@ -161,7 +192,6 @@ export class AuthService {
    * leaked (or was replayed): the whole session (token family) is revoked.
    */
   async refresh(refreshToken: string | undefined, ctx: ClientContext): Promise<IssuedSession> {
-    await this.#deps.throttle.consume(['tokenIp', ctx.ip]);
     if (!refreshToken || refreshToken.length > 200) throw unauthorized(INVALID_OR_EXPIRED_TOKEN);
     const outcome = await this.#sql().transaction(async (tx) => {
       const row = await tx.one<{
@@ -226,16 +256,23 @@ export class AuthService {
   /** Ends the session a refresh token belongs to (no error when there is none). */
   async logout(refreshToken: string | undefined): Promise<void> {
     if (!refreshToken || refreshToken.length > 200) return;
-    await this.#sql().run(
+    const ended = await this.#sql().one<{ id: string; user_id: string }>(
       `update sessions set revoked_at = now(), revoked_reason = 'logout'
-        where revoked_at is null and id = (select session_id from refresh_tokens where token_hash = ?)`,
+        where revoked_at is null and id = (select session_id from refresh_tokens where token_hash = ?)
+        returning id, user_id`,
       [hashToken(refreshToken)],
     );
+    if (ended)
+      this.events.emit('sessionsRevoked', {
+        userId: ended.user_id,
+        sessionIds: [ended.id],
+        reason: 'logout',
+      });
   }
 
   /** Mails a reset link when the account exists; the caller learns nothing either way. */
   async forgotPassword(email: string, ctx: ClientContext): Promise<void> {
-    await this.#deps.throttle.consume(['mailIp', ctx.ip], ['mailAccount', `reset:${email}`]);
+    await this.#deps.throttle.consume(['mailIp', clientKey(ctx.ip)], ['mailAccount', `reset:${email}`]);
     const sql = this.#sql();
     const account = await sql.one<AccountRow>('select * from users where email = ?', [email]);
     if (!account) return;
@@ -254,36 +291,49 @@ export class AuthService {
    * session of the account (whoever knew the old password is signed out).
    */
   async resetPassword(token: string, password: string, ctx: ClientContext): Promise<void> {
-    await this.#deps.throttle.consume(['tokenIp', ctx.ip]);
+    await this.#deps.throttle.consume(['tokenIp', clientKey(ctx.ip)]);
+    const invalid = () => badRequest(INVALID_OR_EXPIRED_TOKEN, 'INVALID_TOKEN');
+    // Hash only for a live token: made-up tokens must not buy expensive work.
+    const live = await this.#sql().one(
+      "select 1 from user_tokens where token_hash = ? and purpose = 'RESET_PASSWORD' and used_at is null and expires_at > now()",
+      [hashToken(token)],
+    );
+    if (!live) throw invalid();
     const passwordHash = await this.#deps.hasher.hash(password);
     const account = await this.#sql().transaction(async (tx) => {
-      const id = await this.#redeemToken(tx, token, 'RESET_PASSWORD');
-      if (!id) return null;
-      await tx.run(
-        `update users set password_hash = ?, password_changed_at = now(),
-                email_verified_at = coalesce(email_verified_at, now()), updated_at = now() where id = ?`,
-        [passwordHash, id],
+      const redeemed = await this.#redeemToken(tx, token, 'RESET_PASSWORD');
+      if (!redeemed) return null;
+      // Of two reset links used at once, only one may win: the row lock orders them and
+      // the loser sees a password changed after its link was issued.
+      const updated = await tx.one<{ id: string; email: string }>(
+        `update users set password_hash = ?, password_changed_at = clock_timestamp(),
+                email_verified_at = coalesce(email_verified_at, now()), updated_at = now()
+          where id = ? and (password_changed_at is null or password_changed_at < ?)
+          returning id, email`,
+        [passwordHash, redeemed.userId, redeemed.createdAt],
       );
+      if (!updated) return null;
       // Other reset links of this account stop working too.
       await tx.run(
         "update user_tokens set used_at = now() where user_id = ? and purpose = 'RESET_PASSWORD' and used_at is null",
-        [id],
+        [updated.id],
       );
       await tx.run(
         "update sessions set revoked_at = now(), revoked_reason = 'password_reset' where user_id = ? and revoked_at is null",
-        [id],
+        [updated.id],
       );
-      return tx.one<{ id: string; email: string }>('select id, email from users where id = ?', [id]);
+      return updated;
     });
-    if (!account) throw badRequest(INVALID_OR_EXPIRED_TOKEN, 'INVALID_TOKEN');
+    if (!account) throw invalid();
     // Failed guesses against the old password no longer matter.
     await this.#deps.throttle.reset('loginAccount', account.email);
+    this.events.emit('sessionsRevoked', { userId: account.id, reason: 'password_reset' });
     this.#log.info({ userId: account.id }, 'Reset password and revoked all sessions');
   }
 
   /** Mails a new verification link to an unverified account; same answer otherwise. */
   async resendVerification(email: string, ctx: ClientContext): Promise<void> {
-    await this.#deps.throttle.consume(['mailIp', ctx.ip], ['mailAccount', `verify:${email}`]);
+    await this.#deps.throttle.consume(['mailIp', clientKey(ctx.ip)], ['mailAccount', `verify:${email}`]);
     const sql = this.#sql();
     const account = await sql.one<AccountRow>('select * from users where email = ?', [email]);
     if (!account || account.email_verified_at) return;
@@ -291,17 +341,26 @@ export class AuthService {
     this.#mailInBackground(verifyEmailMail(account.email, account.handle, this.#verifyUrl(token)));
   }
 
-  /** A single-use code (60 s) that the portal exchanges for a session after social sign-in. */
-  async createSocialCode(userId: string): Promise<string> {
-    return this.#createToken(this.#sql(), userId, 'SOCIAL_LOGIN', SOCIAL_CODE_TTL_MS);
+  /**
+   * A single-use code (60 s) that the portal exchanges for a session after social sign-in,
+   * bound to the browser that came back from the provider: only the holder of `binding`
+   * (a cookie set on that browser) can exchange it.
+   */
+  async createSocialCode(userId: string, binding: string): Promise<string> {
+    return this.#createToken(this.#sql(), userId, 'SOCIAL_LOGIN', SOCIAL_CODE_TTL_MS, binding);
   }
 
-  async exchangeSocialCode(code: string, ctx: ClientContext): Promise<IssuedSession> {
-    await this.#deps.throttle.consume(['tokenIp', ctx.ip]);
+  async exchangeSocialCode(
+    code: string,
+    binding: string | undefined,
+    ctx: ClientContext,
+  ): Promise<IssuedSession> {
+    await this.#deps.throttle.consume(['tokenIp', clientKey(ctx.ip)]);
+    if (!binding || binding.length > 200) throw unauthorized(INVALID_OR_EXPIRED_TOKEN);
     const sql = this.#sql();
-    const userId = await sql.transaction((tx) => this.#redeemToken(tx, code, 'SOCIAL_LOGIN'));
-    if (!userId) throw unauthorized(INVALID_OR_EXPIRED_TOKEN);
-    return this.#startSession(sql, userId, ctx);
+    const redeemed = await sql.transaction((tx) => this.#redeemToken(tx, code, 'SOCIAL_LOGIN', binding));
+    if (!redeemed) throw unauthorized(INVALID_OR_EXPIRED_TOKEN);
+    return this.#startSession(sql, redeemed.userId, ctx);
   }
 
   /** The caller of a request: a valid access token whose session is still live. */
@@ -341,25 +400,44 @@ export class AuthService {
     };
   }
 
-  async #createToken(sql: Sql, userId: string, purpose: TokenPurpose, ttlMs: number): Promise<string> {
+  async #createToken(
+    sql: Sql,
+    userId: string,
+    purpose: TokenPurpose,
+    ttlMs: number,
+    binding?: string,
+  ): Promise<string> {
     const token = newToken();
     await sql.run(
-      'insert into user_tokens (id, user_id, purpose, token_hash, expires_at) values (?, ?, ?, ?, ?)',
-      [randomUUID(), userId, purpose, hashToken(token), new Date(Date.now() + ttlMs)],
+      'insert into user_tokens (id, user_id, purpose, token_hash, expires_at, binding_hash) values (?, ?, ?, ?, ?, ?)',
+      [
+        randomUUID(),
+        userId,
+        purpose,
+        hashToken(token),
+        new Date(Date.now() + ttlMs),
+        binding ? hashToken(binding) : null,
+      ],
     );
     return token;
   }
 
   /** Marks a live token used (once: a conditional update) and answers its user, or null. */
-  async #redeemToken(sql: Sql, token: string, purpose: TokenPurpose): Promise<string | null> {
+  async #redeemToken(
+    sql: Sql,
+    token: string,
+    purpose: TokenPurpose,
+    binding?: string,
+  ): Promise<{ userId: string; createdAt: string } | null> {
     if (token.length > 200) return null;
-    const row = await sql.one<{ user_id: string }>(
+    const row = await sql.one<{ user_id: string; created_at: string }>(
       `update user_tokens set used_at = now()
         where token_hash = ? and purpose = ? and used_at is null and expires_at > now()
-        returning user_id`,
-      [hashToken(token), purpose],
+          and (binding_hash is null or binding_hash = ?)
+        returning user_id, created_at`,
+      [hashToken(token), purpose, binding ? hashToken(binding) : null],
     );
-    return row?.user_id ?? null;
+    return row ? { userId: row.user_id, createdAt: row.created_at } : null;
   }
 
   #verifyUrl(token: string): string {

@@ -82,6 +82,9 @@ describe('social sign-in', () => {
   });
 
   /** Follows the browser's redirects from /auth/{provider} to where the API sends it at the end. */
+  /** The browser's binding cookie from the last callback (sent with the exchange). */
+  let binding = '';
+
   async function signIn(name: string, options: { dropStateCookie?: boolean } = {}): Promise<URL> {
     const start = await fetch(`${platform.baseUrl}/api/v1/auth/${name}`, { redirect: 'manual' });
     expect(start.status).to.equal(302);
@@ -96,13 +99,14 @@ describe('social sign-in', () => {
       headers: options.dropStateCookie ? {} : { cookie: `eg_oauth_state=${stateCookie}` },
     });
     expect(end.status).to.equal(302);
+    binding = (end.headers.get('set-cookie') ?? '').match(/eg_social_binding=([^;]+)/)?.[1] ?? '';
     return new URL(end.headers.get('location')!, platform.baseUrl);
   }
 
-  async function exchange(code: string) {
+  async function exchange(code: string, withBinding = binding) {
     const res = await fetch(`${platform.baseUrl}/api/v1/auth/social/exchange`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', cookie: `eg_social_binding=${withBinding}` },
       body: JSON.stringify({ code }),
     });
     return {
@@ -160,10 +164,14 @@ describe('social sign-in', () => {
     expect(second.id).to.equal(first.id);
   });
 
-  it('links to an existing account with the same verified email', async () => {
+  it('links to an existing account with the same verified email that has signed in before', async () => {
     const existing = await db.query(
       "insert into users (id, handle, email, password_hash, email_verified_at) values (gen_random_uuid(), $1, $2, 'x', now()) returning id",
       [`linked${n}`, googleUser.email],
+    );
+    await db.query(
+      "insert into sessions (id, user_id, expires_at) values (gen_random_uuid(), $1, now() + interval '1 day')",
+      [existing.rows[0].id],
     );
     const user = await me(
       (await exchange((await signIn('google')).searchParams.get('token')!)).body.access_token as string,
@@ -185,6 +193,36 @@ describe('social sign-in', () => {
     const row = await db.query('select password_hash, email_verified_at from users where id = $1', [user.id]);
     expect(row.rows[0].password_hash).to.equal(null);
     expect(row.rows[0].email_verified_at).not.to.equal(null);
+  });
+
+  it('drops the password of a verified account that never signed in when an identity joins it', async () => {
+    const existing = await db.query(
+      "insert into users (id, handle, email, password_hash, email_verified_at) values (gen_random_uuid(), $1, $2, 'planted', now()) returning id",
+      [`planted${n}`, googleUser.email],
+    );
+    const user = await me(
+      (await exchange((await signIn('google')).searchParams.get('token')!)).body.access_token as string,
+    );
+    expect(user.id).to.equal(existing.rows[0].id);
+    expect(
+      (await db.query('select password_hash from users where id = $1', [user.id])).rows[0].password_hash,
+    ).to.equal(null);
+  });
+
+  it('exchanges a code only in the browser that came back from the provider', async () => {
+    const code = (await signIn('google')).searchParams.get('token')!;
+    const elsewhere = await exchange(code, 'another-browser-cookie');
+    expect(elsewhere.status).to.equal(401);
+    expect((await exchange(code, '')).status).to.equal(401);
+    expect((await exchange(code)).status).to.equal(200);
+  });
+
+  it('normalises the address a provider gives', async () => {
+    googleUser.email = `  Mixed.Case${n}@Example.TEST `;
+    const user = await me(
+      (await exchange((await signIn('google')).searchParams.get('token')!)).body.access_token as string,
+    );
+    expect(user.email).to.equal(`mixed.case${n}@example.test`);
   });
 
   it('refuses a provider account without a verified email', async () => {

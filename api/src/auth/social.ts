@@ -6,10 +6,10 @@ import passport, { type Profile } from 'passport';
 import { Strategy as GitHubStrategy } from 'passport-github2';
 import { Strategy as GoogleStrategy } from 'passport-google-oauth20';
 import OAuth2Strategy from 'passport-oauth2';
-import { API_BASE, SOCIAL_PROVIDERS, type SocialProvider } from '../contracts/index.ts';
+import { API_BASE, SOCIAL_PROVIDERS, emailSchema, type SocialProvider } from '../contracts/index.ts';
 import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
-import { Sql, uniqueViolation } from '../db/sql.ts';
+import { Sql } from '../db/sql.ts';
 import type { Logger } from '../logger.ts';
 import type { AuthService } from './service.ts';
 import { newToken } from './tokens.ts';
@@ -25,6 +25,8 @@ export interface SocialProfile {
 }
 
 const STATE_COOKIE = 'eg_oauth_state';
+/** Binds a sign-in code to the browser that came back from the provider (login CSRF). */
+export const SOCIAL_BINDING_COOKIE = 'eg_social_binding';
 const STATE_TTL_MS = 10 * 60 * 1000;
 export const SOCIAL_FAILURE_REDIRECT = '/login?verified=false&reason=social_sign_in_failed';
 
@@ -74,6 +76,23 @@ class CookieStateStore {
 
 type Done = (err: Error | null, user?: SocialProfile | false) => void;
 
+const bindingCookieOptions = (secure: boolean) => ({
+  httpOnly: true,
+  secure,
+  sameSite: 'strict' as const,
+  path: `${API_BASE}/auth/social`,
+});
+
+export function clearSocialBindingCookie(res: Response, secure: boolean): void {
+  res.clearCookie(SOCIAL_BINDING_COOKIE, bindingCookieOptions(secure));
+}
+
+/** A provider's address, normalised like a typed one; null when it is not a valid address. */
+function normalisedEmail(email: unknown): string | null {
+  const parsed = emailSchema.safeParse(email);
+  return parsed.success ? parsed.data : null;
+}
+
 /** Reads the JSON of a provider's API with the access token (LinkedIn's OpenID Connect userinfo). */
 async function fetchJson(url: string, accessToken: string): Promise<Record<string, unknown>> {
   const res = await fetch(url, {
@@ -117,7 +136,7 @@ export async function configureSocial(
           done(null, {
             provider: 'google',
             subject: String(json.sub ?? profile.id),
-            email: typeof json.email === 'string' ? json.email : null,
+            email: normalisedEmail(json.email),
             emailVerified: json.email_verified === true || json.email_verified === 'true',
             nameHint: String(json.given_name ?? json.name ?? 'operator'),
           });
@@ -150,7 +169,7 @@ export async function configureSocial(
           done(null, {
             provider: 'github',
             subject: String(profile.id),
-            email: chosen?.value ?? null,
+            email: normalisedEmail(chosen?.value),
             emailVerified: !!chosen,
             nameHint: profile.username ?? profile.displayName ?? 'operator',
           });
@@ -185,7 +204,7 @@ export async function configureSocial(
             done(null, {
               provider: 'linkedin',
               subject: String(json.sub),
-              email: typeof json.email === 'string' ? json.email : null,
+              email: normalisedEmail(json.email),
               emailVerified: json.email_verified === true || json.email_verified === 'true',
               nameHint: String(json.given_name ?? json.name ?? 'operator'),
             } satisfies SocialProfile),
@@ -221,12 +240,15 @@ export async function accountForProfile(orm: Orm, profile: SocialProfile): Promi
     if (known) return known.user_id;
     if (!profile.email || !profile.emailVerified) return null;
 
-    const existing = await tx.one<{ id: string; email_verified_at: string | null }>(
-      'select id, email_verified_at from users where email = ? for update',
+    const existing = await tx.one<{ id: string; email_verified_at: string | null; signed_in: boolean }>(
+      `select id, email_verified_at, exists (select 1 from sessions s where s.user_id = users.id) as signed_in
+         from users where email = ? for update`,
       [profile.email],
     );
     let userId = existing?.id;
-    if (existing && !existing.email_verified_at) {
+    // Its password was set by whoever signed up; if the address was never verified, or the
+    // account never signed in, that may not be the person who owns the address now proving it.
+    if (existing && (!existing.email_verified_at || !existing.signed_in)) {
       await tx.run(
         'update users set email_verified_at = now(), password_hash = null, updated_at = now() where id = ?',
         [existing.id],
@@ -252,17 +274,14 @@ export async function accountForProfile(orm: Orm, profile: SocialProfile): Promi
         if (attempt > 20) throw new Error('could not find a free handle');
       }
     }
-    try {
-      await tx.run('insert into social_identities (provider, subject, user_id, email) values (?, ?, ?, ?)', [
-        profile.provider,
-        profile.subject,
-        userId,
-        profile.email,
-      ]);
-    } catch (err) {
-      if (uniqueViolation(err) === null) throw err;
-    }
-    return userId;
+    const linked = await tx.one<{ user_id: string }>(
+      `insert into social_identities (provider, subject, user_id, email) values (?, ?, ?, ?)
+       on conflict (provider, subject) do update set provider = excluded.provider
+       returning user_id`,
+      [profile.provider, profile.subject, userId, profile.email],
+    );
+    // A concurrent first sign-in of the same identity may have linked it first.
+    return linked?.user_id ?? userId;
   });
 }
 
@@ -273,6 +292,7 @@ export function socialRoutes(deps: {
   orm: Orm;
   auth: AuthService;
   logger: Logger;
+  secureCookies: boolean;
 }): Router {
   const router = Router();
   const log = deps.logger.child({ component: 'social' });
@@ -297,7 +317,12 @@ export function socialRoutes(deps: {
                 res.redirect(302, SOCIAL_FAILURE_REDIRECT);
                 return;
               }
-              const code = await deps.auth.createSocialCode(userId);
+              const binding = newToken(24);
+              res.cookie(SOCIAL_BINDING_COOKIE, binding, {
+                ...bindingCookieOptions(deps.secureCookies),
+                maxAge: 2 * 60 * 1000,
+              });
+              const code = await deps.auth.createSocialCode(userId, binding);
               log.info({ provider, userId }, 'Signed in with a social provider');
               res.redirect(302, `/login?token=${encodeURIComponent(code)}`);
             })

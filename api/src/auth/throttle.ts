@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { tooManyRequests } from '../http/errors.ts';
@@ -31,24 +32,72 @@ export class Throttle {
     >;
   }
 
-  /** Takes a point from each (limiter, key) pair; throws a 429 HttpError if any is exhausted. */
+  /**
+   * Takes a point from each (limiter, key) pair in order and stops at the first one that
+   * is exhausted, with a 429 HttpError carrying Retry-After.
+   */
   async consume(...checks: [ThrottleName, string][]): Promise<void> {
-    let retryAfterMs = 0;
     for (const [name, key] of checks) {
       try {
-        await this.#limiters[name].consume(key.toLowerCase());
+        await this.#limiters[name].consume(throttleKey(key));
       } catch (err) {
         if (!(err instanceof RateLimiterRes)) throw err;
-        retryAfterMs = Math.max(retryAfterMs, err.msBeforeNext);
+        throw tooManyRequests(err.msBeforeNext / 1000);
       }
     }
-    if (retryAfterMs > 0) throw tooManyRequests(retryAfterMs / 1000);
+  }
+
+  /** Throws the 429 if a key is blocked right now, without taking a point. */
+  async assertOpen(name: ThrottleName, key: string): Promise<void> {
+    const state = await this.#limiters[name].get(throttleKey(key));
+    if (state && state.remainingPoints <= 0 && state.msBeforeNext > 0) {
+      throw tooManyRequests(state.msBeforeNext / 1000);
+    }
+  }
+
+  /** Takes a point and answers whether the key still had one (for work that may be skipped quietly). */
+  async tryConsume(name: ThrottleName, key: string): Promise<boolean> {
+    try {
+      await this.#limiters[name].consume(throttleKey(key));
+      return true;
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) throw err;
+      return false;
+    }
   }
 
   /** Clears a key (a successful login resets the failures counted against an account). */
   async reset(name: ThrottleName, key: string): Promise<void> {
-    await this.#limiters[name].delete(key.toLowerCase());
+    await this.#limiters[name].delete(throttleKey(key));
   }
+}
+
+/**
+ * Keys are hashed: the table holds no email addresses, and a 254-character address fits
+ * the key column like any other.
+ */
+function throttleKey(key: string): string {
+  return createHash('sha256').update(key.toLowerCase()).digest('base64url');
+}
+
+/**
+ * The address a throttle counts against: IPv4 as is (also when written as IPv4-mapped
+ * IPv6), IPv6 by its /64, which is what one customer line usually gets.
+ */
+export function clientKey(ip: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped) return mapped[1]!;
+  if (!ip.includes(':')) return ip;
+  const [head = '', tail = ''] = ip.split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = ip.includes('::')
+    ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right]
+    : left;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toLowerCase().replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }
 
 export interface ThrottleLimit {
@@ -57,7 +106,15 @@ export interface ThrottleLimit {
   blockSeconds: number;
 }
 
-const THROTTLES = ['loginIp', 'loginAccount', 'signupIp', 'mailIp', 'mailAccount', 'tokenIp'] as const;
+const THROTTLES = [
+  'loginIp',
+  'loginAccount',
+  'signupIp',
+  'mailIp',
+  'mailAccount',
+  'tokenIp',
+  'noticeAccount',
+] as const;
 export type ThrottleName = (typeof THROTTLES)[number];
 
 const DEFAULT_LIMITS: Record<ThrottleName, ThrottleLimit> = {
@@ -69,6 +126,9 @@ const DEFAULT_LIMITS: Record<ThrottleName, ThrottleLimit> = {
   // Calls that send mail (forgot password, resend verification).
   mailIp: { points: 10, durationSeconds: 60 * 60, blockSeconds: 60 * 60 },
   mailAccount: { points: 3, durationSeconds: 15 * 60, blockSeconds: 15 * 60 },
-  // Token redemptions (reset password, social code exchange, refresh).
+  // Token redemptions (reset password, social code exchange). Refresh is not throttled: its
+  // token is a 256-bit secret, and a throttled refresh would sign out everyone behind a NAT.
   tokenIp: { points: 60, durationSeconds: 15 * 60, blockSeconds: 15 * 60 },
+  // "Someone tried to sign up with your address" notices to one address.
+  noticeAccount: { points: 2, durationSeconds: 24 * 60 * 60, blockSeconds: 0 },
 };

@@ -66,7 +66,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       message = clientErrorMessages[err.type ?? ''] ?? STATUS_CODES[status] ?? 'Bad request';
     }
     if (status >= 500) {
-      logger.error({ err, method: req.method, url: req.originalUrl }, 'Request failed');
+      // The path only: query strings may carry tokens (verification links, OAuth codes).
+      logger.error({ err, method: req.method, path: req.originalUrl.split('?', 1)[0] }, 'Request failed');
     }
     res.status(status).set(headers).json(errorBody(status, message));
   };

@@ -2,17 +2,20 @@ import { expect } from 'chai';
 import { io as connect, type Socket } from 'socket.io-client';
 import { GRID_NAMESPACE, SOCKET_UNAUTHORIZED, VPN_STATUS_NAMESPACE } from '../contracts/index.ts';
 import { startTestPlatform, type TestPlatform } from '../testing/fixtures.ts';
-import { userRoom } from './io.ts';
+import { sessionRoom, userRoom } from './io.ts';
 
 const VALID_TOKEN = 'token-of-alice';
 const ALICE = 'c0ffee00-0000-4000-8000-000000000001';
+const SESSION = 'c0ffee00-0000-4000-8000-0000000000aa';
 
 describe('Socket.IO server', () => {
   let platform: TestPlatform;
   const sockets: Socket[] = [];
 
   before(async () => {
-    platform = await startTestPlatform({ verifyToken: (token) => (token === VALID_TOKEN ? ALICE : null) });
+    platform = await startTestPlatform({
+      verifyToken: (token) => (token === VALID_TOKEN ? { userId: ALICE, sessionId: SESSION } : null),
+    });
   });
   afterEach(() => {
     for (const socket of sockets.splice(0)) socket.close();
@@ -55,8 +58,9 @@ describe('Socket.IO server', () => {
         const { socket, error } = await open(namespace, { token: VALID_TOKEN, userId: ALICE });
         expect(error).to.equal(undefined);
         expect(socket.connected).to.equal(true);
-        const room = platform.realtime.io.of(namespace).adapter.rooms.get(userRoom(ALICE));
-        expect(room?.size).to.equal(1);
+        const rooms = platform.realtime.io.of(namespace).adapter.rooms;
+        expect(rooms.get(userRoom(ALICE))?.size).to.equal(1);
+        expect(rooms.get(sessionRoom(SESSION))?.size).to.equal(1);
       });
     });
   }

@@ -16,10 +16,13 @@ import type { Logger } from '../logger.ts';
 /** Who a socket belongs to, set by the handshake middleware. */
 export interface SocketData {
   userId: string;
+  sessionId: string;
 }
 
-/** Checks an access token and answers the user id of its live session, or null. */
-export type TokenVerifier = (token: string) => Promise<string | null> | string | null;
+/** Checks an access token and answers the user and live session it belongs to, or null. */
+export type TokenVerifier = (
+  token: string,
+) => Promise<{ userId: string; sessionId: string } | null> | { userId: string; sessionId: string } | null;
 
 export type GridNamespace = Namespace<GridClientToServerEvents, GridServerToClientEvents, object, SocketData>;
 export type VpnStatusNamespace = Namespace<
@@ -37,6 +40,8 @@ export interface Realtime {
 
 /** The room every socket of a user joins; domain code emits to it. */
 export const userRoom = (userId: string) => `user:${userId}`;
+/** The room of the sockets opened with one session's tokens: cut when the session ends. */
+export const sessionRoom = (sessionId: string) => `session:${sessionId}`;
 
 export function createRealtime(
   httpServer: HttpServer,
@@ -63,14 +68,14 @@ export function createRealtime(
       return;
     }
     try {
-      const userId = await deps.verifyToken(parsed.data.token);
+      const claims = await deps.verifyToken(parsed.data.token);
       // The token decides who you are; a userId in the query that disagrees is refused.
-      if (!userId || userId !== parsed.data.userId) {
+      if (!claims || claims.userId !== parsed.data.userId) {
         next(new Error(SOCKET_UNAUTHORIZED));
         return;
       }
-      (socket.data as SocketData).userId = userId;
-      await socket.join(userRoom(userId));
+      Object.assign(socket.data as SocketData, claims);
+      await socket.join([userRoom(claims.userId), sessionRoom(claims.sessionId)]);
       next();
     } catch (err) {
       log.error({ err }, 'Socket authentication failed');
@@ -92,4 +97,15 @@ export function createRealtime(
     });
   }
   return { io, grid, vpnStatus };
+}
+
+/** Disconnects every socket of ended sessions (or of every session of a user), in all namespaces. */
+export function disconnectSessions(
+  realtime: Realtime,
+  ended: { userId: string; sessionIds?: string[] },
+): void {
+  const rooms = ended.sessionIds ? ended.sessionIds.map(sessionRoom) : [userRoom(ended.userId)];
+  for (const namespace of [realtime.grid, realtime.vpnStatus] as Namespace[]) {
+    namespace.in(rooms).disconnectSockets(true);
+  }
 }

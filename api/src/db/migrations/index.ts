@@ -1,6 +1,7 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122000000_extensions } from './Migration20261122000000_extensions.ts';
 import { Migration20261122010000_accounts } from './Migration20261122010000_accounts.ts';
+import { Migration20261122020000_signup_hardening } from './Migration20261122020000_signup_hardening.ts';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered from files) so the same
@@ -9,4 +10,5 @@ import { Migration20261122010000_accounts } from './Migration20261122010000_acco
 export const migrations: MigrationObject[] = [
   { name: 'Migration20261122000000_extensions', class: Migration20261122000000_extensions },
   { name: 'Migration20261122010000_accounts', class: Migration20261122010000_accounts },
+  { name: 'Migration20261122020000_signup_hardening', class: Migration20261122020000_signup_hardening },
 ];
