@@ -117,7 +117,8 @@ export function authRoutes(deps: {
           setRefreshCookie(res, session, secureCookies);
           return tokenAnswer(session);
         } catch (err) {
-          clearRefreshCookie(res, secureCookies);
+          // A dead token is cleared; a passing failure (a 5xx) must not sign anyone out.
+          if (err instanceof HttpError && err.statusCode === 401) clearRefreshCookie(res, secureCookies);
           throw err;
         }
       },
