@@ -15,3 +15,11 @@ export class ApiError extends Error {
 export function serverMessageOf(error: unknown): string | undefined {
   return error instanceof ApiError ? error.serverMessage : undefined;
 }
+
+/**
+ * The server refused the credentials (401). Only this answer to a refresh ends the session: a 429, a 5xx or
+ * a request that got no answer says nothing about the session, which stays.
+ */
+export function isUnauthorized(error: unknown): boolean {
+  return error instanceof ApiError && error.status === 401;
+}

@@ -1,6 +1,7 @@
 import { userSchema, userStatsSchema } from '@exploit-grid/api/contracts';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
+import { AUTH_STORAGE_KEY } from '../stores/AuthStore.ts';
 import { RootStore, type Navigator } from '../stores/RootStore.ts';
 import { deferred, fail, fakeApi, reply, testUser, tokenAnswer, type FakeReply } from '../testing/fakeApi.ts';
 import { fakeSockets } from '../testing/fakeSockets.ts';
@@ -110,7 +111,7 @@ describe('HTTP client', () => {
     expect(api.callsTo('GET /users/me')).toHaveLength(2);
   });
 
-  it('when the refresh fails: remembers the page, logs out and goes to /login (replace)', async () => {
+  it('when the refresh is refused (401): remembers the page, logs out and goes to /login (replace)', async () => {
     const api = fakeApi({
       'GET /user/stats': fail(401, 'Unauthorized'),
       'POST /auth/refresh': fail(401, 'Unauthorized'),
@@ -124,6 +125,49 @@ describe('HTTP client', () => {
     expect(store.auth.user).toBeNull();
     expect(store.auth.takeRedirect()).toBe('/history?page=2');
   });
+
+  const transientFailures: [string, () => FakeReply, (error: unknown) => void][] = [
+    [
+      '429 Too Many Requests',
+      () => fail(429, 'Too many attempts.'),
+      (error) => expect(error).toMatchObject({ status: 429, serverMessage: 'Too many attempts.' }),
+    ],
+    [
+      '503 Service Unavailable',
+      () => fail(503, 'Unavailable'),
+      (error) => expect(error).toMatchObject({ status: 503 }),
+    ],
+    [
+      'a network error',
+      () => {
+        throw new TypeError('Failed to fetch');
+      },
+      (error) => expect(error).toEqual(new TypeError('Failed to fetch')),
+    ],
+  ];
+  for (const [name, refreshAnswer, check] of transientFailures) {
+    it(`keeps the session when the refresh fails with ${name}, rejecting with the refresh's error`, async () => {
+      const api = fakeApi({
+        'GET /user/stats': fail(401, 'Unauthorized'),
+        'POST /auth/refresh': refreshAnswer,
+        'POST /auth/logout': reply(204),
+      });
+      const { store, navigator } = signedIn();
+      const error = await store.api.get('/user/stats', userStatsSchema).catch((e: unknown) => e);
+      check(error);
+      // Give a wrongly started logout the time to happen.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(api.callsTo('POST /auth/refresh')).toHaveLength(1);
+      expect(api.callsTo('POST /auth/logout')).toHaveLength(0);
+      expect(navigator.navigate).not.toHaveBeenCalled();
+      expect(store.auth.accessToken).toBe('old-token');
+      expect(store.auth.user).toEqual(testUser);
+      expect(JSON.parse(localStorage.getItem(AUTH_STORAGE_KEY) ?? 'null')).toMatchObject({
+        state: { accessToken: 'old-token' },
+      });
+      expect(store.auth.takeRedirect()).toBeNull();
+    });
+  }
 
   it('ends the session once when many requests fail to refresh together', async () => {
     const api = fakeApi({

@@ -1,6 +1,6 @@
 import { API_BASE, errorSchema } from '@exploit-grid/api/contracts';
 import type { z } from 'zod';
-import { ApiError } from './ApiError.ts';
+import { ApiError, isUnauthorized } from './ApiError.ts';
 
 /** What a client needs from the signed-in session; the AuthStore provides it, shared by every client. */
 export interface Session {
@@ -8,9 +8,13 @@ export interface Session {
   accessToken(): string | null;
   /** A refresh under way, which new requests wait for instead of sending a token about to be replaced. */
   refreshInFlight(): Promise<unknown> | null;
-  /** Renews the access token; concurrent callers share one attempt. Rejects when the session cannot be renewed. */
+  /**
+   * Renews the access token; concurrent callers share one attempt (across tabs too, where the browser allows).
+   * Rejects when the token could not be renewed: with an ApiError 401 when the server refused the session,
+   * with another error when the failure was transient.
+   */
   refresh(): Promise<string>;
-  /** The session is over (its refresh failed): remember where the user was, log out, go to /login. */
+  /** The session is over (its refresh was refused with 401): remember where the user was, log out, go to /login. */
   expired(): void;
 }
 
@@ -21,6 +25,8 @@ export interface Session {
 const NO_REFRESH_PATHS: ReadonlySet<string> = new Set(
   ['/auth/login', '/auth/signup', '/auth/refresh', '/auth/social/exchange'].map((path) => API_BASE + path),
 );
+/** The refresh itself never waits for the refresh in flight: it is that refresh. */
+const REFRESH_URL = `${API_BASE}/auth/refresh`;
 
 export type RequestOptions = {
   body?: unknown;
@@ -31,8 +37,9 @@ export type RequestOptions = {
 /**
  * JSON over fetch to one API base, same origin with credentials (the refresh cookie), bearer token from the
  * session. On 401 (except the calls above) it refreshes once and retries once; requests that get their 401
- * while a refresh is under way wait for that same refresh. A failed refresh ends the session. Requests
- * that get no answer at all (network errors) reject with fetch's own error, unchanged.
+ * while a refresh is under way wait for that same refresh. A refresh refused with 401 ends the session; any
+ * other refresh failure (429, 5xx, no answer) rejects the request with the refresh's error and keeps the
+ * session. Requests that get no answer at all (network errors) reject with fetch's own error, unchanged.
  */
 export class HttpClient {
   readonly baseUrl: string;
@@ -65,7 +72,7 @@ export class HttpClient {
     options: RequestOptions = {},
   ): Promise<T | void> {
     const url = this.baseUrl + path;
-    const waiting = this.session.refreshInFlight();
+    const waiting = url === REFRESH_URL ? null : this.session.refreshInFlight();
     if (waiting) await waiting.catch(() => undefined);
 
     let sentWith = this.session.accessToken();
@@ -76,7 +83,9 @@ export class HttpClient {
       if (current === sentWith || current === null) {
         try {
           await this.session.refresh();
-        } catch {
+        } catch (error) {
+          // A transient failure (throttled, server down, offline) is no verdict on the session: keep it.
+          if (!isUnauthorized(error)) throw error;
           this.session.expired();
           throw await toApiError(response);
         }

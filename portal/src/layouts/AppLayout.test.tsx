@@ -15,14 +15,16 @@ import {
   OFF_THE_GRID,
   ON_THE_GRID,
   REDEEM_GIFT,
+  RETRY,
   SETTINGS_LABEL,
   SIDEBAR_LABEL,
+  USER_LOAD_FAILED,
   formatCredits,
   navItems,
 } from '../strings/appShell.ts';
 import { WELCOME_BACK } from '../strings/dashboard.ts';
 import { NOT_FOUND_TEXT } from '../strings/site.ts';
-import { deferred, fail, fakeApi, reply, testUser, type FakeReply } from '../testing/fakeApi.ts';
+import { deferred, fail, fakeApi, reply, testUser, tokenAnswer, type FakeReply } from '../testing/fakeApi.ts';
 import { locationOf, renderRoute, renderSignedIn } from '../test-utils.tsx';
 
 const sidebar = () => screen.getByRole('navigation', { name: SIDEBAR_LABEL });
@@ -54,12 +56,63 @@ describe('authenticated layout', () => {
     expect(screen.queryByRole('status', { name: LOADING_USER })).toBeNull();
   });
 
-  it('logs out and goes to /login when the user cannot be loaded', async () => {
+  it('logs out and goes to /login when the user is refused (401) and the refresh does not help', async () => {
     vi.spyOn(console, 'warn').mockImplementation(() => undefined);
-    const { api, router, store } = renderSignedIn('/dashboard', { 'GET /users/me': fail(500, 'Boom') });
+    const { api, router, store } = renderSignedIn('/dashboard', {
+      'GET /users/me': fail(401, 'Unauthorized'),
+      'POST /auth/refresh': tokenAnswer('token-2'),
+    });
     await waitFor(() => expect(locationOf(router)).toBe('/login'));
     expect(api.callsTo('POST /auth/logout')).toHaveLength(1);
     expect(store.auth.accessToken).toBeNull();
+  });
+
+  it('ends the session once when the user is refused and so is the refresh', async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const { api, router, store } = renderSignedIn('/dashboard', {
+      'GET /users/me': fail(401, 'Unauthorized'),
+      'POST /auth/refresh': fail(401, 'Unauthorized'),
+    });
+    await waitFor(() => expect(locationOf(router)).toBe('/login'));
+    expect(api.callsTo('POST /auth/logout')).toHaveLength(1);
+    expect(store.auth.accessToken).toBeNull();
+    expect(store.auth.takeRedirect()).toBe('/dashboard');
+  });
+
+  it.each([
+    ['a 500', () => fail(500, 'Boom')],
+    [
+      'a network error',
+      () => {
+        throw new TypeError('Failed to fetch');
+      },
+    ],
+  ])('keeps the session when the user cannot be loaded (%s), and offers to retry', async (_name, answer) => {
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const { api, router, store } = renderSignedIn('/dashboard', { 'GET /users/me': answer });
+    expect(await screen.findByText(USER_LOAD_FAILED)).toBeTruthy();
+    expect(locationOf(router)).toBe('/dashboard');
+    expect(api.callsTo('POST /auth/logout')).toHaveLength(0);
+    expect(store.auth.accessToken).toBe('token-1');
+    expect(screen.queryByRole('navigation', { name: SIDEBAR_LABEL })).toBeNull();
+
+    api.on('GET /users/me', reply(200, testUser));
+    fireEvent.click(screen.getByRole('button', { name: RETRY }));
+    expect(await screen.findByRole('navigation', { name: SIDEBAR_LABEL })).toBeTruthy();
+    expect(screen.queryByText(USER_LOAD_FAILED)).toBeNull();
+    expect(api.callsTo('GET /users/me')).toHaveLength(2);
+  });
+
+  it('keeps the session when the refresh for the user fails for a transient reason (503)', async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const { api, router, store } = renderSignedIn('/dashboard', {
+      'GET /users/me': fail(401, 'Unauthorized'),
+      'POST /auth/refresh': fail(503, 'Unavailable'),
+    });
+    expect(await screen.findByText(USER_LOAD_FAILED)).toBeTruthy();
+    expect(locationOf(router)).toBe('/dashboard');
+    expect(api.callsTo('POST /auth/logout')).toHaveLength(0);
+    expect(store.auth.accessToken).toBe('token-1');
   });
 
   it('lists the pages in the sidebar, with Learn and Jobs disabled', async () => {

@@ -1,7 +1,10 @@
+import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
 import { observer } from 'mobx-react-lite';
-import { useEffect, useRef } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { Outlet, ScrollRestoration, useLocation, useNavigate } from 'react-router';
+import { isUnauthorized } from '../api/ApiError.ts';
 import { HelpMenu } from '../components/HelpMenu.tsx';
 import { PulsingLogo } from '../components/PulsingLogo.tsx';
 import { ConnectionBadge } from '../components/shell/ConnectionBadge.tsx';
@@ -10,14 +13,16 @@ import { TopBar } from '../components/shell/TopBar.tsx';
 import { log } from '../logging.ts';
 import { paths } from '../routes/paths.ts';
 import { useStores } from '../stores/StoresContext.tsx';
-import { LOADING_USER, unpaddedPathPrefixes } from '../strings/appShell.ts';
+import { LOADING_USER, RETRY, USER_LOAD_FAILED, unpaddedPathPrefixes } from '../strings/appShell.ts';
 
 export type AppLayoutProps = Record<string, never>;
 
 /**
  * The signed-in shell (core-app section 2, "App layout"). Without a token it sends the visitor to /login,
- * remembering the page for after login. On entry it loads the current user (pulsing logo until then; a
- * failure logs out) and opens the realtime connections, closed again on leave.
+ * remembering the page for after login. On entry it loads the current user (pulsing logo until then) and
+ * opens the realtime connections, closed again on leave. Only a 401 for the user (the session is over: the
+ * client's refresh was refused or did not help) logs out; when the grid cannot be reached (5xx, offline,
+ * throttled) the session stays and the layout offers to try again.
  */
 export const AppLayout = observer(function AppLayout(_props: AppLayoutProps) {
   const { auth, realtime, ui } = useStores();
@@ -33,20 +38,57 @@ export const AppLayout = observer(function AppLayout(_props: AppLayoutProps) {
     void navigate(paths.login, { replace: true });
   }, [auth, navigate, signedIn]);
 
-  useEffect(() => {
-    if (!signedIn) return;
+  // The last attempt to load the user failed for a reason other than the session.
+  const [unreachable, setUnreachable] = useState(false);
+
+  const loadUser = useCallback(() => {
+    setUnreachable(false);
     auth.loadUser().catch(async (error: unknown) => {
       log.warn('Could not load the current user', error);
-      await auth.logout();
+      if (!isUnauthorized(error)) {
+        setUnreachable(true);
+        return;
+      }
+      // An ended session may already be logging out (the client's refresh was refused): join it.
+      if (auth.accessToken !== null) await auth.logout();
       void navigate(paths.login, { replace: true });
     });
-  }, [auth, navigate, signedIn]);
+  }, [auth, navigate]);
+
+  useEffect(() => {
+    if (signedIn) loadUser();
+  }, [loadUser, signedIn]);
 
   useEffect(() => {
     realtime.start();
     return () => realtime.stop();
   }, [realtime]);
 
+  if (signedIn && unreachable && auth.userStatus === 'failed') {
+    return (
+      <Box
+        component="main"
+        sx={{
+          minHeight: '100vh',
+          display: 'grid',
+          placeItems: 'center',
+          bgcolor: 'background.default',
+          p: 2,
+        }}
+      >
+        <Alert
+          severity="error"
+          action={
+            <Button color="inherit" size="small" onClick={loadUser}>
+              {RETRY}
+            </Button>
+          }
+        >
+          {USER_LOAD_FAILED}
+        </Alert>
+      </Box>
+    );
+  }
   if (!signedIn || !auth.user || auth.userStatus !== 'ready') return <PulsingLogo label={LOADING_USER} />;
 
   const padded = !unpaddedPathPrefixes.some((prefix) => pathname.startsWith(prefix));

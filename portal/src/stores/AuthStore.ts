@@ -19,6 +19,13 @@ export const AUTH_STORAGE_KEY = 'exploit-grid.auth';
 export const AUTH_STORAGE_VERSION = 2;
 /** sessionStorage key of the path to return to after logging in. */
 export const REDIRECT_STORAGE_KEY = 'exploit-grid.redirect';
+/** Web Lock held while a tab refreshes: the tabs of one browser share the refresh cookie. */
+export const REFRESH_LOCK = 'exploit-grid.refresh';
+
+/** The part of the Web Locks API (`navigator.locks`) that serialises refreshes across tabs. */
+export type RefreshLocks = {
+  request<T>(name: string, callback: LockGrantedCallback<T>): Promise<T>;
+};
 
 /** The operator's box as last seen; its contract arrives with the boxes feature. */
 export type PersistedBox = Record<string, unknown>;
@@ -29,10 +36,9 @@ const persistedAuth = z.object({
   version: z.literal(AUTH_STORAGE_VERSION),
   state: z.object({ accessToken: z.string().nullable(), user: z.unknown(), box: z.unknown() }),
 });
-type PersistedAuth = {
-  version: typeof AUTH_STORAGE_VERSION;
-  state: { accessToken: string | null; user: User | null; box: PersistedBox | null };
-};
+type PersistedState = { accessToken: string | null; user: User | null; box: PersistedBox | null };
+type PersistedAuth = { version: typeof AUTH_STORAGE_VERSION; state: PersistedState };
+const signedOut: PersistedState = { accessToken: null, user: null, box: null };
 
 export type UserStatus = 'idle' | 'loading' | 'ready' | 'failed';
 
@@ -47,7 +53,10 @@ const authPages: ReadonlySet<string> = new Set([
 
 /**
  * The session (access token, user, box) persisted under one localStorage key, and every account call.
- * The refresh token never reaches script: it is an httpOnly cookie the API sets.
+ * The refresh token never reaches script: it is an httpOnly cookie the API sets, shared by every tab of the
+ * browser. The tabs share the persisted session too: each follows what another writes (a renewed token, a
+ * logout), and refreshes take a Web Lock so that two tabs never present the same refresh token (the server
+ * would take that for a stolen token and end the session).
  */
 export class AuthStore {
   accessToken: string | null = null;
@@ -60,15 +69,22 @@ export class AuthStore {
   private readonly root: RootStore;
   private readonly storage: Storage;
   private readonly redirectStorage: Storage;
+  private readonly locks: RefreshLocks | null;
   private refreshing: Promise<string> | null = null;
   private loadingUser: Promise<User> | null = null;
   private loggingOut: Promise<void> | null = null;
   private readonly exchanges = new Map<string, Promise<void>>();
 
-  constructor(root: RootStore, storage: Storage, redirectStorage: Storage) {
+  constructor(
+    root: RootStore,
+    storage: Storage,
+    redirectStorage: Storage,
+    locks: RefreshLocks | null = null,
+  ) {
     this.root = root;
     this.storage = storage;
     this.redirectStorage = redirectStorage;
+    this.locks = locks;
     makeObservable<this>(this, {
       accessToken: observable,
       user: observableRef,
@@ -85,6 +101,12 @@ export class AuthStore {
       () => ({ accessToken: this.accessToken, user: this.user, box: this.box }),
       (state) => this.persist({ version: AUTH_STORAGE_VERSION, state }),
     );
+    if (typeof window !== 'undefined') window.addEventListener('storage', this.onStorage);
+  }
+
+  /** Stops following the other tabs (the app's store lives as long as the page; tests make many). */
+  dispose() {
+    if (typeof window !== 'undefined') window.removeEventListener('storage', this.onStorage);
   }
 
   get signedIn(): boolean {
@@ -118,18 +140,21 @@ export class AuthStore {
     const answer = await this.root.api.post('/auth/login', accessTokenResponse, {
       body: { email, password },
     });
-    this.setAccessToken(answer.access_token);
+    this.startSession(answer.access_token);
     await this.loadUser();
   }
 
-  /** Trades the one-time code of a social sign-in for a session. The same code is exchanged only once. */
+  /**
+   * Trades the one-time code of a social sign-in for a session, replacing any session this tab had. The
+   * same code is exchanged only once.
+   */
   exchangeSocialCode(code: string): Promise<void> {
     let exchange = this.exchanges.get(code);
     if (!exchange) {
       exchange = this.root.api
         .post('/auth/social/exchange', accessTokenResponse, { body: { code } })
         .then(async (answer) => {
-          this.setAccessToken(answer.access_token);
+          this.startSession(answer.access_token);
           await this.loadUser();
         });
       this.exchanges.set(code, exchange);
@@ -197,16 +222,37 @@ export class AuthStore {
     return this.refreshing;
   }
 
-  /** POST /auth/refresh with the cookie; every caller during one refresh gets the same answer. */
+  /**
+   * Renews the access token; every caller in this tab during one refresh gets the same answer. With Web
+   * Locks, one tab at a time: holding the lock, a tab first looks at the persisted session, and when another
+   * tab has already stored a token other than the one refused here it takes that one instead of presenting
+   * the refresh cookie again. Without Web Locks, one refresh at a time within this tab only.
+   */
   refresh(): Promise<string> {
-    this.refreshing ??= this.root.api
-      .post('/auth/refresh', accessTokenResponse)
-      .then((answer) => {
-        this.setAccessToken(answer.access_token);
-        return answer.access_token;
-      })
-      .finally(() => (this.refreshing = null));
+    this.refreshing ??= this.renewExclusively(this.accessToken).finally(() => (this.refreshing = null));
     return this.refreshing;
+  }
+
+  private async renewExclusively(refused: string | null): Promise<string> {
+    if (!this.locks) return this.renew();
+    return await this.locks.request(REFRESH_LOCK, () => this.renewUnlessRenewed(refused));
+  }
+
+  /** Holding the refresh lock: a token another tab stored meanwhile is taken, not renewed again. */
+  private async renewUnlessRenewed(refused: string | null): Promise<string> {
+    const stored = this.readPersisted();
+    if (stored !== null && stored.accessToken !== null && stored.accessToken !== refused) {
+      this.adopt(stored);
+      return stored.accessToken;
+    }
+    return this.renew();
+  }
+
+  /** POST /auth/refresh with the cookie. */
+  private async renew(): Promise<string> {
+    const answer = await this.root.api.post('/auth/refresh', accessTokenResponse);
+    this.setAccessToken(answer.access_token);
+    return answer.access_token;
   }
 
   /**
@@ -248,33 +294,97 @@ export class AuthStore {
     }
   }
 
+  /** A new session of this tab: the user and box of any previous one (maybe another account) go. */
+  private startSession(token: string) {
+    runInAction(() => {
+      this.setAccessToken(null);
+      this.setAccessToken(token);
+    });
+  }
+
   private restore() {
+    const stored = this.readPersisted();
+    if (stored === null) {
+      this.persist({ version: AUTH_STORAGE_VERSION, state: signedOut });
+      return;
+    }
+    if (stored.accessToken === null) return;
+    this.accessToken = stored.accessToken;
+    this.user = stored.user;
+    this.box = stored.box;
+  }
+
+  /**
+   * The session as persisted now (by this tab or another); signed out when nothing is saved, null when what
+   * is saved is unreadable or of another version.
+   */
+  private readPersisted(): PersistedState | null {
     let raw: string | null = null;
     try {
       raw = this.storage.getItem(AUTH_STORAGE_KEY);
     } catch (error) {
       log.warn('Could not read the saved session', error);
     }
-    if (raw === null) return;
+    if (raw === null) return signedOut;
     let stored: unknown = null;
     try {
       stored = JSON.parse(raw);
     } catch {
-      // Unreadable: dropped below like any other unknown version.
+      // Unreadable: like any other unknown version.
     }
     const parsed = persistedAuth.safeParse(stored);
-    if (!parsed.success) {
-      this.persist({ version: AUTH_STORAGE_VERSION, state: { accessToken: null, user: null, box: null } });
-      return;
-    }
+    if (!parsed.success) return null;
     const { accessToken, user, box } = parsed.data.state;
-    if (accessToken === null) return;
-    this.accessToken = accessToken;
+    if (accessToken === null) return signedOut;
     // A user or box saved by an older shape of the contract is dropped, not the session: the layout
     // loads the user again on entry anyway.
-    this.user = userSchema.safeParse(user).data ?? null;
-    this.box = persistedBox.safeParse(box).data ?? null;
+    return {
+      accessToken,
+      user: userSchema.safeParse(user).data ?? null,
+      box: persistedBox.safeParse(box).data ?? null,
+    };
   }
+
+  /**
+   * Takes the session another tab persisted: its token, user and box, exactly, so that writing them back
+   * changes nothing and the tabs never echo each other. Without a user (another tab has just signed in),
+   * this tab loads it.
+   */
+  private adopt(stored: PersistedState) {
+    if (stored.accessToken === null) {
+      if (this.accessToken !== null) this.clear();
+      return;
+    }
+    runInAction(() => {
+      this.accessToken = stored.accessToken;
+      this.user = stored.user;
+      this.box = stored.box;
+    });
+    if (stored.user === null) {
+      this.loadUser().catch((error: unknown) => log.warn('Could not load the current user', error));
+    }
+  }
+
+  /**
+   * Another tab wrote the session (a renewed token, a login, a logout, a fresher user) or cleared the
+   * storage. What it wrote is read again from the storage (never trusted from the event); a value this
+   * portal cannot read, such as one of another version, is ignored, and so is, for the same token, a user
+   * it cannot read (a tab of an older build): otherwise the two would keep rewriting each other.
+   */
+  private readonly onStorage = (event: StorageEvent) => {
+    if (event.key !== null && event.key !== AUTH_STORAGE_KEY) return;
+    if (event.storageArea !== null && event.storageArea !== this.storage) return;
+    const stored = this.readPersisted();
+    if (stored === null) return;
+    if (stored.accessToken !== this.accessToken) {
+      this.adopt(stored);
+      return;
+    }
+    const fresher =
+      stored.user !== null &&
+      JSON.stringify([stored.user, stored.box]) !== JSON.stringify([this.user, this.box]);
+    if (fresher) this.adopt(stored);
+  };
 
   private persist(value: PersistedAuth) {
     try {

@@ -1,8 +1,8 @@
 import { GRID_NAMESPACE, VPN_STATUS_NAMESPACE } from '@exploit-grid/api/contracts';
 import { describe, expect, it, vi } from 'vitest';
-import { fakeApi, reply, testUser, tokenAnswer } from '../testing/fakeApi.ts';
+import { fail, fakeApi, reply, testUser, tokenAnswer } from '../testing/fakeApi.ts';
 import { fakeSockets } from '../testing/fakeSockets.ts';
-import { RootStore } from './RootStore.ts';
+import { RootStore, type Navigator } from './RootStore.ts';
 
 /** A store whose user is loaded; `routes` add to the fake API. */
 async function signedIn(routes: Parameters<typeof fakeApi>[0] = {}) {
@@ -85,4 +85,55 @@ describe('realtime connections', () => {
     await vi.waitFor(() => expect(sockets.open(GRID_NAMESPACE)[0]?.handshake.token).toBe('token-2'));
     expect(api.callsTo('POST /auth/refresh')).toHaveLength(1);
   });
+
+  it('ends the session when the refresh after a refused handshake is refused (401)', async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const { store, sockets, api } = await signedIn({
+      'POST /auth/refresh': fail(401, 'Unauthorized'),
+      'POST /auth/logout': reply(204),
+    });
+    const navigator: Navigator = { state: { location: { pathname: '/box', search: '' } }, navigate: vi.fn() };
+    store.attachRouter(navigator);
+    store.realtime.start();
+    sockets.open(GRID_NAMESPACE)[0]?.receive('connect_error', new Error('Unauthorized'));
+    await vi.waitFor(() => expect(navigator.navigate).toHaveBeenCalledWith('/login', { replace: true }));
+    expect(api.callsTo('POST /auth/logout')).toHaveLength(1);
+    expect(store.auth.accessToken).toBeNull();
+  });
+
+  it.each([
+    ['429', () => fail(429, 'Too many attempts.')],
+    ['503', () => fail(503, 'Unavailable')],
+    [
+      'a network error',
+      () => {
+        throw new TypeError('Failed to fetch');
+      },
+    ],
+  ])(
+    'keeps the session when that refresh fails with %s, and still renews only once per token',
+    async (_name, refreshAnswer) => {
+      const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+      const { store, sockets, api } = await signedIn({
+        'POST /auth/refresh': refreshAnswer,
+        'POST /auth/logout': reply(204),
+      });
+      const navigator: Navigator = {
+        state: { location: { pathname: '/box', search: '' } },
+        navigate: vi.fn(),
+      };
+      store.attachRouter(navigator);
+      store.realtime.start();
+      const [grid] = sockets.open(GRID_NAMESPACE);
+      grid?.receive('connect_error', new Error('Unauthorized'));
+      await vi.waitFor(() => expect(warn).toHaveBeenCalled());
+      grid?.receive('connect_error', new Error('Unauthorized'));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(api.callsTo('POST /auth/refresh')).toHaveLength(1);
+      expect(api.callsTo('POST /auth/logout')).toHaveLength(0);
+      expect(navigator.navigate).not.toHaveBeenCalled();
+      expect(store.auth.accessToken).toBe('token-1');
+      expect(store.auth.user).toEqual(testUser);
+    },
+  );
 });

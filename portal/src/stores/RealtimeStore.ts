@@ -114,7 +114,9 @@ export class RealtimeStore {
 
   /**
    * A handshake refused as Unauthorized usually means the access token expired while the socket was
-   * reconnecting: renew it once; the new token reopens both sockets.
+   * reconnecting: renew it once; the new token reopens both sockets. Like any refresh, only one refused
+   * with 401 ends the session; a transient failure (429, 5xx, offline) keeps it, sockets closed until the
+   * token changes.
    */
   private renewIfRefused(error: Error, token: string) {
     if (error.message !== SOCKET_UNAUTHORIZED || this.renewedAfterRefusal === token) return;

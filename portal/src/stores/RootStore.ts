@@ -1,9 +1,10 @@
 import { AI_API_BASE, API_BASE } from '@exploit-grid/api/contracts';
+import { isUnauthorized } from '../api/ApiError.ts';
 import { HttpClient, type Session } from '../api/http.ts';
 import { log } from '../logging.ts';
 import type { SocketFactory } from '../realtime/sockets.ts';
 import { paths } from '../routes/paths.ts';
-import { AuthStore } from './AuthStore.ts';
+import { AuthStore, type RefreshLocks } from './AuthStore.ts';
 import { DashboardStore } from './DashboardStore.ts';
 import { RealtimeStore } from './RealtimeStore.ts';
 import { UiStore } from './UiStore.ts';
@@ -21,6 +22,11 @@ export type RootStoreOptions = {
   redirectStorage?: Storage;
   /** Opens the realtime sockets; tests pass a fake. */
   socketFactory?: SocketFactory;
+  /**
+   * Makes refreshes exclusive across the tabs of this browser: `navigator.locks` (Web Locks) by default;
+   * null where there is none, leaving one refresh at a time within this tab only.
+   */
+  locks?: RefreshLocks | null;
 };
 
 /**
@@ -52,9 +58,15 @@ export class RootStore {
       this,
       options.storage ?? localStorage,
       options.redirectStorage ?? sessionStorage,
+      options.locks === undefined ? browserLocks() : options.locks,
     );
     this.realtime = new RealtimeStore(this, options.socketFactory);
     this.dashboard = new DashboardStore(this);
+  }
+
+  /** Stops following the session other tabs write (tests make many stores in one page). */
+  dispose() {
+    this.auth.dispose();
   }
 
   /** The router, once created, so that stores can navigate (a session that ends takes the user to /login). */
@@ -73,16 +85,19 @@ export class RootStore {
     return pathname + search;
   }
 
-  /** Renews the access token; when that fails the session ends as if an API call had been refused. */
+  /**
+   * Renews the access token. When the refresh is refused (401) the session ends as if an API call had been
+   * refused; any other failure (429, 5xx, no answer) keeps the session and is only logged.
+   */
   renewSession() {
     this.auth.refresh().catch((error: unknown) => {
       log.warn('Could not renew the session', error);
-      void this.endExpiredSession();
+      if (isUnauthorized(error)) void this.endExpiredSession();
     });
   }
 
   /**
-   * The refresh token was refused (core-app section 8): remember the page for after the next login, log
+   * The refresh token was refused with 401 (core-app section 8): remember the page for after the next login, log
    * out, go to /login. Many requests failing together end the session once.
    */
   endExpiredSession(): Promise<void> {
@@ -93,4 +108,9 @@ export class RootStore {
     })().finally(() => (this.ending = null));
     return this.ending;
   }
+}
+
+/** The browser's Web Locks, where it has them (not in older browsers, nor in jsdom). */
+function browserLocks(): RefreshLocks | null {
+  return typeof navigator === 'undefined' ? null : ((navigator.locks as LockManager | undefined) ?? null);
 }

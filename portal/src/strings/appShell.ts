@@ -14,6 +14,9 @@ export const COLLAPSE_SIDEBAR = 'Collapse sidebar';
 export const EXPAND_SIDEBAR = 'Expand sidebar';
 export const SIDEBAR_LABEL = 'Main navigation';
 export const LOADING_USER = 'Loading your session';
+/** The current user could not be loaded for a reason other than the session (server down, offline). */
+export const USER_LOAD_FAILED = 'Could not reach the grid. Check your connection and try again.';
+export const RETRY = 'Retry';
 
 /** Socket `error` events (core-app section 8, "Socket toasts"). */
 export const connectionErrorToast = (message: string) => `Connection error: ${message}`;

@@ -51,6 +51,12 @@ export const loginFailed = (message: string) => `Authentication failed: ${messag
 export const LOGIN_FAILED_DEFAULT = 'Invalid credentials.';
 export const SOCIAL_TOKEN_INVALID = 'Invalid or expired token.';
 export const SOCIAL_LOGIN_FAILED = 'Failed to authenticate with social login.';
+// A social sign-in landing while a session is open: switching accounts needs the operator's word.
+export const alreadySignedInAs = (handle: string) =>
+  `You are already signed in as ${handle}. Sign in with the new account instead?`;
+export const ALREADY_SIGNED_IN = 'You are already signed in. Sign in with the new account instead?';
+export const STAY_SIGNED_IN = 'Stay signed in';
+export const SWITCH_ACCOUNT = 'Switch account';
 
 // Signup.
 export const registrationFailed = (message: string) => `Registration failed: ${message}`;

@@ -7,6 +7,10 @@ import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import CircularProgress from '@mui/material/CircularProgress';
+import Dialog from '@mui/material/Dialog';
+import DialogActions from '@mui/material/DialogActions';
+import DialogContent from '@mui/material/DialogContent';
+import DialogContentText from '@mui/material/DialogContentText';
 import Link from '@mui/material/Link';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
@@ -23,6 +27,7 @@ import { toast } from '../../notifications/toast.ts';
 import { paths } from '../../routes/paths.ts';
 import { useStores } from '../../stores/StoresContext.tsx';
 import {
+  ALREADY_SIGNED_IN,
   CONTINUE_WITH,
   EMAIL_LABEL,
   EMAIL_NOT_VERIFIED_NOTICE,
@@ -37,9 +42,12 @@ import {
   SIGNUP_LINK,
   SOCIAL_LOGIN_FAILED,
   SOCIAL_TOKEN_INVALID,
+  STAY_SIGNED_IN,
+  SWITCH_ACCOUNT,
   VERIFIED_OK,
   VERIFY_EXPIRED_OR_INVALID,
   VERIFY_UNKNOWN_ANOMALY,
+  alreadySignedInAs,
   loginFailed,
 } from '../../strings/auth.ts';
 
@@ -60,14 +68,20 @@ function verificationNotice(params: URLSearchParams): Notice | null {
 
 /**
  * Email and password, social sign-in for the enabled providers, and the landing of social sign-in
- * (`?token=CODE`) and email verification (`?verified=...`).
+ * (`?token=CODE`) and email verification (`?verified=...`). The one-time code of a social sign-in is read
+ * once and leaves the address bar at once; when this browser is signed in already, the code is exchanged
+ * (switching accounts) only once the operator confirms.
  */
 export const LoginPage = observer(function LoginPage(_props: LoginPageProps) {
   usePageMeta({ title: LOGIN_TITLE, noIndex: true });
   const { auth } = useStores();
   const navigate = useNavigate();
   const [params, setParams] = useSearchParams();
-  const socialCode = params.get('token');
+  const codeInAddress = params.has('token');
+  const [socialCode, setSocialCode] = useState(() => params.get('token'));
+  const [confirmingSwitch, setConfirmingSwitch] = useState(
+    () => Boolean(params.get('token')) && auth.accessToken !== null,
+  );
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -79,7 +93,19 @@ export const LoginPage = observer(function LoginPage(_props: LoginPageProps) {
   }, [auth]);
 
   useEffect(() => {
-    if (!socialCode) return;
+    if (!codeInAddress) return;
+    // Single-use and as good as a password until then: out of the address bar and the history entry.
+    setParams(
+      (current) => {
+        current.delete('token');
+        return current;
+      },
+      { replace: true },
+    );
+  }, [codeInAddress, setParams]);
+
+  useEffect(() => {
+    if (!socialCode || confirmingSwitch) return;
     let active = true;
     auth.exchangeSocialCode(socialCode).then(
       () => {
@@ -90,20 +116,18 @@ export const LoginPage = observer(function LoginPage(_props: LoginPageProps) {
         setFailure(
           error instanceof ApiError && error.status === 401 ? SOCIAL_TOKEN_INVALID : SOCIAL_LOGIN_FAILED,
         );
-        // The code is single-use: drop it so a reload does not try it again.
-        setParams(
-          (current) => {
-            current.delete('token');
-            return current;
-          },
-          { replace: true },
-        );
       },
     );
     return () => {
       active = false;
     };
-  }, [auth, navigate, socialCode, setParams]);
+  }, [auth, navigate, socialCode, confirmingSwitch]);
+
+  function staySignedIn() {
+    setConfirmingSwitch(false);
+    setSocialCode(null);
+    void navigate(paths.dashboard, { replace: true });
+  }
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -133,7 +157,22 @@ export const LoginPage = observer(function LoginPage(_props: LoginPageProps) {
   const notice = verificationNotice(params);
   return (
     <AuthCard title={LOGIN_TITLE} subtitle={LOGIN_SUBTITLE}>
-      {socialCode && !failure ? (
+      <Dialog open={confirmingSwitch} onClose={staySignedIn} aria-labelledby="switch-account-text">
+        <DialogContent>
+          <DialogContentText id="switch-account-text">
+            {auth.user ? alreadySignedInAs(auth.user.handle) : ALREADY_SIGNED_IN}
+          </DialogContentText>
+        </DialogContent>
+        <DialogActions>
+          <Button onClick={staySignedIn} autoFocus>
+            {STAY_SIGNED_IN}
+          </Button>
+          <Button variant="contained" onClick={() => setConfirmingSwitch(false)}>
+            {SWITCH_ACCOUNT}
+          </Button>
+        </DialogActions>
+      </Dialog>
+      {socialCode && !failure && !confirmingSwitch ? (
         <Stack direction="row" spacing={2} role="status" sx={{ alignItems: 'center', py: 2 }}>
           <CircularProgress size={24} />
           <Typography>{EXCHANGING_SOCIAL_TOKEN}</Typography>

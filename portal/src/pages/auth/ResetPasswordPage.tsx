@@ -29,13 +29,19 @@ export type ResetPasswordPageProps = Record<string, never>;
 
 type Errors = { password?: string; confirm?: string };
 
-/** New password and confirmation for the token of the reset mail (`?token=`); without one, back to /login. */
+/**
+ * New password and confirmation for the token of the reset mail (`?token=`); without one, back to /login.
+ * The token is read once, when the page opens, and kept here: the address bar and the history entry are
+ * replaced by plain /reset-password at once, so the token does not linger where it could be seen, shared
+ * or sent as a referrer.
+ */
 export function ResetPasswordPage(_props: ResetPasswordPageProps) {
   usePageMeta({ title: RESET_PASSWORD_TITLE, noIndex: true });
   const { auth } = useStores();
   const navigate = useNavigate();
   const [params] = useSearchParams();
-  const token = params.get('token');
+  const [token] = useState(() => params.get('token'));
+  const tokenInAddress = Boolean(token) && params.has('token');
   const [password, setPassword] = useState('');
   const [confirm, setConfirm] = useState('');
   const [errors, setErrors] = useState<Errors>({});
@@ -44,6 +50,11 @@ export function ResetPasswordPage(_props: ResetPasswordPageProps) {
   const announced = useRef(false);
 
   useEffect(() => {
+    if (tokenInAddress) void navigate(paths.resetPassword, { replace: true });
+  }, [tokenInAddress, navigate]);
+
+  useEffect(() => {
+    // Only a page opened without a token is refused: the token removed from the address above is kept.
     if (token) return;
     // Once, even when React runs effects twice in development.
     if (!announced.current) toast.error(RESET_TOKEN_MISSING);

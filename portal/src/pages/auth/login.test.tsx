@@ -1,10 +1,11 @@
 import { EMAIL_INVALID, EMAIL_NOT_VERIFIED } from '@exploit-grid/api/contracts';
-import { fireEvent, screen, waitFor } from '@testing-library/react';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import {
   CONTINUE_WITH,
   EMAIL_LABEL,
   EMAIL_NOT_VERIFIED_NOTICE,
+  EXCHANGING_SOCIAL_TOKEN,
   FORGOT_PASSWORD_LINK,
   LOGIN_FAILED_DEFAULT,
   LOG_IN,
@@ -13,14 +14,27 @@ import {
   SIGNUP_LINK,
   SOCIAL_LOGIN_FAILED,
   SOCIAL_TOKEN_INVALID,
+  STAY_SIGNED_IN,
+  SWITCH_ACCOUNT,
   VERIFIED_OK,
   VERIFY_EXPIRED_OR_INVALID,
   VERIFY_UNKNOWN_ANOMALY,
+  alreadySignedInAs,
   awaitingText,
   loginFailed,
 } from '../../strings/auth.ts';
 import { WELCOME_BACK } from '../../strings/dashboard.ts';
-import { fail, fakeApi, reply, testUser, tokenAnswer } from '../../testing/fakeApi.ts';
+import { RootStore } from '../../stores/RootStore.ts';
+import {
+  deferred,
+  fail,
+  fakeApi,
+  reply,
+  testUser,
+  tokenAnswer,
+  type FakeReply,
+} from '../../testing/fakeApi.ts';
+import { fakeSockets } from '../../testing/fakeSockets.ts';
 import { locationOf, renderRoute } from '../../test-utils.tsx';
 
 const signedInRoutes = {
@@ -154,5 +168,74 @@ describe('login page', () => {
     fakeApi({ 'POST /auth/social/exchange': fail(500, 'Boom') });
     renderRoute('/login?token=code');
     expect(await screen.findByText(SOCIAL_LOGIN_FAILED)).toBeTruthy();
+  });
+
+  it('takes the social code out of the address as soon as it is read', async () => {
+    const exchange = deferred<FakeReply>();
+    fakeApi({ 'POST /auth/social/exchange': () => exchange.promise, ...signedInRoutes });
+    const { router } = renderRoute('/login?token=one-time-code');
+    await waitFor(() => expect(locationOf(router)).toBe('/login'));
+    expect(router.state.historyAction).toBe('REPLACE');
+    expect(screen.getByText(EXCHANGING_SOCIAL_TOKEN)).toBeTruthy();
+    exchange.resolve(tokenAnswer('token-social'));
+    await waitFor(() => expect(locationOf(router)).toBe('/dashboard'));
+  });
+
+  describe('with a session open already', () => {
+    const otherUser = { ...testUser, id: '5f0c3c1e-9a51-4d0e-8f1b-2a6c7d8e9f00', handle: 'acid_burn' };
+
+    function signedInStore() {
+      const store = new RootStore({ socketFactory: fakeSockets().factory });
+      store.auth.setAccessToken('token-1');
+      store.auth.setUser(testUser);
+      store.auth.setBox({ id: 'b1' });
+      return store;
+    }
+
+    it('asks before switching accounts and does not exchange the code meanwhile', async () => {
+      const api = fakeApi({ 'POST /auth/social/exchange': tokenAnswer('token-social') });
+      const { router } = renderRoute('/login?token=one-time-code', { store: signedInStore() });
+      const dialog = await screen.findByRole('dialog');
+      expect(within(dialog).getByText(alreadySignedInAs('zero_cool'))).toBeTruthy();
+      expect(within(dialog).getByRole('button', { name: STAY_SIGNED_IN })).toBeTruthy();
+      expect(within(dialog).getByRole('button', { name: SWITCH_ACCOUNT })).toBeTruthy();
+      await waitFor(() => expect(locationOf(router)).toBe('/login'));
+      expect(api.callsTo('POST /auth/social/exchange')).toHaveLength(0);
+    });
+
+    it("'Stay signed in' drops the code and goes to /dashboard", async () => {
+      const api = fakeApi({ 'POST /auth/social/exchange': tokenAnswer('token-social'), ...signedInRoutes });
+      const { router, store } = renderRoute('/login?token=one-time-code', { store: signedInStore() });
+      fireEvent.click(await screen.findByRole('button', { name: STAY_SIGNED_IN }));
+      await waitFor(() => expect(locationOf(router)).toBe('/dashboard'));
+      expect(await screen.findByRole('heading', { name: new RegExp(WELCOME_BACK) })).toBeTruthy();
+      expect(api.callsTo('POST /auth/social/exchange')).toHaveLength(0);
+      expect(store.auth.accessToken).toBe('token-1');
+    });
+
+    it("'Switch account' exchanges the code for the new account", async () => {
+      const api = fakeApi({
+        'POST /auth/social/exchange': tokenAnswer('token-social'),
+        ...signedInRoutes,
+        'GET /users/me': reply(200, otherUser),
+      });
+      const { router, store } = renderRoute('/login?token=one-time-code', { store: signedInStore() });
+      fireEvent.click(await screen.findByRole('button', { name: SWITCH_ACCOUNT }));
+      await waitFor(() => expect(locationOf(router)).toBe('/dashboard'));
+      expect(api.callsTo('POST /auth/social/exchange').map((c) => c.body)).toEqual([
+        { code: 'one-time-code' },
+      ]);
+      expect(store.auth.accessToken).toBe('token-social');
+      expect(store.auth.user).toEqual(otherUser);
+      expect(store.auth.box).toBeNull();
+    });
+
+    it("still says 'Invalid or expired token.' when the switch is refused, keeping the session", async () => {
+      fakeApi({ 'POST /auth/social/exchange': fail(401, 'Invalid or expired token.') });
+      const { store } = renderRoute('/login?token=used-code', { store: signedInStore() });
+      fireEvent.click(await screen.findByRole('button', { name: SWITCH_ACCOUNT }));
+      expect(await screen.findByText(SOCIAL_TOKEN_INVALID)).toBeTruthy();
+      expect(store.auth.accessToken).toBe('token-1');
+    });
   });
 });

@@ -81,6 +81,21 @@ describe('reset password page', () => {
     await waitFor(() => expect(locationOf(router)).toBe('/login'));
   });
 
+  it('takes the token out of the address (replacing the entry) and still uses it', async () => {
+    const api = fakeApi({ 'POST /auth/reset-password': reply(200, { message: 'Password changed.' }) });
+    const { router } = renderRoute('/reset-password?token=secret-token');
+    await waitFor(() => expect(locationOf(router)).toBe('/reset-password'));
+    expect(router.state.historyAction).toBe('REPLACE');
+    expect(screen.getByLabelText(NEW_PASSWORD_LABEL)).toBeTruthy();
+    expect(screen.queryByText(RESET_TOKEN_MISSING)).toBeNull();
+    await reset('long-enough', 'long-enough');
+    expect(await screen.findByText('Password changed.')).toBeTruthy();
+    expect(api.callsTo('POST /auth/reset-password')[0]?.body).toEqual({
+      token: 'secret-token',
+      password: 'long-enough',
+    });
+  });
+
   it('refuses a password shorter than 8 characters', async () => {
     const api = fakeApi();
     renderRoute('/reset-password?token=abc');
@@ -114,7 +129,7 @@ describe('reset password page', () => {
     const { router } = renderRoute('/reset-password?token=old');
     await reset('long-enough', 'long-enough');
     expect(await screen.findByText('Invalid or expired token.')).toBeTruthy();
-    expect(locationOf(router)).toBe('/reset-password?token=old');
+    expect(locationOf(router)).toBe('/reset-password');
   });
 
   it("shows 'Failed to reset password.' when the failure carries no message", async () => {
