@@ -4,11 +4,11 @@ import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Link from '@mui/material/Link';
 import Stack from '@mui/material/Stack';
-import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { useState, type FormEvent } from 'react';
 import { Link as RouterLink } from 'react-router';
 import { AuthCard } from '../../components/auth/AuthCard.tsx';
+import { AuthField } from '../../components/auth/AuthField.tsx';
 import { fieldErrors } from '../../components/auth/fieldErrors.ts';
 import { usePageMeta } from '../../components/pageMeta.ts';
 import { log } from '../../logging.ts';
@@ -63,16 +63,14 @@ export function ForgotPasswordPage(_props: ForgotPasswordPageProps) {
       ) : (
         <Box component="form" noValidate onSubmit={submit}>
           <Stack spacing={2.5}>
-            <TextField
+            <AuthField
               label={EMAIL_LABEL}
               type="email"
               autoComplete="email"
               autoFocus
-              fullWidth
               value={email}
-              onChange={(e) => setEmail(e.target.value)}
-              error={Boolean(error)}
-              helperText={error}
+              onChange={setEmail}
+              error={error}
             />
             <Button type="submit" variant="contained" size="large" fullWidth loading={submitting}>
               {SEND_RESET_LINK}

@@ -13,13 +13,13 @@ import DialogContent from '@mui/material/DialogContent';
 import DialogContentText from '@mui/material/DialogContentText';
 import Link from '@mui/material/Link';
 import Stack from '@mui/material/Stack';
-import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link as RouterLink, useNavigate, useSearchParams } from 'react-router';
 import { ApiError, serverMessageOf } from '../../api/ApiError.ts';
 import { AuthCard } from '../../components/auth/AuthCard.tsx';
+import { AuthField } from '../../components/auth/AuthField.tsx';
 import { fieldErrors } from '../../components/auth/fieldErrors.ts';
 import { SocialButtons } from '../../components/auth/SocialButtons.tsx';
 import { usePageMeta } from '../../components/pageMeta.ts';
@@ -191,26 +191,22 @@ export const LoginPage = observer(function LoginPage(_props: LoginPageProps) {
           )}
           <Box component="form" noValidate onSubmit={submit}>
             <Stack spacing={2.5}>
-              <TextField
+              <AuthField
                 label={EMAIL_LABEL}
                 type="email"
                 autoComplete="email"
                 autoFocus
-                fullWidth
                 value={email}
-                onChange={(e) => setEmail(e.target.value)}
-                error={Boolean(errors.email)}
-                helperText={errors.email}
+                onChange={setEmail}
+                error={errors.email}
               />
-              <TextField
+              <AuthField
                 label={PASSWORD_LABEL}
                 type="password"
                 autoComplete="current-password"
-                fullWidth
                 value={password}
-                onChange={(e) => setPassword(e.target.value)}
-                error={Boolean(errors.password)}
-                helperText={errors.password}
+                onChange={setPassword}
+                error={errors.password}
               />
               <Link
                 component={RouterLink}

@@ -4,12 +4,12 @@ import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Link from '@mui/material/Link';
 import Stack from '@mui/material/Stack';
-import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link as RouterLink, useNavigate, useSearchParams } from 'react-router';
 import { serverMessageOf } from '../../api/ApiError.ts';
 import { AuthCard } from '../../components/auth/AuthCard.tsx';
+import { AuthField } from '../../components/auth/AuthField.tsx';
 import { usePageMeta } from '../../components/pageMeta.ts';
 import { toast } from '../../notifications/toast.ts';
 import { paths } from '../../routes/paths.ts';
@@ -93,26 +93,22 @@ export function ResetPasswordPage(_props: ResetPasswordPageProps) {
       )}
       <Box component="form" noValidate onSubmit={submit}>
         <Stack spacing={2.5}>
-          <TextField
+          <AuthField
             label={NEW_PASSWORD_LABEL}
             type="password"
             autoComplete="new-password"
             autoFocus
-            fullWidth
             value={password}
-            onChange={(e) => setPassword(e.target.value)}
-            error={Boolean(errors.password)}
-            helperText={errors.password}
+            onChange={setPassword}
+            error={errors.password}
           />
-          <TextField
+          <AuthField
             label={CONFIRM_PASSWORD_LABEL}
             type="password"
             autoComplete="new-password"
-            fullWidth
             value={confirm}
-            onChange={(e) => setConfirm(e.target.value)}
-            error={Boolean(errors.confirm)}
-            helperText={errors.confirm}
+            onChange={setConfirm}
+            error={errors.confirm}
           />
           <Button type="submit" variant="contained" size="large" fullWidth loading={submitting}>
             {RESET_PASSWORD}

@@ -4,13 +4,13 @@ import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Link from '@mui/material/Link';
 import Stack from '@mui/material/Stack';
-import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link as RouterLink, useNavigate, useSearchParams } from 'react-router';
 import { serverMessageOf } from '../../api/ApiError.ts';
 import { AuthCard } from '../../components/auth/AuthCard.tsx';
+import { AuthField } from '../../components/auth/AuthField.tsx';
 import { fieldErrors } from '../../components/auth/fieldErrors.ts';
 import { SocialButtons } from '../../components/auth/SocialButtons.tsx';
 import { usePageMeta } from '../../components/pageMeta.ts';
@@ -89,35 +89,29 @@ export const SignupPage = observer(function SignupPage(_props: SignupPageProps) 
       )}
       <Box component="form" noValidate onSubmit={submit}>
         <Stack spacing={2.5}>
-          <TextField
+          <AuthField
             label={EMAIL_LABEL}
             type="email"
             autoComplete="email"
             autoFocus
-            fullWidth
             value={email}
-            onChange={(e) => setEmail(e.target.value)}
-            error={Boolean(errors.email)}
-            helperText={errors.email}
+            onChange={setEmail}
+            error={errors.email}
           />
-          <TextField
+          <AuthField
             label={HANDLE_LABEL}
             autoComplete="username"
-            fullWidth
             value={handle}
-            onChange={(e) => setHandle(e.target.value)}
-            error={Boolean(errors.handle)}
-            helperText={errors.handle}
+            onChange={setHandle}
+            error={errors.handle}
           />
-          <TextField
+          <AuthField
             label={PASSWORD_LABEL}
             type="password"
             autoComplete="new-password"
-            fullWidth
             value={password}
-            onChange={(e) => setPassword(e.target.value)}
-            error={Boolean(errors.password)}
-            helperText={errors.password}
+            onChange={setPassword}
+            error={errors.password}
           />
           <Button type="submit" variant="contained" size="large" fullWidth loading={submitting}>
             {SIGN_UP}

@@ -1,0 +1,37 @@
+import TextField from '@mui/material/TextField';
+
+export type AuthFieldProps = {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  /** The validation message to show under the field, if any. */
+  error?: string;
+  type?: 'email' | 'password' | 'text';
+  autoComplete: string;
+  autoFocus?: boolean;
+};
+
+/** A full-width field of the account forms, showing its validation message. */
+export function AuthField({
+  label,
+  value,
+  onChange,
+  error,
+  type = 'text',
+  autoComplete,
+  autoFocus,
+}: AuthFieldProps) {
+  return (
+    <TextField
+      label={label}
+      type={type}
+      autoComplete={autoComplete}
+      autoFocus={autoFocus}
+      fullWidth
+      value={value}
+      onChange={(e) => onChange(e.target.value)}
+      error={Boolean(error)}
+      helperText={error}
+    />
+  );
+}
