@@ -9,6 +9,7 @@ import pg from 'pg';
 import { AccessTokens, loadJwtSecret } from './auth/jwt.ts';
 import { PasswordHasher } from './auth/passwords.ts';
 import { AuthService } from './auth/service.ts';
+import { startHousekeeping } from './auth/housekeeping.ts';
 import { configureSocial } from './auth/social.ts';
 import { Throttle, type ThrottleLimit, type ThrottleName } from './auth/throttle.ts';
 import { createMailer } from './mail/mailer.ts';
@@ -81,6 +82,8 @@ export async function startPlatform(
       publicUrl: config.publicUrl,
     });
     const users = new UserService(orm);
+    const stopHousekeeping = startHousekeeping(orm, logger);
+    cleanups.push(async () => stopHousekeeping());
 
     const social = await configureSocial(config, logger);
     const app = createApp({ config, logger, orm, auth, users, social });

@@ -301,6 +301,14 @@ export class AuthService {
     if (!live) throw invalid();
     const passwordHash = await this.#deps.hasher.hash(password);
     const account = await this.#sql().transaction(async (tx) => {
+      // Lock the account first: concurrent resets of one account then queue here instead of
+      // deadlocking over each other's token rows.
+      const owner = await tx.one<{ user_id: string }>(
+        "select user_id from user_tokens where token_hash = ? and purpose = 'RESET_PASSWORD'",
+        [hashToken(token)],
+      );
+      if (!owner) return null;
+      await tx.one('select id from users where id = ? for update', [owner.user_id]);
       const redeemed = await this.#redeemToken(tx, token, 'RESET_PASSWORD');
       if (!redeemed) return null;
       // Of two reset links used at once, only one may win: the row lock orders them and
