@@ -45,8 +45,16 @@ async function main(): Promise<void> {
   try {
     platform = await startPlatform(config, logger);
   } catch (err) {
-    logger.fatal({ err }, 'Could not start');
-    process.exit(1);
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      logger.fatal(
+        `Port ${config.port} on ${config.host} is already in use: stop the other process or set PORT.`,
+      );
+    } else {
+      logger.fatal({ err }, 'Could not start');
+    }
+    // Let a pretty-printing log transport flush before exiting.
+    setTimeout(() => process.exit(1), 100);
+    return;
   }
   if (shuttingDown) {
     await platform.close();

@@ -92,3 +92,30 @@ describe('the platform process', () => {
     }
   });
 });
+
+describe('the platform process, when its port is taken', () => {
+  it('says so plainly and exits with code 1', async () => {
+    const first = await startPlatform();
+    try {
+      const port = new URL(first.url).port;
+      const child = spawn(process.execPath, [mainScript], {
+        cwd: repoRoot,
+        env: { ...process.env, PORT: port, DATA_DIR: first.dataDir + '-second', LOG_FORMAT: 'json' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const code = await new Promise((resolve) => child.once('exit', resolve));
+      expect(code).to.equal(1);
+      expect(output).to.include(
+        `Port ${port} on 127.0.0.1 is already in use: stop the other process or set PORT.`,
+      );
+      // The embedded PostgreSQL it had started is stopped again.
+      expect(output).to.include('Stopped embedded PostgreSQL');
+    } finally {
+      await first.stop();
+      await rm(`${first.dataDir}-second`, { recursive: true, force: true });
+    }
+  });
+});
