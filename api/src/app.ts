@@ -94,7 +94,17 @@ export function createApp({ config, logger, orm, auth, users, social }: AppDeps)
   });
   for (const router of apiRouters) app.use(API_BASE, router.router);
   // Browser redirects of social sign-in (not JSON calls: not in the OpenAPI document).
-  app.use(API_BASE, socialRoutes({ ...social, orm, auth, logger, secureCookies: secure }));
+  app.use(
+    API_BASE,
+    socialRoutes({
+      ...social,
+      orm,
+      auth,
+      logger,
+      secureCookies: secure,
+      signupGiftCents: config.startingFreeCreditsCents,
+    }),
+  );
   app.use(['/api', '/internal'], apiNotFound);
 
   const portal = portalStatic(config.portalDist);

@@ -41,6 +41,12 @@ export const configSchema = z
     ARGON2_MEMORY_KIB: z.coerce.number().int().min(8192).max(1_048_576).default(65_536),
     ARGON2_TIME_COST: z.coerce.number().int().min(1).max(10).default(3),
     HASH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+    STARTING_FREE_CREDITS: z.coerce
+      .number({ error: 'must be a number of credits' })
+      .min(0, 'must not be negative')
+      .max(1_000_000, 'must be at most 1000000')
+      .multipleOf(0.01, 'must have at most 2 decimals')
+      .default(100),
     GOOGLE_CLIENT_ID: z.string().min(1).optional(),
     GOOGLE_CLIENT_SECRET: z.string().min(1).optional(),
     GOOGLE_AUTHORIZATION_URL: httpUrl.default('https://accounts.google.com/o/oauth2/v2/auth'),
@@ -88,6 +94,8 @@ export const configSchema = z
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     argon2: { memoryKiB: env.ARGON2_MEMORY_KIB, timeCost: env.ARGON2_TIME_COST },
     hashConcurrency: env.HASH_CONCURRENCY,
+    /** Free credits (hundredths) every new account starts with, so a new player can run a box. */
+    startingFreeCreditsCents: Math.round(env.STARTING_FREE_CREDITS * 100),
     social: {
       google:
         env.GOOGLE_CLIENT_ID && env.GOOGLE_CLIENT_SECRET

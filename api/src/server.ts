@@ -80,6 +80,7 @@ export async function startPlatform(
       throttle: new Throttle(throttlePool, options.throttleLimits),
       mailer,
       publicUrl: config.publicUrl,
+      signupGiftCents: config.startingFreeCreditsCents,
     });
     const users = new UserService(orm);
     const stopHousekeeping = startHousekeeping(orm, logger);

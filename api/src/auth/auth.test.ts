@@ -379,7 +379,8 @@ describe('accounts and sessions', () => {
         mmr: 1000,
         isOnline: false,
         credits: 0,
-        freeCredits: 0,
+        // The starting gift (STARTING_FREE_CREDITS, 100 by default).
+        freeCredits: 100,
         subscription: { tier: 'BASIC' },
       });
       expect(me.body).not.to.have.any.keys('password_hash', 'passwordHash');

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SignupRequest } from '../contracts/index.ts';
+import { Ledger } from '../credits/ledger.ts';
 import type { Orm } from '../db/orm.ts';
 import { Sql, uniqueViolation } from '../db/sql.ts';
 import { badRequest, conflict, forbidden, unauthorized } from '../http/errors.ts';
@@ -56,6 +57,8 @@ export interface AuthServiceDeps {
   throttle: Throttle;
   mailer: Mailer;
   publicUrl: string;
+  /** Free credits granted to every new account (hundredths; 0 for none). */
+  signupGiftCents: number;
 }
 
 /** Sessions that just ended: their sockets must be cut too. */
@@ -139,6 +142,9 @@ export class AuthService {
             input.referralCode,
           ],
         );
+        if (this.#deps.signupGiftCents > 0) {
+          await Ledger.grant(tx, userId, { freeCreditsCents: this.#deps.signupGiftCents }, 'SIGNUP_GIFT');
+        }
         return this.#createToken(tx, userId, 'VERIFY_EMAIL', VERIFY_EMAIL_TTL_MS);
       });
     } catch (err) {

@@ -9,6 +9,7 @@ import OAuth2Strategy from 'passport-oauth2';
 import { API_BASE, SOCIAL_PROVIDERS, emailSchema, type SocialProvider } from '../contracts/index.ts';
 import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
+import { Ledger } from '../credits/ledger.ts';
 import { Sql } from '../db/sql.ts';
 import type { Logger } from '../logger.ts';
 import type { AuthService } from './service.ts';
@@ -230,7 +231,11 @@ export async function configureSocial(
  * account whose email was never verified drops its password: whoever set it never proved
  * they own the address (account pre-hijacking).
  */
-export async function accountForProfile(orm: Orm, profile: SocialProfile): Promise<string | null> {
+export async function accountForProfile(
+  orm: Orm,
+  profile: SocialProfile,
+  signupGiftCents: number,
+): Promise<string | null> {
   const sql = new Sql(orm.em.fork() as EntityManager);
   return sql.transaction(async (tx) => {
     const known = await tx.one<{ user_id: string }>(
@@ -270,7 +275,11 @@ export async function accountForProfile(orm: Orm, profile: SocialProfile): Promi
            on conflict (handle) do nothing returning id`,
           [userId, handle, profile.email],
         );
-        if (inserted) break;
+        if (inserted) {
+          if (signupGiftCents > 0)
+            await Ledger.grant(tx, userId, { freeCreditsCents: signupGiftCents }, 'SIGNUP_GIFT');
+          break;
+        }
         if (attempt > 20) throw new Error('could not find a free handle');
       }
     }
@@ -293,6 +302,7 @@ export function socialRoutes(deps: {
   auth: AuthService;
   logger: Logger;
   secureCookies: boolean;
+  signupGiftCents: number;
 }): Router {
   const router = Router();
   const log = deps.logger.child({ component: 'social' });
@@ -310,7 +320,7 @@ export function socialRoutes(deps: {
             res.redirect(302, SOCIAL_FAILURE_REDIRECT);
             return;
           }
-          accountForProfile(deps.orm, profile)
+          accountForProfile(deps.orm, profile, deps.signupGiftCents)
             .then(async (userId) => {
               if (!userId) {
                 log.info({ provider }, 'Social sign-in refused: no verified email');

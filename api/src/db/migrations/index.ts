@@ -2,6 +2,7 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122000000_extensions } from './Migration20261122000000_extensions.ts';
 import { Migration20261122010000_accounts } from './Migration20261122010000_accounts.ts';
 import { Migration20261122020000_signup_hardening } from './Migration20261122020000_signup_hardening.ts';
+import { Migration20261122030000_credit_ledger } from './Migration20261122030000_credit_ledger.ts';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered from files) so the same
@@ -11,4 +12,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261122000000_extensions', class: Migration20261122000000_extensions },
   { name: 'Migration20261122010000_accounts', class: Migration20261122010000_accounts },
   { name: 'Migration20261122020000_signup_hardening', class: Migration20261122020000_signup_hardening },
+  { name: 'Migration20261122030000_credit_ledger', class: Migration20261122030000_credit_ledger },
 ];
