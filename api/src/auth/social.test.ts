@@ -140,6 +140,8 @@ describe('social sign-in', () => {
       const user = await me(session.body.access_token as string);
       expect(user.email).to.equal(googleUser.email);
       expect(user.handle).to.match(new RegExp(`^Ada${n}`));
+      // New accounts from a provider get the starting gift like any other.
+      expect(user.freeCredits).to.equal(100);
       const again = await exchange(code);
       expect(again.status).to.equal(401);
       expect(again.body.message).to.equal(INVALID_OR_EXPIRED_TOKEN);
