@@ -1,24 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freeLoopbackPort } from '../../api/src/net.ts';
 
 export const repoRoot = path.resolve(import.meta.dirname, '../..');
 /** The command `make run` ends in; tests start the platform exactly the same way. */
 export const mainScript = path.join(repoRoot, 'api/dist/main.js');
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+/** A port free on 127.0.0.1 (the API's own helper). */
+export const freePort = freeLoopbackPort;
 
 export interface RunningPlatform {
   url: string;

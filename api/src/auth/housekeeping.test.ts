@@ -1,26 +1,19 @@
 import { expect } from 'chai';
-import pg from 'pg';
-import { openDatabase, type Orm } from '../db/orm.ts';
-import { testLogger } from '../testing/logger.ts';
-import { createTestDatabase } from '../testing/setup.ts';
+import type pg from 'pg';
+import type { Orm } from '../db/orm.ts';
+import { openTestDatabase, type TestDatabase } from '../testing/fixtures.ts';
 import { purgeExpired } from './housekeeping.ts';
 
 describe('housekeeping', () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let database: TestDatabase;
   let orm: Orm;
   let client: pg.Client;
 
   before(async () => {
-    db = await createTestDatabase();
-    orm = await openDatabase(db.url, testLogger);
-    client = new pg.Client({ connectionString: db.url });
-    await client.connect();
+    database = await openTestDatabase();
+    ({ orm, client } = database);
   });
-  after(async () => {
-    await client?.end();
-    await orm?.close();
-    await db?.drop();
-  });
+  after(() => database?.close());
 
   it('deletes expired tokens, long-ended sessions, stale counters and lapsed reservations, and keeps the rest', async () => {
     const user = (

@@ -4,7 +4,7 @@ import { Events, OAuth2Server } from 'oauth2-mock-server';
 import pg from 'pg';
 import { INVALID_OR_EXPIRED_TOKEN } from '../contracts/index.ts';
 import { startTestPlatform, type TestPlatform } from '../testing/fixtures.ts';
-import { freeLoopbackPort } from '../testing/ports.ts';
+import { freeLoopbackPort } from '../net.ts';
 
 /**
  * Social sign-in through passport against a local OAuth 2.0 / OpenID Connect provider

@@ -253,13 +253,10 @@ export async function accountForProfile(
     let userId = existing?.id;
     // Its password was set by whoever signed up; if the address was never verified, or the
     // account never signed in, that may not be the person who owns the address now proving it.
+    // (Such an account has no sessions to end: signing in needs a verified address.)
     if (existing && (!existing.email_verified_at || !existing.signed_in)) {
       await tx.run(
         'update users set email_verified_at = now(), password_hash = null, updated_at = now() where id = ?',
-        [existing.id],
-      );
-      await tx.run(
-        "update sessions set revoked_at = now(), revoked_reason = 'account_claimed' where user_id = ? and revoked_at is null",
         [existing.id],
       );
     }

@@ -1,29 +1,22 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { expect } from 'chai';
-import pg from 'pg';
-import { openDatabase, type Orm } from '../db/orm.ts';
+import type pg from 'pg';
+import type { Orm } from '../db/orm.ts';
 import { Sql } from '../db/sql.ts';
-import { testLogger } from '../testing/logger.ts';
-import { createTestDatabase } from '../testing/setup.ts';
+import { openTestDatabase, type TestDatabase } from '../testing/fixtures.ts';
 import { Ledger } from './ledger.ts';
 
 describe('credit ledger', () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let database: TestDatabase;
   let orm: Orm;
   let client: pg.Client;
   let n = 0;
 
   before(async () => {
-    db = await createTestDatabase();
-    orm = await openDatabase(db.url, testLogger);
-    client = new pg.Client({ connectionString: db.url });
-    await client.connect();
+    database = await openTestDatabase();
+    ({ orm, client } = database);
   });
-  after(async () => {
-    await client?.end();
-    await orm?.close();
-    await db?.drop();
-  });
+  after(() => database?.close());
 
   const sql = () => new Sql(orm.em.fork() as EntityManager);
 

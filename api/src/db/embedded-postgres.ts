@@ -2,11 +2,11 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../logger.ts';
+import { freeLoopbackPort } from '../net.ts';
 
 /**
  * The embedded default database: a real PostgreSQL server from the npm package
@@ -142,18 +142,6 @@ async function readOrCreatePassword(file: string): Promise<string> {
   const password = randomBytes(24).toString('base64url');
   await fs.writeFile(file, `${password}\n`, { mode: 0o600 });
   return password;
-}
-
-function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**

@@ -2,7 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { loadConfig, type Config } from '../config.ts';
+import { openDatabase, type Orm } from '../db/orm.ts';
 import { startPlatform, type Platform, type PlatformOptions } from '../server.ts';
 import { testLogger } from './logger.ts';
 import { createTestDatabase } from './setup.ts';
@@ -51,5 +53,30 @@ export async function startTestPlatform(
       await rm(dataDir, { recursive: true, force: true });
     },
     dropDatabase: database.drop,
+  };
+}
+
+export interface TestDatabase {
+  /** The ORM on a migrated database of its own. */
+  orm: Orm;
+  /** A plain connection for arranging rows and checking them behind the code's back. */
+  client: pg.Client;
+  close(): Promise<void>;
+}
+
+/** A migrated database for one suite, with the ORM and a plain client on it. */
+export async function openTestDatabase(): Promise<TestDatabase> {
+  const database = await createTestDatabase();
+  const orm = await openDatabase(database.url, testLogger);
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  return {
+    orm,
+    client,
+    close: async () => {
+      await client.end();
+      await orm.close();
+      await database.drop();
+    },
   };
 }

@@ -1,5 +1,6 @@
 import net from 'node:net';
 
+/** A TCP port free on 127.0.0.1 right now (the embedded database and tests listen on one). */
 export function freeLoopbackPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
