@@ -1,11 +1,11 @@
 import { GRID_NAMESPACE } from '@exploit-grid/api/contracts';
 import { describe, expect, it, vi } from 'vitest';
-import { fail, fakeApi, reply, testUser } from '../testing/fakeApi.ts';
+import { fail, fakeApi, reply, testBox, testUser } from '../testing/fakeApi.ts';
 import { fakeSockets } from '../testing/fakeSockets.ts';
 import { AUTH_STORAGE_KEY } from './AuthStore.ts';
 import { RootStore } from './RootStore.ts';
 
-const box = { id: 'b1', hostname: 'box-zero', status: 'RUNNING' };
+const box = testBox;
 const saved = () => JSON.parse(localStorage.getItem(AUTH_STORAGE_KEY) ?? 'null') as unknown;
 const newStore = () => new RootStore({ socketFactory: fakeSockets().factory });
 
@@ -43,6 +43,20 @@ describe('persisted session', () => {
     const store = newStore();
     expect(store.auth.accessToken).toBe('token-1');
     expect(store.auth.user).toBeNull();
+  });
+
+  it('keeps the token and user but drops a saved box that no longer matches the Box contract', () => {
+    localStorage.setItem(
+      AUTH_STORAGE_KEY,
+      JSON.stringify({
+        version: 2,
+        state: { accessToken: 'token-1', user: testUser, box: { id: 'b1', hostname: 'box-zero' } },
+      }),
+    );
+    const store = newStore();
+    expect(store.auth.accessToken).toBe('token-1');
+    expect(store.auth.user).toEqual(testUser);
+    expect(store.auth.box).toBeNull();
   });
 
   it('starts empty from an unreadable saved session', () => {

@@ -1,8 +1,10 @@
 import {
   accessTokenResponse,
+  boxSchema,
   messageResponse,
   providersResponse,
   userSchema,
+  type Box,
   type SignupRequest,
   type SocialProvider,
   type User,
@@ -27,16 +29,12 @@ export type RefreshLocks = {
   request<T>(name: string, callback: LockGrantedCallback<T>): Promise<T>;
 };
 
-/** The operator's box as last seen; its contract arrives with the boxes feature. */
-export type PersistedBox = Record<string, unknown>;
-
-const persistedBox = z.record(z.string(), z.unknown());
 /** The envelope decides whether a saved session is usable; user and box are only a head start. */
 const persistedAuth = z.object({
   version: z.literal(AUTH_STORAGE_VERSION),
   state: z.object({ accessToken: z.string().nullable(), user: z.unknown(), box: z.unknown() }),
 });
-type PersistedState = { accessToken: string | null; user: User | null; box: PersistedBox | null };
+type PersistedState = { accessToken: string | null; user: User | null; box: Box | null };
 type PersistedAuth = { version: typeof AUTH_STORAGE_VERSION; state: PersistedState };
 const signedOut: PersistedState = { accessToken: null, user: null, box: null };
 
@@ -61,7 +59,8 @@ const authPages: ReadonlySet<string> = new Set([
 export class AuthStore {
   accessToken: string | null = null;
   user: User | null = null;
-  box: PersistedBox | null = null;
+  /** The operator's box as last seen (the BoxStore keeps it current); null when they have none. */
+  box: Box | null = null;
   userStatus: UserStatus = 'idle';
   /** Social sign-in providers the API has enabled. */
   providers: readonly SocialProvider[] = [];
@@ -127,7 +126,7 @@ export class AuthStore {
     this.user = user;
   }
 
-  setBox(box: PersistedBox | null) {
+  setBox(box: Box | null) {
     this.box = box;
   }
 
@@ -341,7 +340,7 @@ export class AuthStore {
     return {
       accessToken,
       user: userSchema.safeParse(user).data ?? null,
-      box: persistedBox.safeParse(box).data ?? null,
+      box: boxSchema.safeParse(box).data ?? null,
     };
   }
 

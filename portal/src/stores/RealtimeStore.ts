@@ -25,8 +25,8 @@ import type { RootStore } from './RootStore.ts';
 /**
  * The two realtime connections of a signed-in page, /grid and /vpn-status. `start()` (entering the
  * authenticated layout) keeps them open for the current token and user, reopening them whenever the token
- * is renewed; `stop()` (leaving) closes both. Socket events land here and in the domain stores, never in
- * components.
+ * is renewed; `stop()` (leaving) closes both. Socket events land here and in the domain stores (`boxUpdate`
+ * in the BoxStore), never in components.
  */
 export class RealtimeStore {
   /** The grid connection is up: the connection badge reads 'On the Grid'. */
@@ -96,6 +96,7 @@ export class RealtimeStore {
     const vpnStatus: VpnStatusSocket = this.openSocket(VPN_STATUS_NAMESPACE, handshake);
     vpnStatus.on('connect', () => vpnStatus.emit('requestStatus'));
     vpnStatus.on('status', ({ status }) => this.setVpnConnected(status));
+    vpnStatus.on('boxUpdate', (update) => this.root.box.applyUpdate(update));
     vpnStatus.on('disconnect', () => this.setVpnConnected(false));
     vpnStatus.on('connect_error', (error) => this.renewIfRefused(error, handshake.token));
     this.vpnStatus = vpnStatus;

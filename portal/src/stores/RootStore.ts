@@ -5,6 +5,7 @@ import { log } from '../logging.ts';
 import type { SocketFactory } from '../realtime/sockets.ts';
 import { paths } from '../routes/paths.ts';
 import { AuthStore, type RefreshLocks } from './AuthStore.ts';
+import { BoxStore, type FileSaver } from './BoxStore.ts';
 import { DashboardStore } from './DashboardStore.ts';
 import { RealtimeStore } from './RealtimeStore.ts';
 import { UiStore } from './UiStore.ts';
@@ -27,6 +28,8 @@ export type RootStoreOptions = {
    * null where there is none, leaving one refresh at a time within this tab only.
    */
   locks?: RefreshLocks | null;
+  /** Saves downloaded files (VPN configs); a Blob behind a temporary `<a download>` by default. */
+  saveFile?: FileSaver;
 };
 
 /**
@@ -40,6 +43,7 @@ export class RootStore {
   readonly auth: AuthStore;
   readonly realtime: RealtimeStore;
   readonly dashboard: DashboardStore;
+  readonly box: BoxStore;
 
   private navigator: Navigator | null = null;
   private ending: Promise<void> | null = null;
@@ -61,6 +65,7 @@ export class RootStore {
       options.locks === undefined ? browserLocks() : options.locks,
     );
     this.realtime = new RealtimeStore(this, options.socketFactory);
+    this.box = new BoxStore(this, options.saveFile);
     this.dashboard = new DashboardStore(this);
   }
 

@@ -1,4 +1,4 @@
-import { API_BASE } from '@exploit-grid/api/contracts';
+import { API_BASE, type Box, type BoxRuntime, type VpnPoolStatus } from '@exploit-grid/api/contracts';
 import { vi } from 'vitest';
 
 export type FakeRequest = {
@@ -89,3 +89,32 @@ export const testUser = {
 
 export const tokenAnswer = (token: string) =>
   reply(200, { access_token: token, token_type: 'Bearer', expires_in: 900 });
+
+/** The operator's box as GET /boxes/my answers it: running, reachable at 10.66.0.2, no VPN client yet. */
+export const testBox: Box = {
+  id: '6f0c1f7e-2b1a-4c0e-9a57-1d2e3f4a5b6c',
+  hostname: 'zero-cool-box',
+  ip: '10.66.0.2',
+  status: 'RUNNING',
+  ssh_password: 'hunter2-root',
+  accumulatedUsageSeconds: 3723,
+  lastPoweredAt: '2025-03-01T12:00:00.000Z',
+  vpnClients: [],
+  openPorts: { '22': 'ssh' },
+  owner: { id: testUser.id, handle: testUser.handle },
+  dailyRemainingSeconds: null,
+  unavailableReason: null,
+};
+
+/** GET /boxes/runtime of a platform that can run boxes, its base image built. */
+export const readyRuntime: BoxRuntime = {
+  available: true,
+  reason: null,
+  image: { state: 'ready', percent: 100, step: null },
+};
+
+/** GET /user-vpn/pool-status with room in both pools. */
+export const openPools: VpnPoolStatus = {
+  tcp: { capacity_level: 'available', is_exhausted: false },
+  udp: { capacity_level: 'available', is_exhausted: false },
+};

@@ -30,6 +30,7 @@ import {
   fail,
   fakeApi,
   reply,
+  testBox,
   testUser,
   tokenAnswer,
   type FakeReply,
@@ -40,6 +41,7 @@ import { locationOf, renderRoute } from '../../test-utils.tsx';
 const signedInRoutes = {
   'GET /users/me': reply(200, testUser),
   'GET /user/stats': reply(200, { rank: null, attacksWon: 0, defensesWon: 0 }),
+  'GET /boxes/my': reply(200, null),
 };
 
 async function logIn(email = 'zero@example.com', password = 'hunter22') {
@@ -188,7 +190,7 @@ describe('login page', () => {
       const store = new RootStore({ socketFactory: fakeSockets().factory });
       store.auth.setAccessToken('token-1');
       store.auth.setUser(testUser);
-      store.auth.setBox({ id: 'b1' });
+      store.auth.setBox(testBox);
       return store;
     }
 
@@ -218,6 +220,8 @@ describe('login page', () => {
         'POST /auth/social/exchange': tokenAnswer('token-social'),
         ...signedInRoutes,
         'GET /users/me': reply(200, otherUser),
+        // The dashboard's box load never answers: only the switch itself may drop the old box.
+        'GET /boxes/my': () => new Promise<never>(() => undefined),
       });
       const { router, store } = renderRoute('/login?token=one-time-code', { store: signedInStore() });
       fireEvent.click(await screen.findByRole('button', { name: SWITCH_ACCOUNT }));
