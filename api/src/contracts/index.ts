@@ -34,3 +34,4 @@ export type VersionInfo = z.infer<typeof versionSchema>;
 export * from './sockets.ts';
 export * from './auth.ts';
 export * from './users.ts';
+export * from './boxes.ts';

@@ -4,6 +4,7 @@
  * Event maps grow with the features that emit them.
  */
 import { z } from 'zod';
+import type { BoxUpdatePayload } from './boxes.ts';
 
 export const SOCKET_PATH = '/socket.io';
 export const GRID_NAMESPACE = '/grid';
@@ -32,7 +33,10 @@ export interface GridClientToServerEvents {
 }
 
 export interface VpnStatusServerToClientEvents {
+  /** Whether the user has a live VPN client (any protocol). */
   status: (payload: { status: boolean }) => void;
+  /** The user's box changed (status, usage, VPN clients); `deleted` when it is gone. */
+  boxUpdate: (payload: BoxUpdatePayload) => void;
 }
 export interface VpnStatusClientToServerEvents {
   requestStatus: () => void;

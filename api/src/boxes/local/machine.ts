@@ -1,0 +1,326 @@
+import { spawn } from 'node:child_process';
+import { existsSync, openSync, closeSync } from 'node:fs';
+import { chown, mkdir, readFile, readdir, rm, writeFile, chmod } from 'node:fs/promises';
+import path from 'node:path';
+import { BOX_NETWORK_FILE } from './image.ts';
+import { BoxCgroup, type BoxLimits } from './cgroups.ts';
+import { run } from './command.ts';
+
+/** Exit code of systemd-nspawn when the box asked for a reboot: start it again. */
+const REBOOT_EXIT = 133;
+const UID_RANGE = 65536;
+
+export interface MachineSpec {
+  /** Runtime slot: names the machine and picks its UID range. */
+  slot: number;
+  hostname: string;
+  address: string;
+  prefixLength: number;
+  gateway: string;
+  /** crypt(3) hash of the root password, written on first start only. */
+  rootPasswordHash: string;
+  sshPublicKey: string | null;
+  limits: BoxLimits;
+}
+
+export type MachineState =
+  | { state: 'absent' }
+  | { state: 'stopped' }
+  | { state: 'starting'; pid: number }
+  | { state: 'running'; pid: number; leader: number }
+  | { state: 'exited'; code: number | null };
+
+/** Listening TCP ports → service names we recognise. */
+const KNOWN_PORTS: Record<number, string> = {
+  21: 'ftp',
+  22: 'ssh',
+  23: 'telnet',
+  25: 'smtp',
+  53: 'dns',
+  80: 'http',
+  110: 'pop3',
+  143: 'imap',
+  443: 'https',
+  445: 'smb',
+  3000: 'http',
+  3306: 'mysql',
+  5432: 'postgresql',
+  6379: 'redis',
+  8000: 'http',
+  8080: 'http-alt',
+  27017: 'mongodb',
+};
+
+/**
+ * One box of the local runtime: a systemd-nspawn system container booting the base image
+ * through an overlay (the box's own changes live in `upper/`), in a user namespace of its own
+ * (box root is an unprivileged UID on the host), in a network namespace of its own that the
+ * container owns (so box root can firewall its box), attached to the arena bridge of the
+ * router namespace, inside a cgroup with memory, CPU and process limits.
+ *
+ * The launcher runs detached from the API: boxes keep running across API restarts and are
+ * found again by their pid file; `exit` records how the box ended.
+ */
+export class Machine {
+  readonly id: string;
+  readonly dir: string;
+  readonly machineName: string;
+  readonly #prefix: string;
+
+  constructor(options: { id: string; slot: number; boxesDir: string; prefix: string }) {
+    this.id = options.id;
+    this.dir = path.join(options.boxesDir, options.id);
+    this.machineName = `${options.prefix}-b${options.slot}`;
+    this.#prefix = options.prefix;
+  }
+
+  /** systemd-nspawn's host-side veth of this machine, a port of the arena bridge. */
+  get interfaceName(): string {
+    return `vb-${this.machineName}`;
+  }
+  get rootDir(): string {
+    return path.join(this.dir, 'root');
+  }
+  cgroup(): BoxCgroup {
+    return new BoxCgroup(
+      this.#prefix === 'eg' ? 'exploit-grid' : `exploit-grid-${this.#prefix}`,
+      this.machineName,
+    );
+  }
+  static uidBase(slot: number): number {
+    // Ranges from 0x10000000 up, one per slot, clear of ordinary host users.
+    return UID_RANGE * (4096 + slot);
+  }
+
+  async #pid(): Promise<number | null> {
+    const text = await readFile(path.join(this.dir, 'pid'), 'utf8').catch(() => null);
+    if (!text) return null;
+    const pid = Number(text.trim());
+    try {
+      const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8');
+      return cmdline.includes(this.dir) ? pid : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** The container's init (PID 1 inside), once booted. */
+  async #leader(launcher: number): Promise<number | null> {
+    for (const pid of await this.cgroup().pids()) {
+      try {
+        const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        const ppid = Number(fields[1]);
+        const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+        const parentComm = await readFile(`/proc/${ppid}/comm`, 'utf8').catch(() => '');
+        if (comm === 'systemd' && parentComm.trim() === 'systemd-nspawn' && ppid !== launcher) return pid;
+      } catch {
+        // process ended while we looked
+      }
+    }
+    return null;
+  }
+
+  async state(): Promise<MachineState> {
+    if (!existsSync(this.dir)) return { state: 'absent' };
+    const pid = await this.#pid();
+    if (pid !== null) {
+      const leader = await this.#leader(pid);
+      if (leader !== null && (await this.openPorts(leader))[22]) return { state: 'running', pid, leader };
+      return { state: 'starting', pid };
+    }
+    const exit = await readFile(path.join(this.dir, 'exit'), 'utf8').catch(() => null);
+    if (exit !== null) return { state: 'exited', code: exit.trim() === '' ? null : Number(exit.trim()) };
+    return existsSync(path.join(this.dir, 'launched'))
+      ? { state: 'exited', code: null }
+      : { state: 'stopped' };
+  }
+
+  /** Listening TCP ports inside the box (read from the host through the box's own /proc). */
+  async openPorts(leader: number): Promise<Record<string, string>> {
+    const ports: Record<string, string> = {};
+    for (const table of ['tcp', 'tcp6']) {
+      const text = await readFile(`/proc/${leader}/net/${table}`, 'utf8').catch(() => '');
+      for (const line of text.split('\n').slice(1)) {
+        const fields = line.trim().split(/\s+/);
+        if (fields[3] !== '0A') continue; // LISTEN
+        const port = parseInt(fields[1]!.split(':')[1]!, 16);
+        const local = fields[1]!.split(':')[0]!;
+        // Loopback-only listeners are not reachable from the VPN.
+        if (local === '0100007F' || local === '00000000000000000000000001000000') continue;
+        ports[String(port)] = KNOWN_PORTS[port] ?? 'unknown';
+      }
+    }
+    return ports;
+  }
+
+  /** Creates the box's directories and cgroup and mounts its root. Idempotent. */
+  async prepare(imagePath: string, spec: MachineSpec): Promise<void> {
+    for (const sub of ['upper', 'work', 'root'])
+      await mkdir(path.join(this.dir, sub), { recursive: true, mode: 0o700 });
+    await chmod(this.dir, 0o700);
+    if (!(await isMountPoint(this.rootDir))) {
+      await run('mount', [
+        '-t',
+        'overlay',
+        'overlay',
+        '-o',
+        `lowerdir=${imagePath},upperdir=${path.join(this.dir, 'upper')},workdir=${path.join(this.dir, 'work')},metacopy=on,redirect_dir=on`,
+        this.rootDir,
+      ]);
+    }
+    await this.cgroup().create(spec.limits);
+    await this.#writeBoxFiles(spec);
+  }
+
+  /** Files the runtime owns inside the box; identity and secrets only on first start. */
+  async #writeBoxFiles(spec: MachineSpec): Promise<void> {
+    const base = Machine.uidBase(spec.slot);
+    const root = this.rootDir;
+    const firstStart = !existsSync(path.join(this.dir, 'provisioned'));
+    const write = async (file: string, content: string, mode = 0o644) => {
+      const full = path.join(root, file);
+      await mkdir(path.dirname(full), { recursive: true });
+      await writeFile(full, content, { mode });
+      await chmod(full, mode);
+      await chown(full, base, base);
+    };
+    await write(
+      BOX_NETWORK_FILE.slice(1),
+      `ADDRESS=${spec.address}/${spec.prefixLength}\nGATEWAY=${spec.gateway}\n`,
+    );
+    if (!firstStart) return;
+    await write('etc/hostname', `${spec.hostname}\n`);
+    await write(
+      'etc/hosts',
+      `127.0.0.1\tlocalhost\n127.0.1.1\t${spec.hostname}\n::1\tlocalhost ip6-localhost ip6-loopback\n`,
+    );
+    const shadowPath = path.join(root, 'etc/shadow');
+    const shadow = (await readFile(shadowPath, 'utf8'))
+      .split('\n')
+      .map((line) =>
+        line.startsWith('root:') ? line.replace(/^root:[^:]*:/, `root:${spec.rootPasswordHash}:`) : line,
+      )
+      .join('\n');
+    await write('etc/shadow', shadow, 0o640);
+    if (spec.sshPublicKey) {
+      await mkdir(path.join(root, 'root/.ssh'), { recursive: true, mode: 0o700 });
+      await chown(path.join(root, 'root/.ssh'), base, base);
+      await write('root/.ssh/authorized_keys', `${spec.sshPublicKey}\n`, 0o600);
+    }
+    const hostKey = path.join(root, 'etc/ssh/ssh_host_ed25519_key');
+    await rm(hostKey, { force: true });
+    await rm(`${hostKey}.pub`, { force: true });
+    await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', `root@${spec.hostname}`, '-f', hostKey]);
+    await chown(hostKey, base, base);
+    await chown(`${hostKey}.pub`, base, base);
+    await writeFile(path.join(this.dir, 'provisioned'), new Date().toISOString());
+  }
+
+  /**
+   * Starts the box detached from the API. The launcher shell joins the cgroup, enters the
+   * router's network namespace (nspawn creates the box's own namespace and its bridge port
+   * there) and restarts nspawn when the box reboots itself.
+   */
+  async start(spec: MachineSpec, routerNamespacePath: string, bridge: string): Promise<number> {
+    await rm(path.join(this.dir, 'exit'), { force: true });
+    const nspawn = [
+      'systemd-nspawn',
+      '--quiet',
+      '--register=no',
+      '--keep-unit',
+      '--console=read-only',
+      `--directory=${this.rootDir}`,
+      `--machine=${this.machineName}`,
+      `--hostname=${spec.hostname}`,
+      `--private-users=${Machine.uidBase(spec.slot)}:${UID_RANGE}`,
+      '--private-users-ownership=chown',
+      `--network-bridge=${bridge}`,
+      '--boot',
+    ];
+    const script = [
+      'for f in $EG_CGROUP_PROCS; do echo $$ > "$f"; done',
+      'while :; do',
+      `  nsenter --net="$EG_ROUTER_NETNS" "$@" </dev/null`,
+      '  code=$?',
+      `  [ "$code" -eq ${REBOOT_EXIT} ] || break`,
+      'done',
+      'echo "$code" > "$EG_BOX_DIR/exit"',
+    ].join('\n');
+    const log = openSync(path.join(this.dir, 'console.log'), 'a');
+    try {
+      const child = spawn('sh', ['-c', script, `exploit-grid-box:${this.dir}`, ...nspawn], {
+        detached: true,
+        stdio: ['ignore', log, log],
+        env: {
+          PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin',
+          EG_CGROUP_PROCS: this.cgroup().procsFiles.join(' '),
+          EG_ROUTER_NETNS: routerNamespacePath,
+          EG_BOX_DIR: this.dir,
+        },
+      });
+      const pid = child.pid;
+      if (pid === undefined) throw new Error('could not start systemd-nspawn');
+      child.unref();
+      await writeFile(path.join(this.dir, 'pid'), String(pid));
+      await writeFile(path.join(this.dir, 'launched'), new Date().toISOString());
+      return pid;
+    } finally {
+      closeSync(log);
+    }
+  }
+
+  /** Asks the box to power off; after `timeoutMs` kills whatever is left. Then unmounts its root. */
+  async stop(timeoutMs: number): Promise<void> {
+    const pid = await this.#pid();
+    if (pid !== null) {
+      const leader = await this.#leader(pid);
+      // SIGRTMIN+4 asks systemd inside for a clean poweroff.
+      if (leader !== null) await run('kill', ['-s', 'SIGRTMIN+4', String(leader)]).catch(() => undefined);
+      else await run('kill', ['-s', 'TERM', String(pid)]).catch(() => undefined);
+      const deadline = Date.now() + timeoutMs;
+      while (Date.now() < deadline && (await this.#pid()) !== null) await sleep(100);
+    }
+    await this.cgroup().killAll();
+    await rm(path.join(this.dir, 'pid'), { force: true });
+    await rm(path.join(this.dir, 'launched'), { force: true });
+    await rm(path.join(this.dir, 'exit'), { force: true });
+    await this.unmount();
+  }
+
+  async unmount(): Promise<void> {
+    if (await isMountPoint(this.rootDir))
+      await run('umount', [this.rootDir]).catch(() => run('umount', ['-l', this.rootDir]));
+  }
+
+  /** Stops the box and removes everything it had: disk, cgroup, logs. */
+  async destroy(): Promise<void> {
+    await this.stop(2000);
+    await this.cgroup().remove();
+    await rm(this.dir, { recursive: true, force: true });
+  }
+
+  /** Forgets a box that ended by itself (after its state was read), so it can start again. */
+  async clearExit(): Promise<void> {
+    await this.cgroup().killAll();
+    await rm(path.join(this.dir, 'exit'), { force: true });
+    await rm(path.join(this.dir, 'launched'), { force: true });
+    await rm(path.join(this.dir, 'pid'), { force: true });
+    await this.unmount();
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function isMountPoint(dir: string): Promise<boolean> {
+  const mounts = await readFile('/proc/self/mounts', 'utf8');
+  const escaped = dir.replace(/ /g, '\\040');
+  return mounts.split('\n').some((line) => line.split(' ')[1] === escaped);
+}
+
+/** Box directories present under `boxesDir` (box ids), for finding orphans. */
+export async function listMachineDirs(boxesDir: string): Promise<string[]> {
+  return (await readdir(boxesDir, { withFileTypes: true }).catch(() => []))
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name);
+}

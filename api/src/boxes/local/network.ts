@@ -1,0 +1,242 @@
+import { existsSync } from 'node:fs';
+import type { Logger } from '../../logger.ts';
+import { formatNetwork, hostAddress, netmask, type Ipv4Network } from './addressing.ts';
+import { CommandError, run } from './command.ts';
+
+export interface RouterLayout {
+  /** Names every host object of this runtime (network namespaces, host interface, machines). */
+  prefix: string;
+  arena: Ipv4Network;
+  /** A /30 between the host and the router namespace; the VPN relay and the agent path use it. */
+  transit: Ipv4Network;
+  vpnUdp: Ipv4Network;
+  vpnTcp: Ipv4Network;
+  /** OpenVPN's port inside the router namespace (UDP and TCP). */
+  vpnPort: number;
+}
+
+/** A box's place on the arena network. */
+export interface BoxPort {
+  /** The host-side veth of the box (systemd-nspawn's `vb-<machine>`), a port of the arena bridge. */
+  interfaceName: string;
+  address: string;
+}
+
+/** Who may talk to which box: a VPN address and a box address, until a time (attack windows) or forever. */
+export interface AccessPair {
+  vpnAddress: string;
+  boxAddress: string;
+  /** Epoch ms; null = no expiry (owner access). */
+  until: number | null;
+}
+
+export const BRIDGE = 'arena0';
+export const TRANSIT = 'transit0';
+export const TUN_UDP = 'tun-udp';
+export const TUN_TCP = 'tun-tcp';
+const TABLE = 'exploitgrid';
+
+/**
+ * The router network namespace of the local runtime: the arena bridge where boxes live, the
+ * OpenVPN tun devices, and the nftables rules that decide who reaches what. The host only
+ * gets one veth (the transit link); nothing else on the host changes.
+ */
+export class RouterNetwork {
+  readonly layout: RouterLayout;
+  readonly namespace: string;
+  readonly hostInterface: string;
+  readonly #log: Logger;
+
+  constructor(layout: RouterLayout, logger: Logger) {
+    this.layout = layout;
+    this.namespace = `${layout.prefix}-router`;
+    this.hostInterface = `${layout.prefix}-tr0`;
+    this.#log = logger.child({ component: 'router' });
+  }
+
+  get namespacePath(): string {
+    return `/run/netns/${this.namespace}`;
+  }
+  get routerArenaAddress(): string {
+    return hostAddress(this.layout.arena, 1);
+  }
+  get hostTransitAddress(): string {
+    return hostAddress(this.layout.transit, 1);
+  }
+  get routerTransitAddress(): string {
+    return hostAddress(this.layout.transit, 2);
+  }
+
+  /** Creates (or repairs) the namespace, bridge, transit link and base firewall. Idempotent. */
+  async ensure(): Promise<void> {
+    const { arena, transit } = this.layout;
+    if (!existsSync(this.namespacePath)) {
+      await run('ip', ['netns', 'add', this.namespace]);
+      this.#log.info({ namespace: this.namespace }, 'Created the router network namespace');
+    }
+    const inRouter = (...args: string[]) => run('ip', ['-n', this.namespace, ...args]);
+    await inRouter('link', 'set', 'lo', 'up');
+    await run('ip', ['netns', 'exec', this.namespace, 'sysctl', '-q', '-w', 'net.ipv4.ip_forward=1']);
+    await run('ip', [
+      'netns',
+      'exec',
+      this.namespace,
+      'sysctl',
+      '-q',
+      '-w',
+      'net.ipv6.conf.all.disable_ipv6=1',
+    ]);
+    if (!(await this.#linkExists(BRIDGE))) await inRouter('link', 'add', BRIDGE, 'type', 'bridge');
+    await inRouter('address', 'replace', `${this.routerArenaAddress}/${arena.prefix}`, 'dev', BRIDGE);
+    await inRouter('link', 'set', BRIDGE, 'up');
+
+    if (!(await this.#linkExists(TRANSIT))) {
+      await run('ip', ['link', 'del', this.hostInterface]).catch(() => undefined);
+      await run('ip', [
+        'link',
+        'add',
+        this.hostInterface,
+        'type',
+        'veth',
+        'peer',
+        'name',
+        TRANSIT,
+        'netns',
+        this.namespace,
+      ]);
+    }
+    await run('ip', [
+      'address',
+      'replace',
+      `${this.hostTransitAddress}/${transit.prefix}`,
+      'dev',
+      this.hostInterface,
+    ]);
+    await run('ip', ['link', 'set', this.hostInterface, 'up']);
+    await inRouter('address', 'replace', `${this.routerTransitAddress}/${transit.prefix}`, 'dev', TRANSIT);
+    await inRouter('link', 'set', TRANSIT, 'up');
+    await this.#loadBaseRules();
+  }
+
+  async #linkExists(name: string): Promise<boolean> {
+    try {
+      await run('ip', ['-n', this.namespace, 'link', 'show', name]);
+      return true;
+    } catch (err) {
+      if (err instanceof CommandError) return false;
+      throw err;
+    }
+  }
+
+  /** Runs nft inside the router namespace with a script on stdin (one atomic transaction). */
+  async nft(script: string): Promise<void> {
+    await run('ip', ['netns', 'exec', this.namespace, 'nft', '-f', '-'], { input: script });
+  }
+
+  /**
+   * The whole firewall, replaced atomically. Sets are filled by `setAccess` and `setBoxPorts`.
+   * - forward: VPN ↔ box only for pairs in @access (owner always; attacker inside a window);
+   *   nothing else crosses (no box ↔ box, no VPN client ↔ VPN client, nothing to the host).
+   * - input: the router itself answers only OpenVPN on the transit link (and, for boxes, the
+   *   agent endpoint when one is configured).
+   * - bridge: a box may only use its own address (no spoofing of another box or the router).
+   */
+  async #loadBaseRules(): Promise<void> {
+    const { vpnPort, vpnUdp, vpnTcp } = this.layout;
+    await this.nft(`
+add table inet ${TABLE}
+delete table inet ${TABLE}
+add table bridge ${TABLE}
+delete table bridge ${TABLE}
+table inet ${TABLE} {
+  set access {
+    type ipv4_addr . ipv4_addr
+    flags timeout
+  }
+  chain input {
+    type filter hook input priority filter; policy drop;
+    iif lo accept
+    ct state established,related accept
+    iifname "${TRANSIT}" udp dport ${vpnPort} accept
+    iifname "${TRANSIT}" tcp dport ${vpnPort} accept
+    iifname { "${TUN_UDP}", "${TUN_TCP}" } icmp type echo-request accept
+  }
+  chain forward {
+    type filter hook forward priority filter; policy drop;
+    iifname { "${TUN_UDP}", "${TUN_TCP}" } oifname "${BRIDGE}" ip saddr . ip daddr @access accept
+    iifname "${BRIDGE}" oifname { "${TUN_UDP}", "${TUN_TCP}" } ip daddr . ip saddr @access accept
+  }
+}
+table bridge ${TABLE} {
+  set ports {
+    type ifname . ipv4_addr
+  }
+  chain prerouting {
+    type filter hook prerouting priority filter; policy accept;
+    iifname != "vb-*" accept
+    ether type ip6 drop
+    ether type arp iifname . arp saddr ip != @ports drop
+    ether type ip iifname . ip saddr != @ports drop
+  }
+  chain forward {
+    type filter hook forward priority filter; policy accept;
+    iifname "vb-*" oifname "vb-*" drop
+  }
+}
+`);
+    this.#log.debug(
+      { udp: formatNetwork(vpnUdp), tcp: formatNetwork(vpnTcp), mask: netmask(vpnUdp) },
+      'Router firewall loaded',
+    );
+  }
+
+  /** Replaces the set of VPN address ↔ box address pairs that may talk (atomically). */
+  async setAccess(pairs: AccessPair[], now = Date.now()): Promise<void> {
+    const elements = pairs
+      .filter((p) => p.until === null || p.until > now + 1000)
+      .map((p) => {
+        const timeout = p.until === null ? '' : ` timeout ${Math.ceil((p.until - now) / 1000)}s`;
+        return `${p.vpnAddress} . ${p.boxAddress}${timeout}`;
+      });
+    await this.nft(
+      `flush set inet ${TABLE} access\n` +
+        (elements.length ? `add element inet ${TABLE} access { ${elements.join(', ')} }\n` : ''),
+    );
+  }
+
+  /** Replaces the bridge ports' allowed source addresses and isolates each box port. */
+  async setBoxPorts(ports: BoxPort[]): Promise<void> {
+    const elements = ports.map((p) => `"${p.interfaceName}" . ${p.address}`);
+    await this.nft(
+      `flush set bridge ${TABLE} ports\n` +
+        (elements.length ? `add element bridge ${TABLE} ports { ${elements.join(', ')} }\n` : ''),
+    );
+  }
+
+  /** Marks a bridge port isolated: it can only talk to the bridge itself (the router), never to another box. */
+  async isolatePort(interfaceName: string): Promise<void> {
+    await run('ip', [
+      'netns',
+      'exec',
+      this.namespace,
+      'bridge',
+      'link',
+      'set',
+      'dev',
+      interfaceName,
+      'isolated',
+      'on',
+    ]);
+  }
+
+  /** The access pairs in force, as nft lists them (tests and diagnostics). */
+  async listAccess(): Promise<string> {
+    return run('ip', ['netns', 'exec', this.namespace, 'nft', 'list', 'set', 'inet', TABLE, 'access']);
+  }
+
+  /** Removes the namespace (bridge, tun devices, rules) and the host's transit link. */
+  async destroy(): Promise<void> {
+    await run('ip', ['link', 'del', this.hostInterface]).catch(() => undefined);
+    if (existsSync(this.namespacePath)) await run('ip', ['netns', 'del', this.namespace]);
+  }
+}

@@ -1,0 +1,512 @@
+import { EventEmitter } from 'node:events';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { VpnProtocol } from '../../contracts/boxes.ts';
+import type { Logger } from '../../logger.ts';
+import { VpnPki, newTlsCryptKey } from '../../vpn/pki.ts';
+import type {
+  BoxObservation,
+  BoxOrchestrator,
+  BoxSpec,
+  OrchestratorEvents,
+  OrchestratorStatus,
+  RevokedIdentity,
+  VpnIdentity,
+  VpnSession,
+} from '../orchestrator.ts';
+import { hostAddress, networkSize, parseNetwork } from './addressing.ts';
+import { run, which } from './command.ts';
+import { BaseImage } from './image.ts';
+import { Machine, listMachineDirs, type MachineSpec } from './machine.ts';
+import { BRIDGE, RouterNetwork, TUN_TCP, TUN_UDP, type AccessPair } from './network.ts';
+import { VpnServer, clientConfig, type VpnClientSession } from './openvpn.ts';
+import { VpnRelay } from './relay.ts';
+
+export interface LocalRuntimeOptions {
+  dataDir: string;
+  imageDir: string;
+  imageSuite: string;
+  imageMirror?: string;
+  prefix: string;
+  arenaSubnet: string;
+  transitSubnet: string;
+  vpnUdpSubnet: string;
+  vpnTcpSubnet: string;
+  vpnPublicHost: string;
+  vpnListenHost: string;
+  vpnUdpPort: number;
+  vpnTcpPort: number;
+  vpnMaxClients: number;
+  stopTimeoutMs: number;
+  logger: Logger;
+}
+
+/** Commands the local runtime runs on the host, with the Debian package that has each. */
+const REQUIRED_COMMANDS: [string, string][] = [
+  ['systemd-nspawn', 'systemd-container'],
+  ['debootstrap', 'debootstrap'],
+  ['openvpn', 'openvpn'],
+  ['nft', 'nftables'],
+  ['ip', 'iproute2'],
+  ['bridge', 'iproute2'],
+  ['nsenter', 'util-linux'],
+  ['ssh-keygen', 'openssh-client'],
+  ['openssl', 'openssl'],
+];
+
+/** Arena addresses: .1 is the router; boxes start at the 257th address. */
+const FIRST_BOX_HOST = 257;
+const ROUTER_VPN_PORT = 1194;
+
+/**
+ * The local adapter of the BoxOrchestrator port: boxes as systemd-nspawn containers and the
+ * VPN as two OpenVPN servers, all in a router network namespace on this host (see
+ * docs/boxes.md). Boxes and VPN servers run detached and survive API restarts.
+ */
+export class LocalRuntime implements BoxOrchestrator {
+  readonly name = 'local';
+  readonly events = new EventEmitter<OrchestratorEvents>();
+  readonly router: RouterNetwork;
+  readonly image: BaseImage;
+  readonly #o: LocalRuntimeOptions;
+  readonly #log: Logger;
+  readonly #specs = new Map<string, BoxSpec>();
+  readonly #locks = new Map<string, Promise<unknown>>();
+  readonly #windows = new Map<string, { attackerUserId: string; boxId: string; until: number }>();
+  readonly #servers: Record<VpnProtocol, VpnServer>;
+  readonly #relay: VpnRelay;
+  #pki: VpnPki | null = null;
+  #tlsCryptKey = '';
+  #serverName: string;
+  #unavailable: string | null = 'The box runtime is starting.';
+  #accessChain: Promise<void> = Promise.resolve();
+  #authorize: (userId: string) => Promise<boolean> = async () => false;
+
+  constructor(options: LocalRuntimeOptions) {
+    this.#o = options;
+    this.#log = options.logger.child({ component: 'local-runtime' });
+    const arena = parseNetwork(options.arenaSubnet);
+    const vpnUdp = parseNetwork(options.vpnUdpSubnet);
+    const vpnTcp = parseNetwork(options.vpnTcpSubnet);
+    this.router = new RouterNetwork(
+      {
+        prefix: options.prefix,
+        arena,
+        transit: parseNetwork(options.transitSubnet),
+        vpnUdp,
+        vpnTcp,
+        vpnPort: ROUTER_VPN_PORT,
+      },
+      options.logger,
+    );
+    this.image = new BaseImage({
+      dir: options.imageDir,
+      suite: options.imageSuite,
+      mirror: options.imageMirror,
+      logger: options.logger,
+    });
+    this.#serverName = `${options.prefix}-vpn-server`;
+    const server = (protocol: VpnProtocol, clients: typeof vpnUdp, device: string) =>
+      new VpnServer({
+        protocol,
+        dir: path.join(this.#vpnDir, protocol.toLowerCase()),
+        socketPath: `/run/exploit-grid/${options.prefix}/${protocol.toLowerCase()}.sock`,
+        device,
+        port: ROUTER_VPN_PORT,
+        clients,
+        routes: [arena],
+        maxClients: options.vpnMaxClients,
+        routerNamespacePath: this.router.namespacePath,
+        logger: options.logger,
+      });
+    this.#servers = { UDP: server('UDP', vpnUdp, TUN_UDP), TCP: server('TCP', vpnTcp, TUN_TCP) };
+    this.#relay = new VpnRelay(options.logger);
+    for (const s of Object.values(this.#servers)) {
+      s.authorizer = (commonName) => this.#authorize(commonName);
+      s.on('connected', (session) => {
+        this.events.emit('vpnConnected', toVpnSession(session));
+        this.#syncAccess();
+      });
+      s.on('disconnected', (session) => {
+        this.events.emit('vpnDisconnected', toVpnSession(session));
+        this.#syncAccess();
+      });
+    }
+  }
+
+  get #vpnDir(): string {
+    return path.join(this.#o.dataDir, 'vpn');
+  }
+  get #boxesDir(): string {
+    return path.join(this.#o.dataDir, 'boxes');
+  }
+
+  /** Why this host cannot run boxes, or null. */
+  static async hostProblem(): Promise<string | null> {
+    if (process.platform !== 'linux')
+      return 'Boxes run on Linux only; this API runs on ' + process.platform + '.';
+    if (process.getuid?.() !== 0)
+      return 'The local box runtime needs root (network namespaces, containers, VPN): run the API as root.';
+    const missing: string[] = [];
+    for (const [command, pkg] of REQUIRED_COMMANDS) {
+      if (!(await which(command)) && !missing.includes(pkg)) missing.push(pkg);
+    }
+    if (missing.length)
+      return `The local box runtime needs these Debian packages: ${missing.join(', ')} (run \`make box-deps\`).`;
+    if (!existsSync('/dev/net/tun')) return 'The local box runtime needs /dev/net/tun for the VPN.';
+    return null;
+  }
+
+  async start(): Promise<void> {
+    const problem = await LocalRuntime.hostProblem();
+    if (problem) {
+      this.#unavailable = problem;
+      this.#log.warn(problem);
+      return;
+    }
+    try {
+      await mkdir(this.#boxesDir, { recursive: true, mode: 0o700 });
+      await this.router.ensure();
+      await this.#loadPki();
+      const crl = await this.#pki!.crl([]);
+      await this.#ensureServers(crl);
+      await this.#relay.listen({
+        host: this.#o.vpnListenHost,
+        udpPort: this.#o.vpnUdpPort,
+        tcpPort: this.#o.vpnTcpPort,
+        target: this.router.routerTransitAddress,
+        targetPort: ROUTER_VPN_PORT,
+      });
+      this.#unavailable = null;
+      // The first run builds the base image now, with progress in the log, not at the first box.
+      this.image.ensure().catch(() => undefined);
+    } catch (err) {
+      this.#unavailable = `The local box runtime could not start: ${err instanceof Error ? err.message : String(err)}`;
+      this.#log.error({ err }, 'Local box runtime failed to start');
+    }
+  }
+
+  async #ensureServers(crlPem: string): Promise<void> {
+    const server = await this.#serverIdentity();
+    for (const s of Object.values(this.#servers)) {
+      await s.ensure({
+        caPem: this.#pki!.caCertificatePem,
+        certificatePem: server.certificatePem,
+        privateKeyPem: server.privateKeyPem,
+        tlsCryptKey: this.#tlsCryptKey,
+        crlPem,
+      });
+    }
+  }
+
+  async #loadPki(): Promise<void> {
+    const dir = path.join(this.#vpnDir, 'pki');
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const caCert = path.join(dir, 'ca.crt');
+    const caKey = path.join(dir, 'ca.key');
+    if (existsSync(caCert) && existsSync(caKey)) {
+      this.#pki = await VpnPki.load({
+        certificatePem: await readFile(caCert, 'utf8'),
+        privateKeyPem: await readFile(caKey, 'utf8'),
+      });
+    } else {
+      const { pki, ca } = await VpnPki.create();
+      await writeFile(caKey, ca.privateKeyPem, { mode: 0o600 });
+      await writeFile(caCert, ca.certificatePem, { mode: 0o644 });
+      this.#pki = pki;
+      this.#log.info('Created the VPN certificate authority');
+    }
+    const tls = path.join(dir, 'tls-crypt.key');
+    if (!existsSync(tls)) await writeFile(tls, newTlsCryptKey(), { mode: 0o600 });
+    this.#tlsCryptKey = await readFile(tls, 'utf8');
+  }
+
+  async #serverIdentity(): Promise<{ certificatePem: string; privateKeyPem: string }> {
+    const dir = path.join(this.#vpnDir, 'pki');
+    const cert = path.join(dir, 'server.crt');
+    const key = path.join(dir, 'server.key');
+    if (existsSync(cert) && existsSync(key))
+      return { certificatePem: await readFile(cert, 'utf8'), privateKeyPem: await readFile(key, 'utf8') };
+    const issued = await this.#pki!.issueServer(this.#serverName);
+    await writeFile(key, issued.privateKeyPem, { mode: 0o600 });
+    await writeFile(cert, issued.certificatePem, { mode: 0o644 });
+    return issued;
+  }
+
+  status(): OrchestratorStatus {
+    const image = this.image.status;
+    let reason = this.#unavailable;
+    if (!reason && image.state === 'failed') reason = `The box base image could not be built: ${image.error}`;
+    return {
+      available: reason === null,
+      reason,
+      image: { state: image.state, percent: image.percent, step: image.step },
+    };
+  }
+
+  /** Serialises work on one box. */
+  #locked<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.#locks.get(id) ?? Promise.resolve();
+    const next = previous.catch(() => undefined).then(fn);
+    this.#locks.set(id, next);
+    void next
+      .finally(() => {
+        if (this.#locks.get(id) === next) this.#locks.delete(id);
+      })
+      .catch(() => undefined);
+    return next;
+  }
+
+  boxAddress(slot: number): string {
+    const arena = this.router.layout.arena;
+    if (FIRST_BOX_HOST + slot >= networkSize(arena) - 1) throw new RangeError('the arena network is full');
+    return hostAddress(arena, FIRST_BOX_HOST + slot);
+  }
+
+  #machine(spec: Pick<BoxSpec, 'id' | 'slot'>): Machine {
+    return new Machine({ id: spec.id, slot: spec.slot, boxesDir: this.#boxesDir, prefix: this.#o.prefix });
+  }
+
+  applyBox(spec: BoxSpec): Promise<BoxObservation> {
+    return this.#locked(spec.id, async () => {
+      const known = this.#specs.get(spec.id);
+      this.#specs.set(spec.id, spec);
+      if (!known || known.ownerId !== spec.ownerId || known.slot !== spec.slot) await this.#syncPorts();
+      const ip = this.boxAddress(spec.slot);
+      const observe = (
+        phase: BoxObservation['phase'],
+        reason: string | null = null,
+        extra: Partial<BoxObservation> = {},
+      ): BoxObservation => ({
+        phase,
+        ip,
+        openPorts: {},
+        reason,
+        ...extra,
+      });
+      if (this.#unavailable) return observe(spec.power ? 'PROVISIONING' : 'STOPPED', this.#unavailable);
+      const machine = this.#machine(spec);
+      const state = await machine.state();
+      if (!spec.power) {
+        if (state.state === 'running' || state.state === 'starting') {
+          await machine.stop(this.#o.stopTimeoutMs);
+          this.#log.info({ box: spec.id }, 'Box stopped');
+        } else if (state.state === 'exited') await machine.clearExit();
+        return observe('STOPPED');
+      }
+      switch (state.state) {
+        case 'running':
+          await this.router.isolatePort(machine.interfaceName).catch(() => undefined);
+          return observe('RUNNING', null, { openPorts: await machine.openPorts(state.leader) });
+        case 'starting':
+          await this.router.isolatePort(machine.interfaceName).catch(() => undefined);
+          return observe('PROVISIONING', 'Booting');
+        case 'exited':
+          if (state.code === 0)
+            return observe('STOPPED', 'The box was powered off from inside.', { poweredOffInside: true });
+          return observe('CRASHED', `The box stopped unexpectedly (exit ${state.code ?? 'signal'}).`);
+        case 'absent':
+        case 'stopped': {
+          const image = this.image.status;
+          if (image.state !== 'ready') {
+            this.image.ensure().catch(() => undefined);
+            const now = this.image.status;
+            if (now.state === 'failed')
+              return observe('PROVISIONING', `The base image could not be built: ${now.error}`);
+            return observe('PROVISIONING', `Preparing the Debian base image (${now.percent}%)`);
+          }
+          await machine.prepare(this.image.path, await this.#machineSpec(spec, ip));
+          await machine.start(await this.#machineSpec(spec, ip), this.router.namespacePath, BRIDGE);
+          this.#log.info({ box: spec.id, machine: machine.machineName, ip }, 'Box starting');
+          return observe('PROVISIONING', 'Booting');
+        }
+      }
+    });
+  }
+
+  async #machineSpec(spec: BoxSpec, ip: string): Promise<MachineSpec> {
+    const hash = (
+      await run('openssl', ['passwd', '-6', '-stdin'], { input: `${spec.rootPassword}\n` })
+    ).trim();
+    return {
+      slot: spec.slot,
+      hostname: spec.hostname,
+      address: ip,
+      prefixLength: this.router.layout.arena.prefix,
+      gateway: this.router.routerArenaAddress,
+      rootPasswordHash: hash,
+      sshPublicKey: spec.sshPublicKey,
+      limits: spec.resources,
+    };
+  }
+
+  deleteBox(id: string): Promise<void> {
+    return this.#locked(id, async () => {
+      const spec = this.#specs.get(id);
+      const slot = spec?.slot ?? (await this.#slotOnDisk(id));
+      if (slot !== null) await this.#machine({ id, slot }).destroy();
+      else await rm(path.join(this.#boxesDir, id), { recursive: true, force: true });
+      this.#specs.delete(id);
+      for (const [key, w] of this.#windows) if (w.boxId === id) this.#windows.delete(key);
+      await this.#syncPorts();
+      this.#syncAccess();
+      this.#log.info({ box: id }, 'Box deleted');
+    });
+  }
+
+  async #slotOnDisk(id: string): Promise<number | null> {
+    const text = await readFile(path.join(this.#boxesDir, id, 'slot'), 'utf8').catch(() => null);
+    return text === null ? null : Number(text);
+  }
+
+  async boxIds(): Promise<string[]> {
+    return listMachineDirs(this.#boxesDir);
+  }
+
+  async #syncPorts(): Promise<void> {
+    if (this.#unavailable) return;
+    const specs = [...this.#specs.values()];
+    for (const spec of specs) {
+      const file = path.join(this.#boxesDir, spec.id, 'slot');
+      if (!existsSync(file)) {
+        await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+        await writeFile(file, String(spec.slot));
+      }
+    }
+    await this.router.setBoxPorts(
+      specs.map((spec) => ({
+        interfaceName: this.#machine(spec).interfaceName,
+        address: this.boxAddress(spec.slot),
+      })),
+    );
+  }
+
+  /** Recomputes who may reach which box and loads it into the router (serialised, atomic). */
+  #syncAccess(): void {
+    this.#accessChain = this.#accessChain
+      .then(async () => {
+        if (this.#unavailable) return;
+        await this.router.setAccess(this.accessPairs());
+      })
+      .catch((err: unknown) => this.#log.error({ err }, 'Could not update VPN access rules'));
+  }
+
+  /** Settles pending access updates (tests). */
+  async accessSettled(): Promise<void> {
+    await this.#accessChain;
+  }
+
+  accessPairs(now = Date.now()): AccessPair[] {
+    const sessions = this.vpnSessions();
+    const pairs: AccessPair[] = [];
+    const boxOf = new Map([...this.#specs.values()].map((s) => [s.ownerId, s]));
+    for (const session of sessions) {
+      const own = boxOf.get(session.userId);
+      if (own)
+        pairs.push({ vpnAddress: session.vpnAddress, boxAddress: this.boxAddress(own.slot), until: null });
+    }
+    for (const window of this.#windows.values()) {
+      const target = this.#specs.get(window.boxId);
+      if (!target || window.until <= now) continue;
+      for (const session of sessions) {
+        if (session.userId === window.attackerUserId)
+          pairs.push({
+            vpnAddress: session.vpnAddress,
+            boxAddress: this.boxAddress(target.slot),
+            until: window.until,
+          });
+      }
+    }
+    return pairs;
+  }
+
+  async issueVpnIdentity(userId: string): Promise<VpnIdentity> {
+    if (!this.#pki) throw new Error(this.#unavailable ?? 'VPN is not ready');
+    return this.#pki.issueClient(userId);
+  }
+
+  vpnClientConfig(protocol: VpnProtocol, identity: VpnIdentity, label: string): string {
+    if (!this.#pki) throw new Error(this.#unavailable ?? 'VPN is not ready');
+    return clientConfig({
+      protocol,
+      remoteHost: this.#o.vpnPublicHost,
+      remotePort:
+        protocol === 'UDP'
+          ? this.#relay.udpPort || this.#o.vpnUdpPort
+          : this.#relay.tcpPort || this.#o.vpnTcpPort,
+      serverName: this.#serverName,
+      caPem: this.#pki.caCertificatePem,
+      certificatePem: identity.certificatePem,
+      privateKeyPem: identity.privateKeyPem,
+      tlsCryptKey: this.#tlsCryptKey,
+      label,
+    });
+  }
+
+  async setRevoked(revoked: RevokedIdentity[]): Promise<void> {
+    if (!this.#pki) return;
+    const crl = await this.#pki.crl(
+      revoked.map((r) => ({ serialNumber: r.serialNumber, revokedAt: r.revokedAt })),
+    );
+    for (const server of Object.values(this.#servers)) {
+      await server.writeCrl(crl);
+      for (const r of revoked) await server.kill(r.userId);
+    }
+  }
+
+  setVpnAuthorizer(authorize: (userId: string) => Promise<boolean>): void {
+    this.#authorize = authorize;
+  }
+
+  vpnSessions(): VpnSession[] {
+    return Object.values(this.#servers).flatMap((s) => s.sessions.map(toVpnSession));
+  }
+
+  poolUsage(): Record<VpnProtocol, { clients: number; maxClients: number }> {
+    return {
+      UDP: { clients: this.#servers.UDP.sessions.length, maxClients: this.#o.vpnMaxClients },
+      TCP: { clients: this.#servers.TCP.sessions.length, maxClients: this.#o.vpnMaxClients },
+    };
+  }
+
+  async openAttackWindow(attackerUserId: string, targetBoxId: string, until: Date): Promise<void> {
+    this.#windows.set(`${attackerUserId}|${targetBoxId}`, {
+      attackerUserId,
+      boxId: targetBoxId,
+      until: until.getTime(),
+    });
+    this.#syncAccess();
+    await this.#accessChain;
+  }
+
+  async closeAttackWindow(attackerUserId: string, targetBoxId: string): Promise<void> {
+    this.#windows.delete(`${attackerUserId}|${targetBoxId}`);
+    this.#syncAccess();
+    await this.#accessChain;
+  }
+
+  async close(): Promise<void> {
+    await this.#relay.close();
+    for (const server of Object.values(this.#servers)) server.detach();
+    await this.#accessChain;
+  }
+
+  async destroy(): Promise<void> {
+    await this.#relay.close();
+    for (const id of await this.boxIds())
+      await this.deleteBox(id).catch((err: unknown) => this.#log.warn({ err }, 'Box removal failed'));
+    for (const server of Object.values(this.#servers)) await server.stop();
+    await this.router.destroy();
+    await rm(`/run/exploit-grid/${this.#o.prefix}`, { recursive: true, force: true });
+  }
+}
+
+function toVpnSession(session: VpnClientSession): VpnSession {
+  return {
+    userId: session.commonName,
+    protocol: session.protocol,
+    vpnAddress: session.vpnAddress,
+    connectedAt: session.connectedAt,
+  };
+}

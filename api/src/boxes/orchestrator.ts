@@ -1,0 +1,102 @@
+import type { EventEmitter } from 'node:events';
+import type { BoxStatus, VpnProtocol } from '../contracts/boxes.ts';
+
+/**
+ * The BoxOrchestrator port (DESIGN.md): everything the API asks of the machinery that runs
+ * boxes and the VPN. The local adapter does it on this host (systemd-nspawn, OpenVPN,
+ * nftables); the Kubernetes adapter writes Box / VpnPool resources for the operator.
+ * Calls are level-based: `applyBox` is told the whole desired state of a box each time and
+ * answers what it observes, so a restart of either side loses nothing.
+ */
+export interface BoxOrchestrator {
+  readonly name: string;
+  readonly events: EventEmitter<OrchestratorEvents>;
+  /** Prepares what the runtime needs (network, VPN servers). Never throws for an unusable host: see status(). */
+  start(): Promise<void>;
+  status(): OrchestratorStatus;
+  /** Converges one box to `spec` (idempotent) and answers what it sees now. */
+  applyBox(spec: BoxSpec): Promise<BoxObservation>;
+  /** Removes a box and everything it had. Idempotent. */
+  deleteBox(id: string): Promise<void>;
+  /** Ids of the boxes the runtime holds (the API removes those it no longer wants). */
+  boxIds(): Promise<string[]>;
+  /** A new client certificate for a player, from the VPN's CA. */
+  issueVpnIdentity(userId: string): Promise<VpnIdentity>;
+  /** The `.ovpn` file for one protocol with an identity issued earlier. */
+  vpnClientConfig(protocol: VpnProtocol, identity: VpnIdentity, label: string): string;
+  /** Replaces the revocation list and cuts live sessions of revoked players. */
+  setRevoked(revoked: RevokedIdentity[]): Promise<void>;
+  /** Who may connect: asked for every VPN client (and every renegotiation). */
+  setVpnAuthorizer(authorize: (userId: string) => Promise<boolean>): void;
+  vpnSessions(): VpnSession[];
+  poolUsage(): Record<VpnProtocol, { clients: number; maxClients: number }>;
+  /** Lets the attacker's VPN addresses reach the target box until `until`. */
+  openAttackWindow(attackerUserId: string, targetBoxId: string, until: Date): Promise<void>;
+  closeAttackWindow(attackerUserId: string, targetBoxId: string): Promise<void>;
+  /** Lets go of the runtime; boxes and VPN servers keep running for the next start. */
+  close(): Promise<void>;
+  /** Stops and removes everything this runtime made on the host (tests, `make boxes-down`). */
+  destroy?(): Promise<void>;
+}
+
+export interface OrchestratorEvents {
+  vpnConnected: [VpnSession];
+  vpnDisconnected: [VpnSession];
+  /** Something about a box changed outside an applyBox call (it booted, crashed, ...). */
+  boxChanged: [string];
+}
+
+export interface OrchestratorStatus {
+  available: boolean;
+  reason: string | null;
+  image: { state: 'missing' | 'building' | 'ready' | 'failed'; percent: number; step: string | null };
+}
+
+export interface BoxResources {
+  memoryMiB: number;
+  /** Thousandths of a CPU core. */
+  cpuMillis: number;
+  pids: number;
+}
+
+export interface BoxSpec {
+  id: string;
+  /** Small unique number of the box (names host objects, picks its address and UID range). */
+  slot: number;
+  hostname: string;
+  ownerId: string;
+  power: boolean;
+  rootPassword: string;
+  sshPublicKey: string | null;
+  resources: BoxResources;
+}
+
+export interface BoxObservation {
+  /** RUNNING once ssh answers; CRASHED when the box died without being asked to stop. */
+  phase: BoxStatus;
+  ip: string | null;
+  openPorts: Record<string, string>;
+  /** A person-readable reason for PROVISIONING delays, a crash or a stop from inside. */
+  reason: string | null;
+  /** True when the box powered itself off from inside (the player ran `poweroff`). */
+  poweredOffInside?: boolean;
+}
+
+export interface VpnIdentity {
+  certificatePem: string;
+  privateKeyPem: string;
+  serialNumber: string;
+}
+
+export interface RevokedIdentity {
+  userId: string;
+  serialNumber: string;
+  revokedAt: Date;
+}
+
+export interface VpnSession {
+  userId: string;
+  protocol: VpnProtocol;
+  vpnAddress: string;
+  connectedAt: Date;
+}

@@ -1,0 +1,123 @@
+/** Boxes and VPN access (core-app spec: My Box, entities, calls, /vpn-status socket). */
+import { z } from 'zod';
+
+export const BOX_STATUSES = ['PROVISIONING', 'RUNNING', 'STOPPED', 'CRASHED'] as const;
+export type BoxStatus = (typeof BOX_STATUSES)[number];
+
+export const VPN_PROTOCOLS = ['UDP', 'TCP'] as const;
+export type VpnProtocol = (typeof VPN_PROTOCOLS)[number];
+
+export const vpnClientSchema = z
+  .object({
+    protocol: z.enum(VPN_PROTOCOLS),
+    isConnected: z.boolean(),
+    /** The player's address on the VPN while connected (what their box sees). */
+    vpnIp: z.string().nullable(),
+    connectedAt: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'VpnClient' });
+export type VpnClient = z.infer<typeof vpnClientSchema>;
+
+export const boxSchema = z
+  .object({
+    id: z.uuid(),
+    hostname: z.string(),
+    /** The box's address on the arena network, reachable over the VPN. */
+    ip: z.string().nullable(),
+    status: z.enum(BOX_STATUSES),
+    /** Root password for ssh (shown to the owner only). */
+    ssh_password: z.string(),
+    accumulatedUsageSeconds: z.number().int(),
+    lastPoweredAt: z.iso.datetime().nullable(),
+    vpnClients: z.array(vpnClientSchema),
+    /** Listening TCP ports inside the box, port → service name (or 'unknown'). */
+    openPorts: z.record(z.string(), z.string()),
+    owner: z.object({ id: z.uuid(), handle: z.string() }),
+    /** Box time left today for tiers with a daily limit (BASIC), null when unlimited. */
+    dailyRemainingSeconds: z.number().int().nullable(),
+    /** Why the box cannot run on this platform right now (runtime unavailable), else null. */
+    unavailableReason: z.string().nullable(),
+  })
+  .meta({ id: 'Box' });
+export type Box = z.infer<typeof boxSchema>;
+
+export const createBoxRequest = z
+  .strictObject({
+    /** Optional OpenSSH public key installed for root next to the password. */
+    sshPublicKey: z
+      .string()
+      .trim()
+      .max(8192, 'SSH public key is too long.')
+      .regex(
+        /^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp(256|384|521)|sk-ssh-ed25519@openssh\.com|sk-ecdsa-sha2-nistp256@openssh\.com) [A-Za-z0-9+/=]+( [^\r\n]*)?$/,
+        'SSH public key must be one line in OpenSSH format, e.g. "ssh-ed25519 AAAA... you@host".',
+      )
+      .optional(),
+  })
+  .meta({ id: 'CreateBoxRequest' });
+export type CreateBoxRequest = z.input<typeof createBoxRequest>;
+
+export const powerBoxRequest = z
+  .strictObject({ on: z.boolean({ error: 'on must be true or false' }) })
+  .meta({ id: 'PowerBoxRequest' });
+export type PowerBoxRequest = z.input<typeof powerBoxRequest>;
+
+export const deleteBoxResponse = z.object({ deleted: z.literal(true) }).meta({ id: 'DeleteBoxResponse' });
+
+export const CAPACITY_LEVELS = ['available', 'limited', 'full'] as const;
+export type CapacityLevel = (typeof CAPACITY_LEVELS)[number];
+
+const poolCapacity = z.object({ capacity_level: z.enum(CAPACITY_LEVELS), is_exhausted: z.boolean() });
+export const vpnPoolStatusSchema = z
+  .object({ tcp: poolCapacity, udp: poolCapacity })
+  .meta({ id: 'VpnPoolStatus' });
+export type VpnPoolStatus = z.infer<typeof vpnPoolStatusSchema>;
+
+export const vpnConfigSchema = z
+  .object({
+    protocol: z.enum(VPN_PROTOCOLS),
+    /** The whole OpenVPN client configuration (inline certificates and keys). */
+    ovpn_config: z.string(),
+  })
+  .meta({ id: 'VpnConfig' });
+export type VpnConfig = z.infer<typeof vpnConfigSchema>;
+
+/** State of the box runtime of this platform (local runtime: the base image build). */
+export const boxRuntimeSchema = z
+  .object({
+    available: z.boolean(),
+    reason: z.string().nullable(),
+    image: z.object({
+      state: z.enum(['missing', 'building', 'ready', 'failed']),
+      percent: z.number().int().min(0).max(100),
+      step: z.string().nullable(),
+    }),
+  })
+  .meta({ id: 'BoxRuntime' });
+export type BoxRuntime = z.infer<typeof boxRuntimeSchema>;
+
+/** `boxUpdate` on /vpn-status: the spec's fields plus id/hostname/ip so a client can match it. */
+export interface BoxUpdatePayload {
+  id: string;
+  hostname: string;
+  status: BoxStatus;
+  accumulatedUsageSeconds: number;
+  lastPoweredAt: string | null;
+  /** The box's address reachable over the VPN (same as Box.ip). */
+  vpnIp: string | null;
+  vpnClients: VpnClient[];
+  dailyRemainingSeconds: number | null;
+  /** True when the box was deleted (no further updates follow). */
+  deleted?: boolean;
+}
+
+/** Messages the portal shows verbatim (spec section 8). */
+export const BOX_MESSAGES = {
+  vpnRevoked: 'VPN access has been revoked',
+  dailyLimit:
+    'Daily time limit reached. Your box will be available again tomorrow, or consider upgrading for unlimited access.',
+  alreadyHaveBox: 'You already have a box.',
+  noBox: 'Box not found.',
+  cannotPay: 'Not enough credits to run your box. Buy credits or redeem a gift to continue.',
+  busy: 'Your box is busy with another change. Try again in a moment.',
+} as const;
