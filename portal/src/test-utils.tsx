@@ -3,7 +3,7 @@ import { createMemoryRouter, RouterProvider } from 'react-router';
 import { AppProviders } from './AppProviders.tsx';
 import { routes } from './routes/router.tsx';
 import { RootStore } from './stores/RootStore.ts';
-import { fakeApi, reply, testUser } from './testing/fakeApi.ts';
+import { fakeApi, openPools, readyRuntime, reply, testUser } from './testing/fakeApi.ts';
 import { fakeSockets } from './testing/fakeSockets.ts';
 
 export type RenderRouteOptions = {
@@ -36,13 +36,18 @@ export const locationOf = (router: { state: { location: { pathname: string; sear
 
 /**
  * Renders `path` for a signed-in operator: a token in the store, and an API that knows the user, their
- * stats and logout (`routes` add or replace answers). Sockets are fakes the test can drive.
+ * stats, logout, and that they have no box yet, ready to create one (`routes` add or replace answers).
+ * Sockets are fakes the test can drive.
  */
 export function renderSignedIn(path: string, routes: Parameters<typeof fakeApi>[0] = {}) {
   const api = fakeApi({
     'GET /users/me': reply(200, testUser),
     'GET /user/stats': reply(200, { rank: 7, attacksWon: 3, defensesWon: 5 }),
     'POST /auth/logout': reply(204),
+    'GET /boxes/my': reply(200, null),
+    'GET /boxes/runtime': reply(200, readyRuntime),
+    'GET /user-vpn/pool-status': reply(200, openPools),
+    'GET /user-vpn/my-clients': reply(200, []),
     ...routes,
   });
   const sockets = fakeSockets();

@@ -210,7 +210,7 @@ describe('authenticated layout', () => {
   });
 
   it('shows the not-found content inside the layout for a signed-in page not built yet', async () => {
-    await shell('/box');
+    await shell('/chats');
     expect(within(content()).getByText(NOT_FOUND_TEXT)).toBeTruthy();
   });
 });

@@ -24,11 +24,14 @@ export type DashboardPageProps = Record<string, never>;
 /** Greeting, three stat cards, the box card and recent grid activity. */
 export const DashboardPage = observer(function DashboardPage(_props: DashboardPageProps) {
   usePageMeta({ title: DASHBOARD_TITLE });
-  const { auth, dashboard } = useStores();
+  const { auth, dashboard, box } = useStores();
 
   useEffect(() => {
     void dashboard.loadStats();
   }, [dashboard]);
+  useEffect(() => {
+    void box.load();
+  }, [box]);
 
   const stats = dashboard.stats;
   return (

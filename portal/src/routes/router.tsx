@@ -6,7 +6,7 @@ import { NotFoundPage } from '../pages/NotFoundPage.tsx';
 import { authenticatedPaths, paths } from './paths.ts';
 
 /** Signed-in pages built so far; the other signed-in paths show the not-found content inside the layout. */
-const builtAuthenticatedPaths: ReadonlySet<string> = new Set([paths.dashboard]);
+const builtAuthenticatedPaths: ReadonlySet<string> = new Set([paths.dashboard, paths.box]);
 
 /**
  * Route objects of the portal. Pages other than home load on demand (route-level code splitting), and so
@@ -59,6 +59,10 @@ export const routes: RouteObject[] = [
       {
         path: paths.dashboard,
         lazy: async () => ({ Component: (await import('../pages/DashboardPage.tsx')).DashboardPage }),
+      },
+      {
+        path: paths.box,
+        lazy: async () => ({ Component: (await import('../pages/BoxPage.tsx')).BoxPage }),
       },
       ...authenticatedPaths
         .filter((path) => !builtAuthenticatedPaths.has(path))

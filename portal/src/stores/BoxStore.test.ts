@@ -48,6 +48,8 @@ const update = (fields: Partial<BoxUpdatePayload> = {}): BoxUpdatePayload => ({
   vpnIp: testBox.ip,
   vpnClients: testBox.vpnClients,
   dailyRemainingSeconds: testBox.dailyRemainingSeconds,
+  statusReason: testBox.statusReason,
+  openPorts: testBox.openPorts,
   ...fields,
 });
 
@@ -124,6 +126,8 @@ describe('socket box updates', () => {
         lastPoweredAt: '2025-03-02T08:00:00.000Z',
         vpnIp: '10.66.0.9',
         vpnClients: clients,
+        statusReason: 'Stopped: not enough credits.',
+        openPorts: { '22': 'ssh', '80': 'http' },
       }),
     );
     expect(store.box.box).toEqual({
@@ -133,6 +137,8 @@ describe('socket box updates', () => {
       lastPoweredAt: '2025-03-02T08:00:00.000Z',
       ip: '10.66.0.9',
       vpnClients: clients,
+      statusReason: 'Stopped: not enough credits.',
+      openPorts: { '22': 'ssh', '80': 'http' },
     });
     expect(store.box.myClients).toEqual(clients);
     expect(savedBox()).toEqual(store.box.box);

@@ -322,6 +322,8 @@ export class BoxStore {
       ip: update.vpnIp,
       vpnClients: update.vpnClients,
       dailyRemainingSeconds: update.dailyRemainingSeconds,
+      statusReason: update.statusReason,
+      openPorts: update.openPorts,
     });
     this.myClients = update.vpnClients;
   }

@@ -75,7 +75,6 @@ export const COPIED = 'Copied';
 export const COPIED_INDICATOR_MS = 2000;
 export const COPY_FAILED = 'Could not copy to the clipboard.';
 export const NO_IP_YET = 'Not assigned yet';
-export const USAGE_LABEL = 'Usage';
 export const ACCUMULATED_TIME = 'Accumulated time';
 export const LAST_POWERED = 'Last powered';
 export const NEVER_POWERED = 'Never';

@@ -11,3 +11,4 @@ export const DEPLOY_A_BOX = 'Deploy a Box';
 export const MANAGE_POWER = 'Manage Power';
 export const RECENT_GRID_ACTIVITY = 'Recent Grid Activity';
 export const NO_RECENT_ACTIVITY = 'No recent attack activity on the grid.';
+export const BOX_STATUS = 'Box status';

@@ -103,6 +103,7 @@ export const testBox: Box = {
   openPorts: { '22': 'ssh' },
   owner: { id: testUser.id, handle: testUser.handle },
   dailyRemainingSeconds: null,
+  statusReason: null,
   unavailableReason: null,
 };
 

@@ -1,0 +1,177 @@
+import { VPN_PROTOCOLS, type CapacityLevel, type VpnProtocol } from '@exploit-grid/api/contracts';
+import Download from '@mui/icons-material/DownloadOutlined';
+import GppBad from '@mui/icons-material/GppBadOutlined';
+import Alert from '@mui/material/Alert';
+import AlertTitle from '@mui/material/AlertTitle';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import Chip from '@mui/material/Chip';
+import Paper from '@mui/material/Paper';
+import Stack from '@mui/material/Stack';
+import Typography from '@mui/material/Typography';
+import { observer } from 'mobx-react-lite';
+import { useStores } from '../../stores/StoresContext.tsx';
+import {
+  CAPACITY_LABEL,
+  CAPACITY_UNKNOWN,
+  CONNECT_STEP_DOWNLOAD,
+  CONNECT_STEP_SSH,
+  CONNECT_STEP_VPN,
+  HOW_TO_CONNECT,
+  VPN_ACCESS,
+  VPN_ACCESS_INTRO,
+  VPN_CLIENT_CONNECTED,
+  VPN_CLIENT_DISCONNECTED,
+  VPN_REVOKED_TEXT,
+  VPN_REVOKED_TITLE,
+  capacityLabels,
+  connectedClient,
+  downloadConfigLabel,
+  openVpnCommand,
+  poolExhausted,
+  protocolHint,
+  sshCommand,
+  vpnConfigFileName,
+} from '../../strings/box.ts';
+import { DashboardCard } from '../dashboard/DashboardCard.tsx';
+import { Command } from './Command.tsx';
+
+const capacityColor: Record<CapacityLevel, 'success' | 'warning' | 'error'> = {
+  available: 'success',
+  limited: 'warning',
+  full: 'error',
+};
+
+export type VpnAccessSectionProps = Record<string, never>;
+
+/**
+ * Config downloads for UDP and TCP with the capacity of each pool, whether a VPN client is connected, and
+ * how to connect. Once the API says the access is revoked, a permanent notice replaces all of it.
+ */
+export const VpnAccessSection = observer(function VpnAccessSection(_props: VpnAccessSectionProps) {
+  const { box: boxes, auth } = useStores();
+  const handle = auth.user?.handle ?? '';
+
+  if (boxes.revoked) {
+    return (
+      <DashboardCard title={VPN_ACCESS}>
+        <Alert severity="error" variant="outlined" icon={<GppBad />} data-testid="vpn-revoked">
+          <AlertTitle>{VPN_REVOKED_TITLE}</AlertTitle>
+          {VPN_REVOKED_TEXT}
+        </Alert>
+      </DashboardCard>
+    );
+  }
+
+  const connected = boxes.vpnConnected;
+  const liveClients = boxes.myClients.filter((client) => client.isConnected);
+  return (
+    <DashboardCard title={VPN_ACCESS}>
+      <Stack spacing={2.5}>
+        <Typography color="text.secondary">{VPN_ACCESS_INTRO}</Typography>
+        <Stack
+          direction="row"
+          spacing={1.5}
+          role="status"
+          aria-label={connected ? VPN_CLIENT_CONNECTED : VPN_CLIENT_DISCONNECTED}
+          data-connected={connected}
+          sx={{ alignItems: 'center' }}
+        >
+          <Box
+            component="span"
+            aria-hidden
+            sx={{
+              width: 10,
+              height: 10,
+              borderRadius: '50%',
+              flex: 'none',
+              bgcolor: connected ? 'success.main' : 'error.main',
+            }}
+          />
+          <Typography sx={{ fontWeight: 600 }}>
+            {connected ? VPN_CLIENT_CONNECTED : VPN_CLIENT_DISCONNECTED}
+          </Typography>
+          {connected && liveClients.length > 0 && (
+            <Typography variant="body2" color="text.secondary" sx={{ fontFamily: 'monospace' }}>
+              {liveClients.map((client) => connectedClient(client.protocol, client.vpnIp)).join(', ')}
+            </Typography>
+          )}
+        </Stack>
+        {boxes.vpnError && (
+          <Alert severity="error" onClose={() => boxes.clearVpnError()}>
+            {boxes.vpnError.message}
+          </Alert>
+        )}
+        <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', sm: '1fr 1fr' } }}>
+          {VPN_PROTOCOLS.map((protocol) => (
+            <PoolCard key={protocol} protocol={protocol} />
+          ))}
+        </Box>
+        <Box>
+          <Typography variant="subtitle2" component="h3" sx={{ mb: 1 }}>
+            {HOW_TO_CONNECT}
+          </Typography>
+          <Box component="ol" sx={{ m: 0, pl: 2.5, display: 'grid', gap: 1, color: 'text.secondary' }}>
+            <li>{CONNECT_STEP_DOWNLOAD}</li>
+            <li>
+              {CONNECT_STEP_VPN} <Command text={openVpnCommand(vpnConfigFileName('UDP', handle))} />
+            </li>
+            <li>
+              {CONNECT_STEP_SSH} <Command text={sshCommand(boxes.box?.ip ?? null)} />
+            </li>
+          </Box>
+        </Box>
+      </Stack>
+    </DashboardCard>
+  );
+});
+
+type PoolCardProps = { protocol: VpnProtocol };
+
+/** One protocol: its capacity and its download; an exhausted pool cannot be downloaded from, and says why. */
+const PoolCard = observer(function PoolCard({ protocol }: PoolCardProps) {
+  const { box: boxes } = useStores();
+  const pool = boxes.poolStatus?.[protocol === 'UDP' ? 'udp' : 'tcp'] ?? null;
+  const exhausted = pool?.is_exhausted ?? false;
+  const pending = boxes.isPending(protocol);
+  return (
+    <Paper
+      variant="outlined"
+      role="group"
+      aria-label={`${protocol} VPN`}
+      sx={{ p: 2, bgcolor: 'rgba(5, 7, 13, 0.6)', borderColor: 'divider' }}
+    >
+      <Stack direction="row" sx={{ alignItems: 'center', justifyContent: 'space-between', mb: 1 }}>
+        <Typography variant="h6" component="h3" sx={{ fontSize: '1rem' }}>
+          {protocol}
+        </Typography>
+        <Chip
+          size="small"
+          variant="outlined"
+          color={pool ? capacityColor[pool.capacity_level] : 'default'}
+          label={`${CAPACITY_LABEL}: ${pool ? capacityLabels[pool.capacity_level] : CAPACITY_UNKNOWN}`}
+          data-testid={`capacity-${protocol}`}
+          data-level={pool?.capacity_level ?? 'unknown'}
+        />
+      </Stack>
+      <Typography variant="body2" color="text.secondary" sx={{ mb: 2, minHeight: '2.5em' }}>
+        {protocolHint[protocol]}
+      </Typography>
+      <Button
+        variant="contained"
+        fullWidth
+        startIcon={<Download />}
+        disabled={exhausted || pending}
+        loading={pending}
+        onClick={() => void boxes.downloadConfig(protocol)}
+      >
+        {downloadConfigLabel(protocol)}
+      </Button>
+      {exhausted && (
+        <Typography variant="caption" component="p" sx={{ mt: 1, color: 'error.main' }}>
+          {poolExhausted(protocol)}
+        </Typography>
+      )}
+    </Paper>
+  );
+});

@@ -1,0 +1,440 @@
+import {
+  BOX_MESSAGES,
+  VPN_STATUS_NAMESPACE,
+  type Box,
+  type BoxUpdatePayload,
+} from '@exploit-grid/api/contracts';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  ADD_SSH_KEY,
+  BOX_READY,
+  BOX_UNAVAILABLE,
+  CANCEL,
+  CONFIRM_DELETE,
+  COPIED,
+  CREATE_BOX,
+  CRASHED_TEXT,
+  DAILY_LIMIT_MESSAGE,
+  DELETE_BOX,
+  DELETE_DIALOG_TEXT,
+  DEPLOY_TITLE,
+  FETCH_BOX_FAILED,
+  HIDDEN_PASSWORD,
+  MY_BOX_TITLE,
+  MY_PERSONAL_BOX,
+  PREPARING,
+  RETRY,
+  SHOW_PASSWORD,
+  SSH_KEY_LABEL,
+  START_BOX,
+  START_BOX_FAILED,
+  STOP_BOX,
+  VPN_ACCESS,
+  VPN_CLIENT_CONNECTED,
+  VPN_CLIENT_DISCONNECTED,
+  VPN_REVOKED_TEXT,
+  buildingImage,
+  copyLabel,
+  downloadConfigLabel,
+  poolExhausted,
+  sshCommand,
+  vpnConfigFailed,
+} from '../strings/box.ts';
+import { deferred, fail, reply, testBox, testUser, type FakeReply } from '../testing/fakeApi.ts';
+import { renderSignedIn } from '../test-utils.tsx';
+
+const boxSection = () => screen.getByRole('region', { name: MY_PERSONAL_BOX });
+const vpnSection = () => screen.getByRole('region', { name: VPN_ACCESS });
+const powerRoute = `POST /boxes/${testBox.hostname}/power`;
+
+/** A `boxUpdate` of the test box with these changes. */
+const boxUpdate = (fields: Partial<BoxUpdatePayload>): BoxUpdatePayload => ({
+  id: testBox.id,
+  hostname: testBox.hostname,
+  status: testBox.status,
+  accumulatedUsageSeconds: testBox.accumulatedUsageSeconds,
+  lastPoweredAt: testBox.lastPoweredAt,
+  vpnIp: testBox.ip,
+  vpnClients: testBox.vpnClients,
+  dailyRemainingSeconds: testBox.dailyRemainingSeconds,
+  statusReason: testBox.statusReason,
+  openPorts: testBox.openPorts,
+  ...fields,
+});
+
+/** Renders /box for a signed-in operator and waits for the page heading. */
+async function boxPage(routes: Parameters<typeof renderSignedIn>[1] = {}) {
+  const rendered = renderSignedIn('/box', routes);
+  await screen.findByRole('heading', { level: 1, name: MY_BOX_TITLE });
+  return rendered;
+}
+
+/** /box with this box loaded. */
+async function withBox(box: Box = testBox, routes: Parameters<typeof renderSignedIn>[1] = {}) {
+  const rendered = await boxPage({ 'GET /boxes/my': reply(200, box), ...routes });
+  await within(boxSection()).findByText(box.hostname, { selector: 'h3' });
+  return rendered;
+}
+
+beforeEach(() => {
+  vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('My Box page', () => {
+  it("is titled 'My Box | Exploit Grid' and shows VPN access and the personal box", async () => {
+    await boxPage();
+    await waitFor(() => expect(document.title).toBe('My Box | Exploit Grid'));
+    expect(vpnSection()).toBeTruthy();
+    expect(boxSection()).toBeTruthy();
+  });
+
+  it('creates a box and then shows it', async () => {
+    const { api } = await boxPage({ 'POST /boxes': reply(201, { ...testBox, status: 'PROVISIONING' }) });
+    const section = boxSection();
+    expect(await within(section).findByText(DEPLOY_TITLE)).toBeTruthy();
+    fireEvent.click(within(section).getByRole('button', { name: CREATE_BOX }));
+    expect(await within(section).findByText(testBox.hostname, { selector: 'h3' })).toBeTruthy();
+    expect(within(section).getByTestId('box-status').textContent).toBe('PROVISIONING');
+    expect(within(section).queryByRole('button', { name: CREATE_BOX })).toBeNull();
+    expect(api.callsTo('POST /boxes').map((c) => c.body)).toEqual([{}]);
+  });
+
+  it('keeps the SSH key field collapsed until asked, checks the key, and sends it', async () => {
+    const { api } = await boxPage({ 'POST /boxes': reply(201, testBox) });
+    const section = boxSection();
+    const toggle = await within(section).findByRole('button', { name: ADD_SSH_KEY });
+    expect(toggle.getAttribute('aria-expanded')).toBe('false');
+    fireEvent.click(toggle);
+    expect(toggle.getAttribute('aria-expanded')).toBe('true');
+    const field = within(section).getByLabelText(SSH_KEY_LABEL);
+    fireEvent.change(field, { target: { value: 'not a key' } });
+    fireEvent.click(within(section).getByRole('button', { name: CREATE_BOX }));
+    expect(
+      await within(section).findByText(/SSH public key must be one line in OpenSSH format/),
+    ).toBeTruthy();
+    expect(api.callsTo('POST /boxes')).toHaveLength(0);
+
+    fireEvent.change(field, { target: { value: '  ssh-ed25519 AAAAC3NzaC1lZDI1NTE5 zero@host ' } });
+    fireEvent.click(within(section).getByRole('button', { name: CREATE_BOX }));
+    await within(section).findByText(testBox.hostname, { selector: 'h3' });
+    expect(api.callsTo('POST /boxes').map((c) => c.body)).toEqual([
+      { sshPublicKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5 zero@host' },
+    ]);
+  });
+
+  it('shows a failed create inline with the server message', async () => {
+    await boxPage({ 'POST /boxes': fail(402, BOX_MESSAGES.cannotPay) });
+    fireEvent.click(await within(boxSection()).findByRole('button', { name: CREATE_BOX }));
+    const alert = await within(boxSection()).findByTestId('box-error');
+    expect(alert.textContent).toContain('Failed to create box.');
+    expect(alert.textContent).toContain(BOX_MESSAGES.cannotPay);
+  });
+
+  it('deletes the box only after confirming that deletion is permanent', async () => {
+    const { api } = await withBox(testBox, {
+      [`DELETE /boxes/${testBox.id}`]: reply(200, { deleted: true }),
+    });
+    const section = boxSection();
+    fireEvent.click(within(section).getByRole('button', { name: DELETE_BOX }));
+    let dialog = await screen.findByRole('dialog');
+    expect(within(dialog).getByText(DELETE_DIALOG_TEXT)).toBeTruthy();
+    expect(DELETE_DIALOG_TEXT).toMatch(/permanent/);
+    fireEvent.click(within(dialog).getByRole('button', { name: CANCEL }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(api.callsTo(`DELETE /boxes/${testBox.id}`)).toHaveLength(0);
+    expect(within(section).getByText(testBox.hostname, { selector: 'h3' })).toBeTruthy();
+
+    fireEvent.click(within(section).getByRole('button', { name: DELETE_BOX }));
+    dialog = await screen.findByRole('dialog');
+    fireEvent.click(within(dialog).getByRole('button', { name: CONFIRM_DELETE }));
+    expect(await within(section).findByRole('button', { name: CREATE_BOX })).toBeTruthy();
+    expect(api.callsTo(`DELETE /boxes/${testBox.id}`)).toHaveLength(1);
+  });
+
+  it("shows 'Copied' for 2 s after copying the hostname", async () => {
+    const writeText = vi.fn<(text: string) => Promise<void>>().mockResolvedValue(undefined);
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
+    try {
+      await withBox();
+      const hostname = within(boxSection()).getByRole('group', { name: 'Hostname' });
+      expect(within(hostname).queryByText(COPIED)).toBeNull();
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      await act(async () => {
+        fireEvent.click(within(hostname).getByRole('button', { name: copyLabel('hostname') }));
+      });
+      expect(writeText).toHaveBeenCalledWith(testBox.hostname);
+      expect(within(hostname).getByText(COPIED)).toBeTruthy();
+      act(() => vi.advanceTimersByTime(1999));
+      expect(within(hostname).getByText(COPIED)).toBeTruthy();
+      act(() => vi.advanceTimersByTime(1));
+      expect(within(hostname).queryByText(COPIED)).toBeNull();
+    } finally {
+      Reflect.deleteProperty(navigator, 'clipboard');
+    }
+  });
+
+  it('copies the IP and keeps the root password hidden until revealed', async () => {
+    const writeText = vi.fn<(text: string) => Promise<void>>().mockResolvedValue(undefined);
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
+    try {
+      await withBox();
+      const section = boxSection();
+      const ip = within(section).getByRole('group', { name: 'IP address' });
+      fireEvent.click(within(ip).getByRole('button', { name: copyLabel('IP address') }));
+      expect(await within(ip).findByText(COPIED)).toBeTruthy();
+      expect(writeText).toHaveBeenCalledWith(testBox.ip);
+
+      const password = within(section).getByTestId('root-password');
+      expect(password.textContent).toBe(HIDDEN_PASSWORD);
+      expect(section.textContent).not.toContain(testBox.ssh_password);
+      fireEvent.click(within(section).getByRole('button', { name: SHOW_PASSWORD }));
+      expect(within(section).getByTestId('root-password').textContent).toBe(testBox.ssh_password);
+    } finally {
+      Reflect.deleteProperty(navigator, 'clipboard');
+    }
+  });
+
+  it("shows 'Preparing...' while running until a VPN client is connected, then the ssh command", async () => {
+    const { sockets } = await withBox();
+    const section = boxSection();
+    expect(within(section).getByText(PREPARING)).toBeTruthy();
+    expect(within(section).queryByText(BOX_READY)).toBeNull();
+    const [vpn] = sockets.open(VPN_STATUS_NAMESPACE);
+    act(() => vpn?.receive('status', { status: true }));
+    expect(within(section).queryByText(PREPARING)).toBeNull();
+    expect(within(section).getByText(BOX_READY)).toBeTruthy();
+    expect(within(section).getByText(sshCommand(testBox.ip))).toBeTruthy();
+    expect(within(vpnSection()).getByRole('status', { name: VPN_CLIENT_CONNECTED })).toBeTruthy();
+    act(() => vpn?.receive('status', { status: false }));
+    expect(within(section).getByText(PREPARING)).toBeTruthy();
+    expect(within(vpnSection()).getByRole('status', { name: VPN_CLIENT_DISCONNECTED })).toBeTruthy();
+  });
+
+  it('shows the status green while RUNNING and red otherwise, following socket updates', async () => {
+    const { sockets } = await withBox();
+    const chip = () => within(boxSection()).getByTestId('box-status');
+    expect(chip().textContent).toBe('RUNNING');
+    expect(chip().getAttribute('data-healthy')).toBe('true');
+    const [vpn] = sockets.open(VPN_STATUS_NAMESPACE);
+    act(() =>
+      vpn?.receive(
+        'boxUpdate',
+        boxUpdate({
+          status: 'STOPPED',
+          accumulatedUsageSeconds: 4000,
+          statusReason: 'Stopped by its owner.',
+        }),
+      ),
+    );
+    expect(chip().textContent).toBe('STOPPED');
+    expect(chip().getAttribute('data-healthy')).toBe('false');
+    expect(within(boxSection()).getByText('1h 06m 40s')).toBeTruthy();
+    expect(within(boxSection()).getByText('Stopped by its owner.')).toBeTruthy();
+  });
+
+  it('starts and stops the box, disabling the buttons while the call is under way', async () => {
+    const answer = deferred<FakeReply>();
+    const { api } = await withBox(testBox, { [powerRoute]: () => answer.promise });
+    const section = boxSection();
+    const start = within(section).getByRole('button', { name: START_BOX });
+    const stop = within(section).getByRole('button', { name: STOP_BOX });
+    expect(start.hasAttribute('disabled')).toBe(true);
+    expect(stop.hasAttribute('disabled')).toBe(false);
+    fireEvent.click(stop);
+    await waitFor(() => expect(api.callsTo(powerRoute)).toHaveLength(1));
+    expect(api.callsTo(powerRoute)[0]?.body).toEqual({ on: false });
+    await waitFor(() =>
+      expect(
+        within(section)
+          .getByRole('button', { name: /Stopping/ })
+          .hasAttribute('disabled'),
+      ).toBe(true),
+    );
+    answer.resolve(reply(200, { ...testBox, status: 'STOPPED' }));
+    await waitFor(() => expect(within(section).getByTestId('box-status').textContent).toBe('STOPPED'));
+    expect(within(section).getByRole('button', { name: START_BOX }).hasAttribute('disabled')).toBe(false);
+  });
+
+  it("shows 'Failed to start box.' inline when starting fails", async () => {
+    await withBox({ ...testBox, status: 'STOPPED' }, { [powerRoute]: reply(500) });
+    fireEvent.click(within(boxSection()).getByRole('button', { name: START_BOX }));
+    const alert = await within(boxSection()).findByTestId('box-error');
+    expect(alert.textContent).toBe(START_BOX_FAILED);
+  });
+
+  it("shows 'Failed to fetch box information.' inline with Retry when the box cannot be loaded", async () => {
+    const { api } = await boxPage({ 'GET /boxes/my': fail(500, 'Boom') });
+    const alert = await within(boxSection()).findByTestId('box-error');
+    expect(alert.textContent).toContain(FETCH_BOX_FAILED);
+    api.on('GET /boxes/my', reply(200, testBox));
+    fireEvent.click(within(alert).getByRole('button', { name: RETRY }));
+    expect(await within(boxSection()).findByText(testBox.hostname, { selector: 'h3' })).toBeTruthy();
+    expect(within(boxSection()).queryByTestId('box-error')).toBeNull();
+  });
+
+  it('shows a crashed box as such and lets it start again', async () => {
+    await withBox({ ...testBox, status: 'CRASHED' });
+    const section = boxSection();
+    expect(within(section).getByText(CRASHED_TEXT)).toBeTruthy();
+    expect(within(section).getByTestId('box-status').getAttribute('data-healthy')).toBe('false');
+    expect(within(section).getByRole('button', { name: START_BOX }).hasAttribute('disabled')).toBe(false);
+  });
+
+  it('shows the base image build progress while the box provisions', async () => {
+    await withBox(
+      { ...testBox, status: 'PROVISIONING' },
+      {
+        'GET /boxes/runtime': reply(200, {
+          available: true,
+          reason: null,
+          image: { state: 'building', percent: 42, step: 'Installing openssh-server' },
+        }),
+      },
+    );
+    const section = boxSection();
+    expect(await within(section).findByText(buildingImage(42))).toBeTruthy();
+    expect(within(section).getByText('Installing openssh-server')).toBeTruthy();
+    expect(within(section).getByRole('progressbar').getAttribute('aria-valuenow')).toBe('42');
+  });
+
+  it('says plainly why boxes cannot run here and disables Create', async () => {
+    await boxPage({
+      'GET /boxes/runtime': reply(200, {
+        available: false,
+        reason: 'Docker is not installed on this host.',
+        image: { state: 'missing', percent: 0, step: null },
+      }),
+    });
+    const section = boxSection();
+    const notice = await within(section).findByTestId('box-unavailable');
+    expect(notice.textContent).toContain(BOX_UNAVAILABLE);
+    expect(notice.textContent).toContain('Docker is not installed on this host.');
+    expect(within(section).getByRole('button', { name: CREATE_BOX }).hasAttribute('disabled')).toBe(true);
+  });
+
+  it('disables Start for a box whose unavailableReason is set, and shows the reason', async () => {
+    await withBox({ ...testBox, status: 'STOPPED', unavailableReason: 'The box host is offline.' });
+    const section = boxSection();
+    expect(within(section).getByTestId('box-unavailable').textContent).toContain('The box host is offline.');
+    expect(within(section).getByRole('button', { name: START_BOX }).hasAttribute('disabled')).toBe(true);
+  });
+});
+
+describe('VPN access', () => {
+  it('downloads the UDP config as udp_<handle>.ovpn', async () => {
+    const blobs: Blob[] = [];
+    const createObjectURL = vi.fn((blob: Blob) => {
+      blobs.push(blob);
+      return 'blob:portal.test/1';
+    });
+    const revokeObjectURL = vi.fn();
+    Object.assign(URL, { createObjectURL, revokeObjectURL });
+    const downloads: string[] = [];
+    vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+      downloads.push(`${this.download} ${this.href}`);
+    });
+    try {
+      const { api } = await boxPage({
+        [`GET /user-vpn/${testUser.id}/UDP`]: reply(200, {
+          protocol: 'UDP',
+          ovpn_config: 'client\nproto udp\n',
+        }),
+      });
+      fireEvent.click(within(vpnSection()).getByRole('button', { name: downloadConfigLabel('UDP') }));
+      await waitFor(() => expect(downloads).toEqual([`udp_${testUser.handle}.ovpn blob:portal.test/1`]));
+      expect(await blobs[0]?.text()).toBe('client\nproto udp\n');
+      expect(api.callsTo(`GET /user-vpn/${testUser.id}/UDP`)).toHaveLength(1);
+      expect(document.querySelector('a[download]')).toBeNull();
+      await waitFor(() => expect(revokeObjectURL).toHaveBeenCalledWith('blob:portal.test/1'));
+    } finally {
+      Reflect.deleteProperty(URL, 'createObjectURL');
+      Reflect.deleteProperty(URL, 'revokeObjectURL');
+    }
+  });
+
+  it('shows the server message of a failed download inline, else the protocol text', async () => {
+    const { api } = await boxPage({ [`GET /user-vpn/${testUser.id}/TCP`]: reply(500) });
+    fireEvent.click(within(vpnSection()).getByRole('button', { name: downloadConfigLabel('TCP') }));
+    expect(await within(vpnSection()).findByText(vpnConfigFailed('TCP'))).toBeTruthy();
+    api.on(`GET /user-vpn/${testUser.id}/TCP`, fail(503, 'The VPN pool is being rebuilt.'));
+    fireEvent.click(within(vpnSection()).getByRole('button', { name: downloadConfigLabel('TCP') }));
+    expect(await within(vpnSection()).findByText('The VPN pool is being rebuilt.')).toBeTruthy();
+  });
+
+  it('shows the capacity of each pool and disables the download of an exhausted one, saying why', async () => {
+    await boxPage({
+      'GET /user-vpn/pool-status': reply(200, {
+        udp: { capacity_level: 'full', is_exhausted: true },
+        tcp: { capacity_level: 'limited', is_exhausted: false },
+      }),
+    });
+    const section = vpnSection();
+    await waitFor(() => expect(within(section).getByTestId('capacity-UDP').textContent).toContain('Full'));
+    expect(within(section).getByTestId('capacity-TCP').textContent).toContain('Limited');
+    expect(
+      within(section)
+        .getByRole('button', { name: downloadConfigLabel('UDP') })
+        .hasAttribute('disabled'),
+    ).toBe(true);
+    expect(within(section).getByText(poolExhausted('UDP'))).toBeTruthy();
+    expect(
+      within(section)
+        .getByRole('button', { name: downloadConfigLabel('TCP') })
+        .hasAttribute('disabled'),
+    ).toBe(false);
+  });
+
+  it('replaces the downloads by a permanent-revocation notice once the API says access is revoked', async () => {
+    await boxPage({ 'GET /user-vpn/my-clients': fail(403, BOX_MESSAGES.vpnRevoked) });
+    const section = vpnSection();
+    expect(await within(section).findByText(VPN_REVOKED_TEXT)).toBeTruthy();
+    expect(within(section).queryByRole('button', { name: downloadConfigLabel('UDP') })).toBeNull();
+    expect(within(section).queryByRole('button', { name: downloadConfigLabel('TCP') })).toBeNull();
+  });
+});
+
+describe('BASIC daily countdown', () => {
+  it('ticks every second while running; at 0 it shows the daily limit and Start stays disabled', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+    const { sockets } = await withBox({ ...testBox, dailyRemainingSeconds: 62 });
+    const countdown = () => within(boxSection()).getByTestId('daily-countdown').textContent;
+    expect(countdown()).toBe('01:02');
+    act(() => vi.advanceTimersByTime(1000));
+    expect(countdown()).toBe('01:01');
+    act(() => vi.advanceTimersByTime(61_000));
+    expect(countdown()).toBe('00:00');
+    expect(within(boxSection()).getByText(DAILY_LIMIT_MESSAGE)).toBeTruthy();
+    // The server stops the box at the limit; it cannot be started again today.
+    const [vpn] = sockets.open(VPN_STATUS_NAMESPACE);
+    act(() => vpn?.receive('boxUpdate', boxUpdate({ status: 'STOPPED', dailyRemainingSeconds: 0 })));
+    expect(countdown()).toBe('00:00');
+    expect(within(boxSection()).getByRole('button', { name: START_BOX }).hasAttribute('disabled')).toBe(true);
+  });
+
+  it('stands still while the box is stopped', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+    await withBox({ ...testBox, status: 'STOPPED', dailyRemainingSeconds: 3600 });
+    const countdown = () => within(boxSection()).getByTestId('daily-countdown').textContent;
+    expect(countdown()).toBe('1:00:00');
+    act(() => vi.advanceTimersByTime(5000));
+    expect(countdown()).toBe('1:00:00');
+    expect(within(boxSection()).getByRole('button', { name: START_BOX }).hasAttribute('disabled')).toBe(
+      false,
+    );
+  });
+
+  it('is not shown for unlimited tiers', async () => {
+    await withBox(
+      { ...testBox, dailyRemainingSeconds: 600 },
+      {
+        'GET /users/me': reply(200, { ...testUser, subscription: { tier: 'ELITE' } }),
+      },
+    );
+    expect(within(boxSection()).queryByTestId('daily-countdown')).toBeNull();
+  });
+});
