@@ -18,6 +18,8 @@ import type { Logger } from './logger.ts';
 import { portalStatic } from './portal/static.ts';
 import type { UserService } from './users/service.ts';
 import { userRoutes } from './users/routes.ts';
+import { boxRoutes } from './boxes/routes.ts';
+import type { BoxService } from './boxes/service.ts';
 import { packageInfo } from './version.ts';
 
 export interface AppDeps {
@@ -26,11 +28,12 @@ export interface AppDeps {
   orm: Orm;
   auth: AuthService;
   users: UserService;
+  boxes: BoxService;
   social: { passport: PassportStatic; enabled: SocialProvider[] };
 }
 
 /** Builds the Express application: security headers, logging, routes, portal, errors. */
-export function createApp({ config, logger, orm, auth, users, social }: AppDeps): Express {
+export function createApp({ config, logger, orm, auth, users, boxes, social }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   // Client addresses (throttles, session records) come from X-Forwarded-For only behind trusted proxies.
@@ -76,6 +79,7 @@ export function createApp({ config, logger, orm, auth, users, social }: AppDeps)
   const apiRouters: ApiRouter[] = [
     authRoutes({ auth, secureCookies: secure, enabledProviders: () => social.enabled }),
     userRoutes({ users, requireAuth: requireAuth(auth) }),
+    boxRoutes({ boxes, requireAuth: requireAuth(auth) }),
   ];
 
   const openApiDocument = buildOpenApiDocument({

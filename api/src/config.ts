@@ -13,6 +13,10 @@ const postgresUrl = z
   .url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// or postgresql:// URL' })
   .optional();
 
+const ipv4Network = z
+  .string()
+  .regex(/^(\d{1,3}\.){3}\d{1,3}\/\d{1,2}$/, 'must be an IPv4 network like 10.66.0.0/16');
+
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
 
 /** The environment variables the API reads, with their defaults. Documented in README.md. */
@@ -47,6 +51,35 @@ export const configSchema = z
       .max(1_000_000, 'must be at most 1000000')
       .multipleOf(0.01, 'must have at most 2 decimals')
       .default(100),
+    ORCHESTRATOR: z
+      .enum(['local', 'kubernetes', 'none'], { error: 'must be local, kubernetes or none' })
+      .default('local'),
+    BOX_PREFIX: z
+      .string()
+      .regex(/^[a-z][a-z0-9]{1,5}$/, 'must be 2 to 6 lowercase letters or digits, starting with a letter')
+      .default('eg'),
+    BOX_IMAGE_DIR: z.string().min(1).optional(),
+    BOX_IMAGE_SUITE: z
+      .string()
+      .regex(/^[a-z]+$/, 'must be a Debian suite name like bookworm')
+      .default('bookworm'),
+    BOX_IMAGE_MIRROR: httpUrl.optional(),
+    BOX_MEMORY_MIB: z.coerce.number().int().min(64).max(65_536).default(512),
+    BOX_CPU_MILLIS: z.coerce.number().int().min(50).max(64_000).default(500),
+    BOX_PIDS_MAX: z.coerce.number().int().min(32).max(100_000).default(512),
+    BOX_STOP_TIMEOUT_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
+    BOX_TICK_MS: z.coerce.number().int().min(200).max(60_000).default(2_000),
+    BASIC_DAILY_LIMIT_MINUTES: z.coerce.number().int().min(1).max(1440).default(60),
+    ARENA_SUBNET: ipv4Network.default('10.66.0.0/16'),
+    TRANSIT_SUBNET: ipv4Network.default('10.65.0.0/30'),
+    VPN_UDP_SUBNET: ipv4Network.default('10.8.0.0/16'),
+    VPN_TCP_SUBNET: ipv4Network.default('10.9.0.0/16'),
+    VPN_PUBLIC_HOST: z.string().min(1).max(253).optional(),
+    VPN_LISTEN_HOST: z.string().min(1).default('0.0.0.0'),
+    VPN_UDP_PORT: port.default(1194),
+    VPN_TCP_PORT: port.default(1194),
+    VPN_MAX_CLIENTS: z.coerce.number().int().min(1).max(65_000).default(250),
+    VPN_LIMITED_PERCENT: z.coerce.number().int().min(1).max(100).default(80),
     GOOGLE_CLIENT_ID: z.string().min(1).optional(),
     GOOGLE_CLIENT_SECRET: z.string().min(1).optional(),
     GOOGLE_AUTHORIZATION_URL: httpUrl.default('https://accounts.google.com/o/oauth2/v2/auth'),
@@ -96,6 +129,30 @@ export const configSchema = z
     hashConcurrency: env.HASH_CONCURRENCY,
     /** Free credits (hundredths) every new account starts with, so a new player can run a box. */
     startingFreeCreditsCents: Math.round(env.STARTING_FREE_CREDITS * 100),
+    orchestrator: env.ORCHESTRATOR,
+    boxes: {
+      prefix: env.BOX_PREFIX,
+      imageDir: path.resolve(env.BOX_IMAGE_DIR ?? path.join(env.DATA_DIR, 'images')),
+      imageSuite: env.BOX_IMAGE_SUITE,
+      imageMirror: env.BOX_IMAGE_MIRROR,
+      resources: { memoryMiB: env.BOX_MEMORY_MIB, cpuMillis: env.BOX_CPU_MILLIS, pids: env.BOX_PIDS_MAX },
+      stopTimeoutMs: env.BOX_STOP_TIMEOUT_MS,
+      tickMs: env.BOX_TICK_MS,
+      basicDailyLimitSeconds: env.BASIC_DAILY_LIMIT_MINUTES * 60,
+      arenaSubnet: env.ARENA_SUBNET,
+      transitSubnet: env.TRANSIT_SUBNET,
+    },
+    vpn: {
+      udpSubnet: env.VPN_UDP_SUBNET,
+      tcpSubnet: env.VPN_TCP_SUBNET,
+      /** The address players' .ovpn files point at: the host of PUBLIC_URL unless set. */
+      publicHost: env.VPN_PUBLIC_HOST ?? new URL(env.PUBLIC_URL ?? 'http://localhost').hostname,
+      listenHost: env.VPN_LISTEN_HOST,
+      udpPort: env.VPN_UDP_PORT,
+      tcpPort: env.VPN_TCP_PORT,
+      maxClients: env.VPN_MAX_CLIENTS,
+      limitedPercent: env.VPN_LIMITED_PERCENT,
+    },
     social: {
       google:
         env.GOOGLE_CLIENT_ID && env.GOOGLE_CLIENT_SECRET

@@ -5,6 +5,7 @@ import type { Config } from './config.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.ts';
 import { openDatabase, type Orm } from './db/orm.ts';
 import type { Logger } from './logger.ts';
+import type { BoxOrchestrator } from './boxes/orchestrator.ts';
 import pg from 'pg';
 import { AccessTokens, loadJwtSecret } from './auth/jwt.ts';
 import { PasswordHasher } from './auth/passwords.ts';
@@ -15,12 +16,17 @@ import { Throttle, type ThrottleLimit, type ThrottleName } from './auth/throttle
 import { createMailer } from './mail/mailer.ts';
 import { createRealtime, disconnectSessions, type Realtime, type TokenVerifier } from './realtime/io.ts';
 import { UserService } from './users/service.ts';
+import { BoxService } from './boxes/service.ts';
+import { createOrchestrator } from './boxes/factory.ts';
+import { Sealer } from './crypto/sealer.ts';
+import { userRoom } from './realtime/io.ts';
 
 export interface Platform {
   /** Where the server listens, e.g. http://127.0.0.1:3000. */
   url: string;
   orm: Orm;
   auth: AuthService;
+  boxes: BoxService;
   realtime: Realtime;
   httpServer: HttpServer;
   /** Stops everything that was started, in reverse order. Safe to call twice. */
@@ -31,6 +37,8 @@ export interface PlatformOptions {
   /** Replaces the access-token check of sockets (tests of the handshake itself). */
   verifyToken?: TokenVerifier;
   throttleLimits?: Partial<Record<ThrottleName, ThrottleLimit>>;
+  /** A box runtime made by the caller (tests); it is started here but not closed. */
+  orchestrator?: BoxOrchestrator;
 }
 
 /** Starts the database (embedded when DATABASE_URL is unset), the HTTP server and Socket.IO. */
@@ -72,11 +80,12 @@ export async function startPlatform(
       logger,
     });
     cleanups.push(async () => mailer.close());
+    const serverSecret = await loadJwtSecret(config.jwtSecret, config.dataDir);
     const auth = new AuthService({
       orm,
       logger,
       hasher: new PasswordHasher({ ...config.argon2, concurrency: config.hashConcurrency }),
-      accessTokens: new AccessTokens(await loadJwtSecret(config.jwtSecret, config.dataDir), config.publicUrl),
+      accessTokens: new AccessTokens(serverSecret, config.publicUrl),
       throttle: new Throttle(throttlePool, options.throttleLimits),
       mailer,
       publicUrl: config.publicUrl,
@@ -86,13 +95,31 @@ export async function startPlatform(
     const stopHousekeeping = startHousekeeping(orm, logger);
     cleanups.push(async () => stopHousekeeping());
 
+    const orchestrator = options.orchestrator ?? (await createOrchestrator(config, logger));
+    if (!options.orchestrator) cleanups.push(() => orchestrator.close());
+    await orchestrator.start();
+    const boxes = new BoxService({
+      orm,
+      orchestrator,
+      sealer: new Sealer(serverSecret, 'box-secrets'),
+      logger,
+      resources: config.boxes.resources,
+      tickMs: config.boxes.tickMs,
+      basicDailyLimitSeconds: config.boxes.basicDailyLimitSeconds,
+      vpnMaxClients: config.vpn.maxClients,
+      vpnLimitedPercent: config.vpn.limitedPercent,
+    });
+
     const social = await configureSocial(config, logger);
-    const app = createApp({ config, logger, orm, auth, users, social });
+    const app = createApp({ config, logger, orm, auth, users, boxes, social });
     const httpServer = createServer(app);
     const verifyToken: TokenVerifier = options.verifyToken ?? ((token) => auth.authenticate(token));
     const realtime = createRealtime(httpServer, { verifyToken, logger });
     // Logout, password reset and token reuse end sessions at once: their sockets too.
     auth.events.on('sessionsRevoked', (ended) => disconnectSessions(realtime, ended));
+    wireBoxEvents(realtime, boxes, logger);
+    await boxes.start();
+    cleanups.push(() => boxes.stop());
 
     await new Promise<void>((resolve, reject) => {
       httpServer.once('error', reject);
@@ -108,11 +135,33 @@ export async function startPlatform(
     const url = `http://${host === '0.0.0.0' || host === '[::]' ? 'localhost' : host}:${port}`;
 
     let closing: Promise<void> | undefined;
-    return { url, orm, auth, realtime, httpServer, close: () => (closing ??= runCleanups()) };
+    return { url, orm, auth, boxes, realtime, httpServer, close: () => (closing ??= runCleanups()) };
   } catch (err) {
     await runCleanups();
     throw err;
   }
+}
+
+/** /vpn-status: the VPN flag on request, and every change of a user's box, to that user only. */
+function wireBoxEvents(realtime: Realtime, boxes: BoxService, logger: Logger): void {
+  boxes.events.on('boxUpdate', (userId, payload) =>
+    realtime.vpnStatus.to(userRoom(userId)).emit('boxUpdate', payload),
+  );
+  boxes.events.on('vpnStatus', (userId, connected) =>
+    realtime.vpnStatus.to(userRoom(userId)).emit('status', { status: connected }),
+  );
+  realtime.vpnStatus.on('connection', (socket) => {
+    const { userId } = socket.data;
+    socket.on('requestStatus', () => {
+      socket.emit('status', { status: boxes.isVpnConnected(userId) });
+      boxes
+        .currentUpdate(userId)
+        .then((update) => {
+          if (update) socket.emit('boxUpdate', update);
+        })
+        .catch((err: unknown) => logger.error({ err }, 'Could not send the box state'));
+    });
+  });
 }
 
 /** Stops accepting, disconnects sockets, lets requests in flight finish, then cuts what is left. */

@@ -35,6 +35,8 @@ export const boxSchema = z
     owner: z.object({ id: z.uuid(), handle: z.string() }),
     /** Box time left today for tiers with a daily limit (BASIC), null when unlimited. */
     dailyRemainingSeconds: z.number().int().nullable(),
+    /** Why the box is in its state: boot progress, a crash, a stop for lack of credits; else null. */
+    statusReason: z.string().nullable(),
     /** Why the box cannot run on this platform right now (runtime unavailable), else null. */
     unavailableReason: z.string().nullable(),
   })
@@ -107,6 +109,8 @@ export interface BoxUpdatePayload {
   vpnIp: string | null;
   vpnClients: VpnClient[];
   dailyRemainingSeconds: number | null;
+  statusReason: string | null;
+  openPorts: Record<string, string>;
   /** True when the box was deleted (no further updates follow). */
   deleted?: boolean;
 }
@@ -119,5 +123,7 @@ export const BOX_MESSAGES = {
   alreadyHaveBox: 'You already have a box.',
   noBox: 'Box not found.',
   cannotPay: 'Not enough credits to run your box. Buy credits or redeem a gift to continue.',
-  busy: 'Your box is busy with another change. Try again in a moment.',
+  notYourVpn: 'You can only download your own VPN configuration.',
+  runtimeUnavailable: 'Boxes cannot run on this platform right now.',
+  vpnUnavailable: 'The VPN is not available right now. Try again in a moment.',
 } as const;

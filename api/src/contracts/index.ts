@@ -35,3 +35,4 @@ export * from './sockets.ts';
 export * from './auth.ts';
 export * from './users.ts';
 export * from './boxes.ts';
+export * from './tiers.ts';

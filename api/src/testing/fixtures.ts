@@ -17,6 +17,8 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     NODE_ENV: 'test',
     PORT: '0',
     LOG_FORMAT: 'json',
+    // Tests that need real boxes start a runtime of their own (unique names and subnets).
+    ORCHESTRATOR: 'none',
     ARGON2_MEMORY_KIB: '8192',
     ARGON2_TIME_COST: '1',
     ...overrides,

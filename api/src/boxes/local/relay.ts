@@ -1,5 +1,6 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
+import os from 'node:os';
 import type { Logger } from '../../logger.ts';
 
 const UDP_IDLE_MS = 5 * 60_000;
@@ -55,30 +56,54 @@ export class VpnRelay {
         }),
     );
 
-    const family = net.isIPv6(host) ? 'udp6' : 'udp4';
-    const udp = dgram.createSocket({ type: family, reuseAddr: false });
+    // A reply must leave from the address the client wrote to, or OpenVPN drops it. Node
+    // cannot read a datagram's destination, so a wildcard listen binds every local address
+    // separately (and picks up addresses that appear later).
     const flows = new Map<string, { socket: dgram.Socket; last: number }>();
-    udp.on('message', (message, from) => {
-      const key = `${from.address}|${from.port}`;
-      let flow = flows.get(key);
-      if (!flow) {
-        const socket = dgram.createSocket('udp4');
-        socket.on('message', (reply) => udp.send(reply, from.port, from.address));
-        socket.on('error', (err) => this.#log.debug({ err }, 'UDP relay flow error'));
-        socket.connect(targetPort, target);
-        flow = { socket, last: Date.now() };
-        flows.set(key, flow);
-        const pending = message;
-        socket.once('connect', () => socket.send(pending));
-        return;
-      }
-      flow.last = Date.now();
-      try {
-        flow.socket.send(message);
-      } catch {
-        // not connected yet; OpenVPN retransmits
-      }
-    });
+    const listeners = new Map<string, dgram.Socket>();
+    const bindUdp = async (address: string, port: number): Promise<number> => {
+      const udp = dgram.createSocket(net.isIPv6(address) ? 'udp6' : 'udp4');
+      udp.on('message', (message, from) => {
+        const key = `${address}|${from.address}|${from.port}`;
+        let flow = flows.get(key);
+        if (!flow) {
+          const socket = dgram.createSocket('udp4');
+          socket.on('message', (reply) => udp.send(reply, from.port, from.address));
+          socket.on('error', (err) => this.#log.debug({ err }, 'UDP relay flow error'));
+          flow = { socket, last: Date.now() };
+          flows.set(key, flow);
+          socket.connect(targetPort, target, () => socket.send(message));
+          return;
+        }
+        flow.last = Date.now();
+        try {
+          flow.socket.send(message);
+        } catch {
+          // not connected yet; OpenVPN retransmits
+        }
+      });
+      await new Promise<void>((resolve, reject) => {
+        udp.once('error', reject);
+        udp.bind(port, address, () => {
+          udp.off('error', reject);
+          resolve();
+        });
+      });
+      udp.on('error', (err) => this.#log.warn({ err, address }, 'UDP relay socket error'));
+      listeners.set(address, udp);
+      return udp.address().port;
+    };
+    const wildcard = host === '0.0.0.0';
+    const localAddresses = () =>
+      Object.values(os.networkInterfaces())
+        .flat()
+        .filter((a) => a && a.family === 'IPv4' && a.address !== target)
+        .map((a) => a!.address);
+    if (wildcard) {
+      const [first, ...rest] = localAddresses();
+      this.udpPort = await bindUdp(first ?? '127.0.0.1', options.udpPort);
+      for (const address of rest) await bindUdp(address, this.udpPort).catch(() => undefined);
+    } else this.udpPort = await bindUdp(host, options.udpPort);
     const sweep = setInterval(() => {
       const now = Date.now();
       for (const [key, flow] of flows) {
@@ -87,17 +112,15 @@ export class VpnRelay {
           flows.delete(key);
         }
       }
-    }, 30_000);
+      if (wildcard)
+        for (const address of localAddresses())
+          if (!listeners.has(address)) bindUdp(address, this.udpPort).catch(() => undefined);
+    }, 10_000);
     sweep.unref();
-    await new Promise<void>((resolve, reject) => {
-      udp.once('error', reject);
-      udp.bind(options.udpPort, host, () => resolve());
-    });
-    this.udpPort = udp.address().port;
     this.#closers.push(async () => {
       clearInterval(sweep);
       for (const flow of flows.values()) flow.socket.close();
-      await new Promise<void>((resolve) => udp.close(() => resolve()));
+      for (const udp of listeners.values()) await new Promise<void>((resolve) => udp.close(() => resolve()));
     });
     this.#log.info({ host, udp: this.udpPort, tcp: this.tcpPort }, 'VPN relay listening');
   }

@@ -3,6 +3,7 @@ import { Migration20261122000000_extensions } from './Migration20261122000000_ex
 import { Migration20261122010000_accounts } from './Migration20261122010000_accounts.ts';
 import { Migration20261122020000_signup_hardening } from './Migration20261122020000_signup_hardening.ts';
 import { Migration20261122030000_credit_ledger } from './Migration20261122030000_credit_ledger.ts';
+import { Migration20261122040000_boxes } from './Migration20261122040000_boxes.ts';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered from files) so the same
@@ -13,4 +14,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261122010000_accounts', class: Migration20261122010000_accounts },
   { name: 'Migration20261122020000_signup_hardening', class: Migration20261122020000_signup_hardening },
   { name: 'Migration20261122030000_credit_ledger', class: Migration20261122030000_credit_ledger },
+  { name: 'Migration20261122040000_boxes', class: Migration20261122040000_boxes },
 ];

@@ -1,0 +1,42 @@
+import type { Config } from '../config.ts';
+import type { Logger } from '../logger.ts';
+import { LocalRuntime } from './local/runtime.ts';
+import type { BoxOrchestrator } from './orchestrator.ts';
+import { UnavailableOrchestrator } from './unavailable.ts';
+
+/** The box runtime the configuration asks for (ORCHESTRATOR). */
+export async function createOrchestrator(config: Config, logger: Logger): Promise<BoxOrchestrator> {
+  switch (config.orchestrator) {
+    case 'none':
+      return new UnavailableOrchestrator('Boxes are turned off on this platform (ORCHESTRATOR=none).');
+    case 'kubernetes':
+      return new UnavailableOrchestrator(
+        'The Kubernetes box runtime is not part of this build yet; use ORCHESTRATOR=local.',
+      );
+    case 'local': {
+      const problem = await LocalRuntime.hostProblem();
+      if (problem) {
+        logger.warn(`Boxes cannot run on this host: ${problem}`);
+        return new UnavailableOrchestrator(problem);
+      }
+      return new LocalRuntime({
+        dataDir: config.dataDir,
+        imageDir: config.boxes.imageDir,
+        imageSuite: config.boxes.imageSuite,
+        imageMirror: config.boxes.imageMirror,
+        prefix: config.boxes.prefix,
+        arenaSubnet: config.boxes.arenaSubnet,
+        transitSubnet: config.boxes.transitSubnet,
+        vpnUdpSubnet: config.vpn.udpSubnet,
+        vpnTcpSubnet: config.vpn.tcpSubnet,
+        vpnPublicHost: config.vpn.publicHost,
+        vpnListenHost: config.vpn.listenHost,
+        vpnUdpPort: config.vpn.udpPort,
+        vpnTcpPort: config.vpn.tcpPort,
+        vpnMaxClients: config.vpn.maxClients,
+        stopTimeoutMs: config.boxes.stopTimeoutMs,
+        logger,
+      });
+    }
+  }
+}

@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import type { RequestHandler } from 'express';
+import {
+  VPN_PROTOCOLS,
+  boxRuntimeSchema,
+  boxSchema,
+  createBoxRequest,
+  deleteBoxResponse,
+  powerBoxRequest,
+  vpnClientSchema,
+  vpnConfigSchema,
+  vpnPoolStatusSchema,
+} from '../contracts/index.ts';
+import { caller } from '../auth/middleware.ts';
+import { ApiRouter } from '../http/route.ts';
+import type { BoxService } from './service.ts';
+
+const hostnameParams = z.strictObject({
+  hostname: z
+    .string()
+    .max(64, 'hostname is too long')
+    .regex(/^[a-z0-9-]+$/i, 'hostname may only contain letters, digits and dashes'),
+});
+const idParams = z.strictObject({ id: z.string().max(64, 'id is too long') });
+const vpnConfigParams = z.strictObject({
+  userId: z.uuid({ error: 'userId must be a user id' }),
+  protocol: z.enum(VPN_PROTOCOLS, { error: 'protocol must be UDP or TCP' }),
+});
+
+export function boxRoutes(deps: { boxes: BoxService; requireAuth: RequestHandler }): ApiRouter {
+  const before = [deps.requireAuth];
+  const errors = { 401: 'Not signed in' };
+  return new ApiRouter()
+    .route({
+      method: 'get',
+      path: '/boxes/my',
+      summary: "The signed-in user's box, or null when they have none",
+      tags: ['boxes'],
+      before,
+      errors,
+      response: boxSchema.nullable(),
+      handler: ({ res }) => deps.boxes.my(caller(res).userId),
+    })
+    .route({
+      method: 'get',
+      path: '/boxes/runtime',
+      summary: 'Whether this platform can run boxes, and the base image build progress',
+      tags: ['boxes'],
+      before,
+      errors,
+      response: boxRuntimeSchema,
+      handler: () => deps.boxes.runtime(),
+    })
+    .route({
+      method: 'post',
+      path: '/boxes',
+      summary: 'Create the signed-in user’s box (one per user; it starts powered off)',
+      tags: ['boxes'],
+      before,
+      errors: { ...errors, 409: 'The user already has a box' },
+      body: createBoxRequest,
+      status: 201,
+      response: boxSchema,
+      handler: ({ body, res }) => deps.boxes.create(caller(res).userId, body),
+    })
+    .route({
+      method: 'post',
+      path: '/boxes/:hostname/power',
+      summary: 'Power the box on or off',
+      tags: ['boxes'],
+      before,
+      errors: {
+        ...errors,
+        402: 'Not enough credits for box time',
+        403: 'Daily time limit reached',
+        404: 'No such box of yours',
+        503: 'Boxes cannot run here now',
+      },
+      params: hostnameParams,
+      body: powerBoxRequest,
+      response: boxSchema,
+      handler: ({ params, body, res }) => deps.boxes.power(caller(res).userId, params.hostname, body.on),
+    })
+    .route({
+      method: 'delete',
+      path: '/boxes/:id',
+      summary: 'Delete the box for good',
+      tags: ['boxes'],
+      before,
+      errors: { ...errors, 404: 'No such box of yours' },
+      params: idParams,
+      response: deleteBoxResponse,
+      handler: async ({ params, res }) => {
+        await deps.boxes.delete(caller(res).userId, params.id);
+        return { deleted: true as const };
+      },
+    })
+    .route({
+      method: 'get',
+      path: '/user-vpn/my-clients',
+      summary: "The signed-in user's VPN clients (one per protocol) and whether they are connected",
+      tags: ['vpn'],
+      before,
+      errors: { ...errors, 403: 'VPN access has been revoked' },
+      response: z.array(vpnClientSchema),
+      handler: ({ res }) => deps.boxes.vpnClients(caller(res).userId),
+    })
+    .route({
+      method: 'get',
+      path: '/user-vpn/pool-status',
+      summary: 'Capacity of the UDP and TCP VPN servers',
+      tags: ['vpn'],
+      before,
+      errors,
+      response: vpnPoolStatusSchema,
+      handler: () => deps.boxes.poolStatus(),
+    })
+    .route({
+      method: 'get',
+      path: '/user-vpn/:userId/:protocol',
+      summary: 'An OpenVPN client configuration for the signed-in user (only their own)',
+      tags: ['vpn'],
+      before,
+      errors: { ...errors, 403: 'Not yours, or VPN access has been revoked', 503: 'VPN not available' },
+      params: vpnConfigParams,
+      response: vpnConfigSchema,
+      handler: ({ params, res }) => deps.boxes.vpnConfig(caller(res).userId, params.userId, params.protocol),
+    });
+}

@@ -1,0 +1,630 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  BOX_MESSAGES,
+  TIER_PERKS,
+  VPN_PROTOCOLS,
+  type Box,
+  type BoxRuntime,
+  type BoxStatus,
+  type BoxUpdatePayload,
+  type Tier,
+  type VpnClient,
+  type VpnConfig,
+  type VpnPoolStatus,
+  type VpnProtocol,
+} from '../contracts/index.ts';
+import { Ledger } from '../credits/ledger.ts';
+import type { Sealer } from '../crypto/sealer.ts';
+import { Sql, uniqueViolation } from '../db/sql.ts';
+import type { Orm } from '../db/orm.ts';
+import { HttpError, conflict, forbidden, notFound, serviceUnavailable } from '../http/errors.ts';
+import type { Logger } from '../logger.ts';
+import type { BoxObservation, BoxOrchestrator, BoxResources, BoxSpec, VpnSession } from './orchestrator.ts';
+
+interface BoxRow {
+  id: string;
+  user_id: string;
+  slot: number;
+  hostname: string;
+  ip: string | null;
+  desired_power: boolean;
+  status: BoxStatus;
+  status_reason: string | null;
+  open_ports: Record<string, string>;
+  ssh_password_enc: string;
+  ssh_public_key: string | null;
+  accumulated_usage_seconds: string;
+  last_powered_at: string | null;
+  usage_counted_until: string | null;
+  session_started_at: string | null;
+  session_charged_minutes: number;
+  handle: string;
+  tier: Tier;
+}
+
+export interface BoxServiceOptions {
+  orm: Orm;
+  orchestrator: BoxOrchestrator;
+  sealer: Sealer;
+  logger: Logger;
+  resources: BoxResources;
+  tickMs: number;
+  basicDailyLimitSeconds: number;
+  vpnMaxClients: number;
+  vpnLimitedPercent: number;
+}
+
+export interface BoxServiceEvents {
+  boxUpdate: [userId: string, payload: BoxUpdatePayload];
+  vpnStatus: [userId: string, connected: boolean];
+}
+
+const SELECT_BOX = `select b.*, u.handle, u.tier from boxes b join users u on u.id = b.user_id`;
+const MINUTE_MS = 60_000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Credits (hundredths) for minute `k` (1-based) of a session at `hourCents` an hour, rounding carried. */
+export function minuteCost(hourCents: number, k: number): number {
+  return Math.floor((hourCents * k) / 60) - Math.floor((hourCents * (k - 1)) / 60);
+}
+
+const utcDay = (date: Date) => date.toISOString().slice(0, 10);
+
+/**
+ * Boxes and VPN access: the player's calls, and the loop that converges the runtime to the
+ * desired state in the database, counts box time, charges it per minute and enforces the
+ * BASIC daily limit.
+ */
+export class BoxService {
+  readonly events = new EventEmitter<BoxServiceEvents>();
+  readonly #o: BoxServiceOptions;
+  readonly #log: Logger;
+  readonly #locks = new Map<string, Promise<unknown>>();
+  #timer: NodeJS.Timeout | null = null;
+  #ticking: Promise<void> | null = null;
+  #stopped = false;
+
+  constructor(options: BoxServiceOptions) {
+    this.#o = options;
+    this.#log = options.logger.child({ component: 'boxes' });
+    const orchestrator = options.orchestrator;
+    orchestrator.setVpnAuthorizer((userId) => this.#mayUseVpn(userId));
+    const onVpn = (session: VpnSession) => {
+      this.events.emit('vpnStatus', session.userId, this.isVpnConnected(session.userId));
+      void this.#publishFor(session.userId);
+    };
+    orchestrator.events.on('vpnConnected', onVpn);
+    orchestrator.events.on('vpnDisconnected', onVpn);
+    orchestrator.events.on('boxChanged', (id) => void this.kick(id));
+  }
+
+  #sql(): Sql {
+    return new Sql(this.#o.orm.em.fork() as EntityManager);
+  }
+
+  /** Loads revocations into the runtime and starts the convergence loop. */
+  async start(): Promise<void> {
+    await this.#pushRevocations();
+    this.#timer = setInterval(() => void this.tick(), this.#o.tickMs);
+    this.#timer.unref();
+    void this.tick();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearInterval(this.#timer);
+    await this.#ticking;
+    await Promise.allSettled([...this.#locks.values()]);
+  }
+
+  // ---- player calls -------------------------------------------------------------------
+
+  async my(userId: string): Promise<Box | null> {
+    const row = await this.#sql().one<BoxRow>(`${SELECT_BOX} where b.user_id = ?`, [userId]);
+    return row ? this.#toBox(row) : null;
+  }
+
+  async create(userId: string, request: { sshPublicKey?: string }): Promise<Box> {
+    const sql = this.#sql();
+    const user = await sql.one<{ handle: string }>('select handle from users where id = ?', [userId]);
+    if (!user) throw notFound('User not found');
+    const base = hostnameBase(user.handle);
+    const password = randomBytes(12).toString('base64url');
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const hostname = attempt === 0 ? base : `${base}-${attempt < 5 ? attempt + 1 : randomInt(100, 10_000)}`;
+      try {
+        await sql.run(
+          `insert into boxes (user_id, slot, hostname, ssh_password_enc, ssh_public_key)
+           select ?, coalesce((select min(s) from generate_series(0, (select coalesce(max(slot) + 1, 0) from boxes)) s
+                               where not exists (select 1 from boxes where slot = s)), 0), ?, ?, ?`,
+          [userId, hostname, this.#o.sealer.seal(password), request.sshPublicKey ?? null],
+        );
+        this.#log.info({ userId, hostname }, 'Box created');
+        const box = await this.my(userId);
+        return box!;
+      } catch (err) {
+        const constraint = uniqueViolation(err);
+        if (constraint === 'boxes_user_id_key') throw conflict(BOX_MESSAGES.alreadyHaveBox);
+        if (constraint === 'boxes_hostname_key' || constraint === 'boxes_slot_key') continue;
+        throw err;
+      }
+    }
+    throw serviceUnavailable('Could not allocate a box. Try again.');
+  }
+
+  async power(userId: string, hostname: string, on: boolean): Promise<Box> {
+    const sql = this.#sql();
+    const row = await sql.one<BoxRow>(`${SELECT_BOX} where b.user_id = ? and b.hostname = ?`, [
+      userId,
+      hostname,
+    ]);
+    if (!row) throw notFound(BOX_MESSAGES.noBox);
+    if (on) {
+      const runtime = this.#o.orchestrator.status();
+      if (!runtime.available) throw serviceUnavailable(runtime.reason ?? BOX_MESSAGES.runtimeUnavailable);
+      if (this.#dailyLimitFor(row.tier) !== null && (await this.#dailyRemaining(sql, row)) <= 0)
+        throw forbidden(BOX_MESSAGES.dailyLimit, 'DAILY_LIMIT');
+      const balances = await Ledger.balances(sql, userId);
+      const firstMinute = minuteCost(TIER_PERKS[row.tier].machineHourCost * 100, 1);
+      if (!balances || balances.creditsCents + balances.freeCreditsCents < firstMinute)
+        throw new HttpError(402, BOX_MESSAGES.cannotPay, { code: 'INSUFFICIENT_CREDITS' });
+      await sql.run(
+        `update boxes set desired_power = true, last_powered_at = case when desired_power then last_powered_at else now() end,
+                status = case when status in ('STOPPED', 'CRASHED') then 'PROVISIONING' else status end,
+                status_reason = null, updated_at = now()
+          where id = ?`,
+        [row.id],
+      );
+    } else {
+      await sql.run(
+        `update boxes set desired_power = false, status_reason = null, updated_at = now() where id = ?`,
+        [row.id],
+      );
+    }
+    await this.#publish(row.id);
+    void this.kick(row.id);
+    return (await this.my(userId))!;
+  }
+
+  async delete(userId: string, id: string): Promise<void> {
+    if (!UUID.test(id)) throw notFound(BOX_MESSAGES.noBox);
+    const sql = this.#sql();
+    const row = await sql.one<BoxRow>(`${SELECT_BOX} where b.id = ? and b.user_id = ?`, [id, userId]);
+    if (!row) throw notFound(BOX_MESSAGES.noBox);
+    await this.#withLock(id, async () => {
+      await this.#account(row.id, new Date());
+      await sql.run('delete from boxes where id = ?', [id]);
+    });
+    this.events.emit('boxUpdate', userId, { ...this.#payloadOf(this.#rowToPayloadBase(row)), deleted: true });
+    // The runtime removes it now; the loop also removes anything it holds that the database does not.
+    void this.#withLock(id, () => this.#o.orchestrator.deleteBox(id)).catch((err: unknown) =>
+      this.#log.error({ err, box: id }, 'Box removal failed; the loop will retry'),
+    );
+    this.#log.info({ userId, box: id }, 'Box deleted');
+  }
+
+  runtime(): BoxRuntime {
+    const status = this.#o.orchestrator.status();
+    return { available: status.available, reason: status.reason, image: status.image };
+  }
+
+  // ---- VPN ----------------------------------------------------------------------------
+
+  isVpnConnected(userId: string): boolean {
+    return this.#o.orchestrator.vpnSessions().some((s) => s.userId === userId);
+  }
+
+  /** The user whose VPN client holds this address now (attribution), or null. */
+  userOfVpnAddress(address: string): string | null {
+    return this.#o.orchestrator.vpnSessions().find((s) => s.vpnAddress === address)?.userId ?? null;
+  }
+
+  vpnAddressesOf(userId: string): string[] {
+    return this.#o.orchestrator
+      .vpnSessions()
+      .filter((s) => s.userId === userId)
+      .map((s) => s.vpnAddress);
+  }
+
+  async vpnClients(userId: string): Promise<VpnClient[]> {
+    await this.#assertNotRevoked(this.#sql(), userId);
+    return this.#clientsOf(userId);
+  }
+
+  #clientsOf(userId: string): VpnClient[] {
+    const sessions = this.#o.orchestrator.vpnSessions().filter((s) => s.userId === userId);
+    return VPN_PROTOCOLS.map((protocol) => {
+      const session = sessions.find((s) => s.protocol === protocol);
+      return {
+        protocol,
+        isConnected: Boolean(session),
+        vpnIp: session?.vpnAddress ?? null,
+        connectedAt: session ? session.connectedAt.toISOString() : null,
+      };
+    });
+  }
+
+  poolStatus(): VpnPoolStatus {
+    const usage = this.#o.orchestrator.poolUsage();
+    const level = ({ clients, maxClients }: { clients: number; maxClients: number }) => {
+      const full = clients >= maxClients;
+      const limited = clients * 100 >= maxClients * this.#o.vpnLimitedPercent;
+      return {
+        capacity_level: full ? 'full' : limited ? 'limited' : 'available',
+        is_exhausted: full,
+      } as const;
+    };
+    return { udp: level(usage.UDP), tcp: level(usage.TCP) };
+  }
+
+  async vpnConfig(callerId: string, userId: string, protocol: VpnProtocol): Promise<VpnConfig> {
+    if (callerId !== userId) throw forbidden(BOX_MESSAGES.notYourVpn);
+    const sql = this.#sql();
+    const user = await this.#assertNotRevoked(sql, userId);
+    const runtime = this.#o.orchestrator.status();
+    if (!runtime.available) throw serviceUnavailable(runtime.reason ?? BOX_MESSAGES.vpnUnavailable);
+    let identity = await sql.one<{ certificate_pem: string; private_key_enc: string; serial_number: string }>(
+      'select * from vpn_identities where user_id = ?',
+      [userId],
+    );
+    if (!identity) {
+      const issued = await this.#o.orchestrator.issueVpnIdentity(userId);
+      await sql.run(
+        `insert into vpn_identities (user_id, serial_number, certificate_pem, private_key_enc)
+         values (?, ?, ?, ?) on conflict (user_id) do nothing`,
+        [userId, issued.serialNumber, issued.certificatePem, this.#o.sealer.seal(issued.privateKeyPem)],
+      );
+      identity = await sql.one('select * from vpn_identities where user_id = ?', [userId]);
+    }
+    const ovpn = this.#o.orchestrator.vpnClientConfig(
+      protocol,
+      {
+        certificatePem: identity!.certificate_pem,
+        privateKeyPem: this.#o.sealer.open(identity!.private_key_enc),
+        serialNumber: identity!.serial_number,
+      },
+      user.handle,
+    );
+    return { protocol, ovpn_config: ovpn };
+  }
+
+  /** Ends a player's VPN access for good: certificate on the CRL, live sessions cut. */
+  async revokeVpn(userId: string): Promise<void> {
+    const sql = this.#sql();
+    await sql.transaction(async (tx) => {
+      await tx.run('update users set vpn_revoked_at = coalesce(vpn_revoked_at, now()) where id = ?', [
+        userId,
+      ]);
+      await tx.run(
+        `insert into vpn_revocations (serial_number, user_id)
+         select serial_number, user_id from vpn_identities where user_id = ? on conflict do nothing`,
+        [userId],
+      );
+    });
+    await this.#pushRevocations();
+    this.#log.warn({ userId }, 'VPN access revoked');
+  }
+
+  async #pushRevocations(): Promise<void> {
+    const rows = await this.#sql().all<{ serial_number: string; user_id: string; revoked_at: string }>(
+      'select * from vpn_revocations order by revoked_at',
+    );
+    await this.#o.orchestrator.setRevoked(
+      rows.map((r) => ({
+        userId: r.user_id,
+        serialNumber: r.serial_number,
+        revokedAt: new Date(r.revoked_at),
+      })),
+    );
+  }
+
+  async #assertNotRevoked(sql: Sql, userId: string): Promise<{ handle: string }> {
+    const user = await sql.one<{ handle: string; vpn_revoked_at: string | null }>(
+      'select handle, vpn_revoked_at from users where id = ?',
+      [userId],
+    );
+    if (!user) throw notFound('User not found');
+    if (user.vpn_revoked_at) throw forbidden(BOX_MESSAGES.vpnRevoked, 'VPN_REVOKED');
+    return user;
+  }
+
+  async #mayUseVpn(commonName: string): Promise<boolean> {
+    if (!UUID.test(commonName)) return false;
+    const row = await this.#sql().one<{ ok: boolean }>(
+      'select vpn_revoked_at is null as ok from users where id = ?',
+      [commonName],
+    );
+    return row?.ok === true;
+  }
+
+  // ---- the loop -----------------------------------------------------------------------
+
+  /** One pass over every box (and removal of boxes the runtime holds but nobody owns). */
+  tick(): Promise<void> {
+    if (this.#stopped) return Promise.resolve();
+    this.#ticking ??= (async () => {
+      try {
+        const rows = await this.#sql().all<{ id: string }>('select id from boxes order by slot');
+        const wanted = new Set(rows.map((r) => r.id));
+        await Promise.all(rows.map((r) => this.kick(r.id)));
+        if (this.#o.orchestrator.status().available) {
+          for (const id of await this.#o.orchestrator.boxIds()) {
+            if (!wanted.has(id)) {
+              this.#log.warn({ box: id }, 'Removing a box nobody owns');
+              await this.#withLock(id, () => this.#o.orchestrator.deleteBox(id));
+            }
+          }
+        }
+      } catch (err) {
+        this.#log.error({ err }, 'Box loop pass failed');
+      } finally {
+        this.#ticking = null;
+      }
+    })();
+    return this.#ticking;
+  }
+
+  /** Converges one box now (after a power change, or from the loop). */
+  kick(id: string): Promise<void> {
+    return this.#withLock(id, () => this.#converge(id)).catch((err: unknown) =>
+      this.#log.error({ err, box: id }, 'Box convergence failed'),
+    );
+  }
+
+  #withLock<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.#locks.get(id) ?? Promise.resolve();
+    const next = previous.catch(() => undefined).then(fn);
+    this.#locks.set(id, next);
+    void next
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.#locks.get(id) === next) this.#locks.delete(id);
+      });
+    return next;
+  }
+
+  async #converge(id: string): Promise<void> {
+    const now = new Date();
+    await this.#account(id, now);
+    const sql = this.#sql();
+    const row = await sql.one<BoxRow>(`${SELECT_BOX} where b.id = ?`, [id]);
+    if (!row) return;
+    const spec: BoxSpec = {
+      id: row.id,
+      slot: row.slot,
+      hostname: row.hostname,
+      ownerId: row.user_id,
+      power: row.desired_power,
+      rootPassword: this.#o.sealer.open(row.ssh_password_enc),
+      sshPublicKey: row.ssh_public_key,
+      resources: this.#o.resources,
+    };
+    const seen = await this.#o.orchestrator.applyBox(spec);
+    await this.#record(row, seen);
+  }
+
+  /** Writes what the runtime reports; starts and ends billing sessions. */
+  async #record(row: BoxRow, seen: BoxObservation): Promise<void> {
+    let status: BoxStatus = seen.phase;
+    let desired = row.desired_power;
+    let reason = seen.reason;
+    if (seen.phase === 'CRASHED' || seen.poweredOffInside) desired = false;
+    if (!row.desired_power && seen.phase === 'STOPPED' && row.status === 'CRASHED') {
+      status = 'CRASHED';
+      reason = row.status_reason;
+    }
+    if (!row.desired_power && seen.phase === 'STOPPED' && row.status_reason && row.status !== 'CRASHED')
+      reason = row.status_reason;
+    const running = status === 'RUNNING';
+    const changed =
+      status !== row.status ||
+      desired !== row.desired_power ||
+      reason !== row.status_reason ||
+      seen.ip !== row.ip ||
+      JSON.stringify(seen.openPorts) !== JSON.stringify(row.open_ports ?? {});
+    if (!changed && (running ? row.session_started_at !== null : row.session_started_at === null)) return;
+    await this.#sql().run(
+      `update boxes set status = ?, desired_power = ?, status_reason = ?, ip = ?, open_ports = ?::jsonb,
+              session_started_at = case when ? then coalesce(session_started_at, now()) else null end,
+              usage_counted_until = case when ? then coalesce(usage_counted_until, now()) else null end,
+              session_charged_minutes = case when ? then session_charged_minutes else 0 end,
+              updated_at = now()
+        where id = ? and desired_power = ?`,
+      [
+        status,
+        desired,
+        reason,
+        seen.ip,
+        JSON.stringify(seen.openPorts),
+        running,
+        running,
+        running,
+        row.id,
+        row.desired_power,
+      ],
+    );
+    if (running && row.session_started_at === null) await this.#account(row.id, new Date());
+    if (status !== row.status)
+      this.#log.info({ box: row.id, from: row.status, to: status, reason }, 'Box status changed');
+    await this.#publish(row.id);
+    if (desired !== row.desired_power) void this.kick(row.id);
+  }
+
+  /**
+   * Counts box time up to `now` and charges every started minute of the running session,
+   * in one transaction holding the box row. Stops the box when its owner cannot pay or the
+   * BASIC daily limit is used up.
+   */
+  async #account(id: string, now: Date): Promise<void> {
+    let stopped = false;
+    await this.#sql().transaction(async (tx) => {
+      const row = await tx.one<BoxRow>(`${SELECT_BOX} where b.id = ? for update of b`, [id]);
+      if (!row || row.status !== 'RUNNING' || !row.session_started_at || !row.usage_counted_until) return;
+      const from = new Date(row.usage_counted_until);
+      const seconds = Math.max(0, Math.floor((now.getTime() - from.getTime()) / 1000));
+      const countedUntil = new Date(from.getTime() + seconds * 1000);
+      // Split the interval at UTC midnights so each day gets its own seconds.
+      let cursor = from;
+      while (cursor < countedUntil) {
+        const nextMidnight = new Date(`${utcDay(cursor)}T00:00:00.000Z`);
+        nextMidnight.setUTCDate(nextMidnight.getUTCDate() + 1);
+        const end = nextMidnight < countedUntil ? nextMidnight : countedUntil;
+        const part = Math.round((end.getTime() - cursor.getTime()) / 1000);
+        if (part > 0)
+          await tx.run(
+            `insert into box_daily_usage (user_id, day, seconds) values (?, ?, ?)
+             on conflict (user_id, day) do update set seconds = box_daily_usage.seconds + excluded.seconds`,
+            [row.user_id, utcDay(cursor), part],
+          );
+        cursor = end;
+      }
+      const hourCents = TIER_PERKS[row.tier].machineHourCost * 100;
+      const dueMinutes =
+        Math.floor((now.getTime() - new Date(row.session_started_at).getTime()) / MINUTE_MS) + 1;
+      let charged = row.session_charged_minutes;
+      let stopReason: string | null = null;
+      while (charged < dueMinutes) {
+        const minute = charged + 1;
+        const entry = await Ledger.charge(
+          tx,
+          row.user_id,
+          minuteCost(hourCents, minute),
+          'BOX_TIME',
+          `box:${row.id}:${row.session_started_at}:${minute}`,
+        );
+        if (!entry) {
+          stopReason = BOX_MESSAGES.cannotPay;
+          break;
+        }
+        charged = minute;
+      }
+      const limit = this.#dailyLimitFor(row.tier);
+      if (!stopReason && limit !== null) {
+        const used = await tx.one<{ seconds: number }>(
+          'select seconds from box_daily_usage where user_id = ? and day = ?',
+          [row.user_id, utcDay(now)],
+        );
+        if ((used?.seconds ?? 0) >= limit) stopReason = BOX_MESSAGES.dailyLimit;
+      }
+      await tx.run(
+        `update boxes set accumulated_usage_seconds = accumulated_usage_seconds + ?, usage_counted_until = ?,
+                session_charged_minutes = ?,
+                desired_power = case when ? then false else desired_power end,
+                status_reason = coalesce(?, status_reason), updated_at = now()
+          where id = ?`,
+        [seconds, countedUntil.toISOString(), charged, stopReason !== null, stopReason, id],
+      );
+      if (stopReason) {
+        stopped = true;
+        this.#log.info({ box: id, reason: stopReason }, 'Stopping a box');
+      }
+    });
+    if (stopped) void this.kick(id);
+  }
+
+  #dailyLimitFor(tier: Tier): number | null {
+    return TIER_PERKS[tier].dailyBoxLimited ? this.#o.basicDailyLimitSeconds : null;
+  }
+
+  async #dailyRemaining(sql: Sql, row: Pick<BoxRow, 'user_id' | 'tier'>): Promise<number> {
+    const limit = this.#dailyLimitFor(row.tier);
+    if (limit === null) return Number.POSITIVE_INFINITY;
+    const used = await sql.one<{ seconds: number }>(
+      'select seconds from box_daily_usage where user_id = ? and day = ?',
+      [row.user_id, utcDay(new Date())],
+    );
+    return Math.max(0, limit - (used?.seconds ?? 0));
+  }
+
+  // ---- views --------------------------------------------------------------------------
+
+  async #toBox(row: BoxRow): Promise<Box> {
+    const remaining = await this.#dailyRemaining(this.#sql(), row);
+    const runtime = this.#o.orchestrator.status();
+    return {
+      id: row.id,
+      hostname: row.hostname,
+      ip: row.ip,
+      status: row.status,
+      ssh_password: this.#o.sealer.open(row.ssh_password_enc),
+      accumulatedUsageSeconds: this.#liveUsage(row),
+      lastPoweredAt: row.last_powered_at ? new Date(row.last_powered_at).toISOString() : null,
+      vpnClients: this.#clientsOf(row.user_id),
+      openPorts: row.open_ports ?? {},
+      owner: { id: row.user_id, handle: row.handle },
+      dailyRemainingSeconds: Number.isFinite(remaining) ? remaining : null,
+      statusReason: row.status_reason,
+      unavailableReason: runtime.available ? null : runtime.reason,
+    };
+  }
+
+  /** Usage including the seconds of the running session not yet counted. */
+  #liveUsage(row: BoxRow): number {
+    const counted = Number(row.accumulated_usage_seconds);
+    if (row.status !== 'RUNNING' || !row.usage_counted_until) return counted;
+    return (
+      counted + Math.max(0, Math.floor((Date.now() - new Date(row.usage_counted_until).getTime()) / 1000))
+    );
+  }
+
+  #rowToPayloadBase(row: BoxRow): Box {
+    return {
+      id: row.id,
+      hostname: row.hostname,
+      ip: row.ip,
+      status: row.status,
+      ssh_password: '',
+      accumulatedUsageSeconds: this.#liveUsage(row),
+      lastPoweredAt: row.last_powered_at ? new Date(row.last_powered_at).toISOString() : null,
+      vpnClients: this.#clientsOf(row.user_id),
+      openPorts: row.open_ports ?? {},
+      owner: { id: row.user_id, handle: row.handle },
+      dailyRemainingSeconds: null,
+      statusReason: row.status_reason,
+      unavailableReason: null,
+    };
+  }
+
+  #payloadOf(box: Box): BoxUpdatePayload {
+    return {
+      id: box.id,
+      hostname: box.hostname,
+      status: box.status,
+      accumulatedUsageSeconds: box.accumulatedUsageSeconds,
+      lastPoweredAt: box.lastPoweredAt,
+      vpnIp: box.ip,
+      vpnClients: box.vpnClients,
+      dailyRemainingSeconds: box.dailyRemainingSeconds,
+      statusReason: box.statusReason,
+      openPorts: box.openPorts,
+    };
+  }
+
+  async #publish(id: string): Promise<void> {
+    const row = await this.#sql().one<BoxRow>(`${SELECT_BOX} where b.id = ?`, [id]);
+    if (row) this.events.emit('boxUpdate', row.user_id, this.#payloadOf(await this.#toBox(row)));
+  }
+
+  async #publishFor(userId: string): Promise<void> {
+    const box = await this.my(userId).catch(() => null);
+    if (box) this.events.emit('boxUpdate', userId, this.#payloadOf(box));
+  }
+
+  /** The box update a newly connected socket gets (or null without a box). */
+  async currentUpdate(userId: string): Promise<BoxUpdatePayload | null> {
+    const box = await this.my(userId);
+    return box ? this.#payloadOf(box) : null;
+  }
+}
+
+/** `alice-box` from a handle: lowercase letters, digits and dashes. */
+export function hostnameBase(handle: string): string {
+  const cleaned = handle
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 24);
+  return `${cleaned || 'operator'}-box`;
+}
