@@ -27,12 +27,16 @@ help: ## Show this help.
 ##@ Run
 
 .PHONY: run
-run: build ## Install what is missing, build, and start the platform on http://localhost:3000 (Ctrl-C stops).
+run: build box-deps ## Install what is missing, build, and start the platform on http://localhost:3000 (Ctrl-C stops).
 	@echo "Starting Exploit Grid on http://localhost:$${PORT:-3000} (Ctrl-C stops everything)"
 	@exec node api/dist/main.js
 
+.PHONY: boxes-down
+boxes-down: build ## Stop every box and VPN server of the local runtime (they outlive the API) and clean the host.
+	@node api/dist/boxes-down.js
+
 .PHONY: dev
-dev: deps ## API in watch mode + Vite dev server on http://localhost:5173 (proxying /api and /socket.io).
+dev: deps box-deps ## API in watch mode + Vite dev server on http://localhost:5173 (proxying /api and /socket.io).
 	@exec node hack/dev.ts
 
 ##@ Build
@@ -50,6 +54,10 @@ node_modules/.package-lock.json: package-lock.json package.json api/package.json
 	npm_config_nodedir="$$(dirname "$$(dirname "$$(command -v node)")")" npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
+.PHONY: box-deps
+box-deps: ## Install the Debian packages of the local box runtime (nspawn, debootstrap, OpenVPN, nftables) when root.
+	@hack/ensure-box-deps.sh
+
 .PHONY: build
 build: deps api/dist/main.js operator/dist/api-group.js portal/dist/index.html ## Build the API, the operator and the portal.
 
@@ -66,13 +74,14 @@ portal/dist/index.html: $(PORTAL_SOURCES) $(API_SOURCES) node_modules/.package-l
 test: lint test-unit test-e2e ## Everything CI runs: lint, unit tests, end-to-end tests in Chromium.
 
 .PHONY: test-unit
-test-unit: deps ## API tests (mocha, real PostgreSQL) and portal tests (vitest).
+test-unit: deps box-deps ## API tests (mocha, real PostgreSQL, real boxes and VPN when root) and portal tests (vitest).
 	npm run test --workspace @exploit-grid/api
 	npm run test --workspace @exploit-grid/portal
 
 .PHONY: test-e2e
 test-e2e: build ## End-to-end tests: the platform as `make run` starts it, driven in Chromium.
 	@hack/ensure-chromium.sh
+	@hack/ensure-box-deps.sh
 	mocha --config test/e2e/.mocharc.json
 
 .PHONY: lint
@@ -98,5 +107,6 @@ clean: ## Remove build output (keeps .data/ and .tools/).
 	rm -rf api/dist operator/dist portal/dist portal/node_modules/.tsc
 
 .PHONY: clean-data
-clean-data: ## Delete local platform data (.data/: database, mail, box images). Asks first.
-	@read -r -p "Delete .data/ (database and everything else)? [y/N] " answer; [[ "$$answer" == y ]] && rm -rf .data
+clean-data: ## Delete local platform data (.data/: database, mail, boxes, box images). Asks first.
+	@read -r -p "Delete .data/ (database, boxes and everything else)? [y/N] " answer; [[ "$$answer" == y ]] || exit 0; \
+	  if [[ -d .data/boxes && -f api/dist/boxes-down.js ]]; then node api/dist/boxes-down.js --purge; fi; rm -rf .data

@@ -46,6 +46,8 @@ export async function startPlatform(
       DATA_DIR: dataDir,
       LOG_FORMAT: 'json',
       LOG_LEVEL: 'info',
+      // Boxes only where a test asks for them (with names and subnets of its own).
+      ORCHESTRATOR: 'none',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -35,8 +35,11 @@ export interface BoxOrchestrator {
   closeAttackWindow(attackerUserId: string, targetBoxId: string): Promise<void>;
   /** Lets go of the runtime; boxes and VPN servers keep running for the next start. */
   close(): Promise<void>;
-  /** Stops and removes everything this runtime made on the host (tests, `make boxes-down`). */
-  destroy?(): Promise<void>;
+  /**
+   * Stops and removes everything this runtime made on the host (tests, `make boxes-down`);
+   * with keepDisks the boxes' disks stay for the next start.
+   */
+  destroy?(options?: { keepDisks?: boolean }): Promise<void>;
 }
 
 export interface OrchestratorEvents {

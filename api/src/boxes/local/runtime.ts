@@ -492,10 +492,16 @@ export class LocalRuntime implements BoxOrchestrator {
     await this.#accessChain;
   }
 
-  async destroy(): Promise<void> {
+  async destroy(options: { keepDisks?: boolean } = {}): Promise<void> {
     await this.#relay.close();
-    for (const id of await this.boxIds())
-      await this.deleteBox(id).catch((err: unknown) => this.#log.warn({ err }, 'Box removal failed'));
+    for (const id of await this.boxIds()) {
+      const slot = this.#specs.get(id)?.slot ?? (await this.#slotOnDisk(id));
+      if (options.keepDisks && slot !== null) {
+        const machine = this.#machine({ id, slot });
+        await machine.stop(this.#o.stopTimeoutMs).catch((err: unknown) => this.#log.warn({ err }, 'Box stop failed'));
+        await machine.cgroup().remove();
+      } else await this.deleteBox(id).catch((err: unknown) => this.#log.warn({ err }, 'Box removal failed'));
+    }
     for (const server of Object.values(this.#servers)) await server.stop();
     await this.router.destroy();
     await rm(`/run/exploit-grid/${this.#o.prefix}`, { recursive: true, force: true });
