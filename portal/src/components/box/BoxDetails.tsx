@@ -93,12 +93,7 @@ export const BoxDetails = observer(function BoxDetails({ box, unavailable }: Box
         <BoxStatusChip status={box.status} />
       </Stack>
       {box.statusReason && (
-        <Typography
-          variant="body2"
-          color="text.secondary"
-          data-testid="status-reason"
-          sx={{ mt: '-8px !important' }}
-        >
+        <Typography variant="body2" color="text.secondary" data-testid="status-reason">
           {box.statusReason}
         </Typography>
       )}

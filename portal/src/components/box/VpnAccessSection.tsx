@@ -102,7 +102,7 @@ export const VpnAccessSection = observer(function VpnAccessSection(_props: VpnAc
             {boxes.vpnError.message}
           </Alert>
         )}
-        <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', sm: '1fr 1fr' } }}>
+        <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: 'repeat(auto-fit, minmax(240px, 1fr))' }}>
           {VPN_PROTOCOLS.map((protocol) => (
             <PoolCard key={protocol} protocol={protocol} />
           ))}
@@ -141,7 +141,10 @@ const PoolCard = observer(function PoolCard({ protocol }: PoolCardProps) {
       aria-label={`${protocol} VPN`}
       sx={{ p: 2, bgcolor: 'rgba(5, 7, 13, 0.6)', borderColor: 'divider' }}
     >
-      <Stack direction="row" sx={{ alignItems: 'center', justifyContent: 'space-between', mb: 1 }}>
+      <Stack
+        direction="row"
+        sx={{ alignItems: 'center', justifyContent: 'space-between', flexWrap: 'wrap', gap: 1, mb: 1 }}
+      >
         <Typography variant="h6" component="h3" sx={{ fontSize: '1rem' }}>
           {protocol}
         </Typography>
@@ -154,7 +157,7 @@ const PoolCard = observer(function PoolCard({ protocol }: PoolCardProps) {
           data-level={pool?.capacity_level ?? 'unknown'}
         />
       </Stack>
-      <Typography variant="body2" color="text.secondary" sx={{ mb: 2, minHeight: '2.5em' }}>
+      <Typography variant="body2" color="text.secondary" sx={{ mb: 2 }}>
         {protocolHint[protocol]}
       </Typography>
       <Button
