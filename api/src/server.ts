@@ -96,8 +96,6 @@ export async function startPlatform(
     cleanups.push(async () => stopHousekeeping());
 
     const orchestrator = options.orchestrator ?? (await createOrchestrator(config, logger));
-    if (!options.orchestrator) cleanups.push(() => orchestrator.close());
-    await orchestrator.start();
     const boxes = new BoxService({
       orm,
       orchestrator,
@@ -118,8 +116,6 @@ export async function startPlatform(
     // Logout, password reset and token reuse end sessions at once: their sockets too.
     auth.events.on('sessionsRevoked', (ended) => disconnectSessions(realtime, ended));
     wireBoxEvents(realtime, boxes, logger);
-    await boxes.start();
-    cleanups.push(() => boxes.stop());
 
     await new Promise<void>((resolve, reject) => {
       httpServer.once('error', reject);
@@ -129,6 +125,13 @@ export async function startPlatform(
       });
     });
     cleanups.push(() => closeHttp(httpServer, realtime, config.shutdownTimeoutMs));
+
+    // Host-side box machinery starts only once the port is ours: a refused start leaves nothing
+    // behind. Boxes and VPN servers then outlive the API (close() only lets go of them).
+    if (!options.orchestrator) cleanups.push(() => orchestrator.close());
+    await orchestrator.start();
+    await boxes.start();
+    cleanups.push(() => boxes.stop());
 
     const { port } = httpServer.address() as AddressInfo;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;

@@ -41,7 +41,7 @@ describe('the platform process', () => {
   it('refuses a bad configuration value with a clear message and exit code 1', async () => {
     const child = spawn(process.execPath, [mainScript], {
       cwd: repoRoot,
-      env: { ...process.env, PORT: 'not-a-port', LOG_LEVEL: 'chatty' },
+      env: { ...process.env, PORT: 'not-a-port', LOG_LEVEL: 'chatty', ORCHESTRATOR: 'none' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
@@ -100,7 +100,13 @@ describe('the platform process, when its port is taken', () => {
       const port = new URL(first.url).port;
       const child = spawn(process.execPath, [mainScript], {
         cwd: repoRoot,
-        env: { ...process.env, PORT: port, DATA_DIR: first.dataDir + '-second', LOG_FORMAT: 'json' },
+        env: {
+          ...process.env,
+          PORT: port,
+          DATA_DIR: first.dataDir + '-second',
+          LOG_FORMAT: 'json',
+          ORCHESTRATOR: 'none',
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let output = '';

@@ -1,0 +1,246 @@
+// Boxes on one host (issue: local runtime). Needs root and the box packages (make box-deps).
+//
+// 1. Start time: from `POST /boxes/{hostname}/power {on:true}` (box created just before) to
+//    a successful `ssh root@<box> true` with the box's password — through the API exactly as
+//    `make run` serves it, image cached. Baseline in the same run: systemd-nspawn booting the
+//    same base image directly (no API, no user namespace, no overlay) until ssh answers.
+//    Goal: p50 <= 3 s.
+// 2. Memory per idle box (its cgroup's usage) and how many idle boxes this host holds.
+//    Goal: >= 50 idle boxes.
+//
+//   node test/bench/boxes.ts                 (or: make bench-boxes)
+//   BENCH_BOXES=50 BENCH_START_SAMPLES=7 node test/bench/boxes.ts
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { createVerifiedAccount } from '../support/accounts.ts';
+import { startPlatform } from '../support/platform.ts';
+
+const run = promisify(execFile);
+const START_GOAL_MS = 3000;
+const BOX_GOAL = 50;
+const boxes = Number(process.env.BENCH_BOXES ?? 50);
+const startSamples = Number(process.env.BENCH_START_SAMPLES ?? 7);
+
+if (process.getuid?.() !== 0) {
+  console.error('bench-boxes: needs root (containers, network namespaces).');
+  process.exit(2);
+}
+
+const prefix = `egb${randomBytes(1).toString('hex')}`;
+const imageDir = path.join(
+  process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'),
+  'exploit-grid/images',
+);
+const platform = await startPlatform({
+  timeoutMs: 300_000,
+  env: {
+    LOG_LEVEL: 'warn',
+    ORCHESTRATOR: 'local',
+    BOX_PREFIX: prefix,
+    BOX_IMAGE_DIR: imageDir,
+    ARENA_SUBNET: '10.230.0.0/16',
+    TRANSIT_SUBNET: '10.229.0.0/30',
+    VPN_UDP_SUBNET: '10.231.0.0/16',
+    VPN_TCP_SUBNET: '10.232.0.0/16',
+    VPN_UDP_PORT: '0',
+    VPN_TCP_PORT: '0',
+    BOX_TICK_MS: '250',
+    BOX_MEMORY_MIB: '256',
+    STARTING_FREE_CREDITS: '1000',
+  },
+});
+const router = `/run/netns/${prefix}-router`;
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))]!;
+
+/** ssh from the router namespace (the box's gateway) with the box's password. */
+async function sshWorks(ip: string, password: string): Promise<boolean> {
+  try {
+    await run(
+      'nsenter',
+      [
+        `--net=${router}`,
+        'sshpass',
+        '-p',
+        password,
+        'ssh',
+        '-o',
+        'StrictHostKeyChecking=no',
+        '-o',
+        'UserKnownHostsFile=/dev/null',
+        '-o',
+        'ConnectTimeout=1',
+        '-o',
+        'LogLevel=ERROR',
+        `root@${ip}`,
+        'true',
+      ],
+      { timeout: 3000 },
+    );
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface Player {
+  api: (p: string, init?: RequestInit) => Promise<Response>;
+}
+
+async function player(i: number): Promise<Player> {
+  const { accessToken } = await createVerifiedAccount(platform, {
+    handle: `bench${i}`,
+    email: `bench${i}@example.com`,
+    password: 'bench-password-1',
+  });
+  const headers = { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' };
+  return { api: (p, init = {}) => fetch(`${platform.url}/api/v1${p}`, { ...init, headers }) };
+}
+
+/** Creates a box, powers it on, and answers the ms until ssh works. */
+async function startBox(p: Player): Promise<{ ms: number; id: string }> {
+  const created = (await (await p.api('/boxes', { method: 'POST', body: '{}' })).json()) as {
+    id: string;
+    hostname: string;
+  };
+  const t0 = performance.now();
+  const powered = await p.api(`/boxes/${created.hostname}/power`, { method: 'POST', body: '{"on":true}' });
+  if (!powered.ok) throw new Error(`power on: ${powered.status} ${await powered.text()}`);
+  for (;;) {
+    const box = (await (await p.api('/boxes/my')).json()) as {
+      ip: string | null;
+      ssh_password: string;
+      status: string;
+    };
+    if (
+      box.ip &&
+      (box.status === 'RUNNING' || box.status === 'PROVISIONING') &&
+      (await sshWorks(box.ip, box.ssh_password))
+    )
+      return { ms: performance.now() - t0, id: created.id };
+    if (performance.now() - t0 > 120_000) throw new Error(`box not reachable: ${JSON.stringify(box)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Baseline: nspawn boots the base image directly (ephemeral snapshot) until ssh answers. */
+async function baselineBoot(): Promise<number> {
+  const image = (await run('sh', ['-c', `ls -d ${imageDir}/debian-*`])).stdout.trim().split('\n')[0]!;
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'eg-bench-'));
+  const ns = `${prefix}-base`;
+  await run('ip', ['netns', 'add', ns]);
+  await run('ip', ['-n', ns, 'link', 'set', 'lo', 'up']);
+  const t0 = performance.now();
+  const child = execFile('nsenter', [
+    `--net=/run/netns/${ns}`,
+    'systemd-nspawn',
+    '--quiet',
+    '--register=no',
+    '--keep-unit',
+    '--console=read-only',
+    `--directory=${image}`,
+    '--ephemeral',
+    `--machine=${prefix}-base`,
+    '--boot',
+  ]);
+  child.on('error', () => undefined);
+  try {
+    for (;;) {
+      try {
+        await run(
+          'nsenter',
+          [`--net=/run/netns/${ns}`, 'sh', '-c', 'ssh-keyscan -T 1 127.0.0.1 2>/dev/null | grep -q ssh'],
+          {
+            timeout: 3000,
+          },
+        );
+        return performance.now() - t0;
+      } catch {
+        if (performance.now() - t0 > 60_000) throw new Error('baseline box never answered');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    child.kill('SIGKILL');
+    await run('ip', ['netns', 'del', ns]).catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+try {
+  // Wait for the image (a first run builds it, about a minute).
+  const first = await player(0);
+  for (;;) {
+    const runtime = (await (await first.api('/boxes/runtime')).json()) as {
+      available: boolean;
+      reason: string | null;
+      image: { state: string; percent: number };
+    };
+    if (!runtime.available) throw new Error(runtime.reason ?? 'runtime unavailable');
+    if (runtime.image.state === 'ready') break;
+    process.stdout.write(`\rbase image: ${runtime.image.percent}%   `);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+
+  const baseline: number[] = [];
+  for (let i = 0; i < Math.min(3, startSamples); i++) baseline.push(await baselineBoot());
+
+  const players: Player[] = [first];
+  for (let i = 1; i < boxes; i++) players.push(await player(i));
+  const starts: number[] = [];
+  for (const p of players.slice(0, startSamples)) starts.push((await startBox(p)).ms);
+  const startP50 = median(starts);
+  const baselineP50 = median(baseline);
+  console.log(
+    `\nstart to ssh: p50 ${startP50.toFixed(0)} ms, p90 ${percentile(starts, 90).toFixed(0)} ms ` +
+      `(n=${starts.length}); baseline nspawn boot to sshd: p50 ${baselineP50.toFixed(0)} ms; ratio ${(startP50 / baselineP50).toFixed(2)} ` +
+      `(goal p50 <= ${START_GOAL_MS} ms)`,
+  );
+
+  // The rest of the boxes, a few at a time.
+  const rest = players.slice(startSamples);
+  for (let i = 0; i < rest.length; i += 5) await Promise.all(rest.slice(i, i + 5).map((p) => startBox(p)));
+  await new Promise((resolve) => setTimeout(resolve, 10_000)); // let them settle idle
+  const memory: number[] = [];
+  const cgroupRoot = (await readFile('/proc/self/mounts', 'utf8')).includes('cgroup2 /sys/fs/cgroup ')
+    ? `/sys/fs/cgroup/exploit-grid-${prefix}`
+    : `/sys/fs/cgroup/memory/exploit-grid-${prefix}`;
+  for (const entry of (await run('ls', [cgroupRoot])).stdout.trim().split('\n')) {
+    const file = cgroupRoot.includes('/memory/') ? 'memory.usage_in_bytes' : 'memory.current';
+    const bytes = Number(
+      (await readFile(path.join(cgroupRoot, entry, file), 'utf8').catch(() => '0')).trim(),
+    );
+    if (bytes > 0) memory.push(bytes);
+  }
+  const mib = (b: number) => (b / 1024 / 1024).toFixed(0);
+  const free = os.freemem();
+  const perBox = median(memory);
+  const holdable = Math.floor((free + memory.reduce((a, b) => a + b, 0)) / perBox);
+  console.log(
+    `idle boxes running: ${memory.length}; memory per idle box: median ${mib(perBox)} MiB, max ${mib(Math.max(...memory))} MiB; ` +
+      `host free now ${mib(free)} MiB → about ${holdable} idle boxes fit (goal >= ${BOX_GOAL})`,
+  );
+  const ok = startP50 <= START_GOAL_MS && memory.length >= Math.min(boxes, BOX_GOAL) && holdable >= BOX_GOAL;
+  process.exitCode = ok ? 0 : 1;
+} finally {
+  await platform.stop();
+  await run('node', [path.join(import.meta.dirname, '../../api/dist/boxes-down.js'), '--purge'], {
+    env: {
+      ...process.env,
+      ORCHESTRATOR: 'local',
+      BOX_PREFIX: prefix,
+      DATA_DIR: platform.dataDir,
+      ARENA_SUBNET: '10.230.0.0/16',
+      TRANSIT_SUBNET: '10.229.0.0/30',
+      VPN_UDP_SUBNET: '10.231.0.0/16',
+      VPN_TCP_SUBNET: '10.232.0.0/16',
+    },
+  }).catch((err: unknown) => console.error('boxes-down failed', err));
+}

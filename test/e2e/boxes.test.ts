@@ -1,0 +1,167 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import type { Page } from 'playwright-core';
+import { createVerifiedAccount } from '../support/accounts.ts';
+import { launchBrowser, type Browser } from '../support/browser.ts';
+import { ClientNamespace, boxHostProblem } from '../support/netns.ts';
+import { repoRoot, startPlatform, type RunningPlatform } from '../support/platform.ts';
+
+const run = promisify(execFile);
+
+/**
+ * The whole box path as a new player walks it, on the real local runtime: create a box in
+ * Chromium, see it run, download the UDP config, see 'Preparing...' until a stock OpenVPN
+ * client connects with that file from a "player's computer" (a network namespace), then
+ * ssh to the box as root over the VPN. Another player's VPN address is refused.
+ */
+describe('boxes in Chromium: create, run, download the VPN config, connect, ssh', function () {
+  this.timeout(300_000);
+  const id = randomBytes(2).toString('hex');
+  const prefix = `ege${id.slice(0, 3)}`;
+  const octet = 100 + (parseInt(id, 16) % 100);
+  const env = {
+    ORCHESTRATOR: 'local',
+    BOX_PREFIX: prefix,
+    BOX_IMAGE_DIR: path.join(
+      process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'),
+      'exploit-grid/images',
+    ),
+    ARENA_SUBNET: `10.${octet}.0.0/16`,
+    TRANSIT_SUBNET: `172.31.${octet}.0/30`,
+    VPN_UDP_SUBNET: `10.${octet + 1}.0.0/16`,
+    VPN_TCP_SUBNET: `10.${octet + 2}.0.0/16`,
+    VPN_UDP_PORT: '0',
+    VPN_TCP_PORT: '0',
+    VPN_PUBLIC_HOST: `172.31.${octet}.5`,
+    BOX_TICK_MS: '500',
+  };
+  let platform: RunningPlatform;
+  let browser: Browser;
+  let page: Page;
+  let downloads: string;
+  let dataDir: string | undefined;
+  const alice = new ClientNamespace(`${prefix}-alice`, `${prefix}-ca`, `172.31.${octet}`, 4);
+  const bob = new ClientNamespace(`${prefix}-bob`, `${prefix}-cb`, `172.31.${octet}`, 8);
+  const problems: string[] = [];
+
+  before(async function () {
+    const problem = await boxHostProblem();
+    if (problem) {
+      if (process.env.REQUIRE_BOX_RUNTIME === '1') throw new Error(problem);
+      console.warn(`\n  SKIPPED: boxes end to end need a host that can run them: ${problem}\n`);
+      this.skip();
+    }
+    downloads = await mkdtemp(path.join(os.tmpdir(), 'eg-e2e-downloads-'));
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'eg-e2e-boxes-'));
+    platform = await startPlatform({ env, dataDir, timeoutMs: 120_000 });
+    await alice.create();
+    await bob.create();
+    browser = await launchBrowser();
+    page = await browser.context.newPage();
+    page.on('pageerror', (err) => problems.push(err.message));
+  });
+
+  after(async function () {
+    await browser?.close();
+    await alice.destroy();
+    await bob.destroy();
+    await platform?.stop();
+    // Boxes outlive the API by design: take this test's runtime down as `make boxes-down --purge` does.
+    if (dataDir)
+      await run(process.execPath, [path.join(repoRoot, 'api/dist/boxes-down.js'), '--purge'], {
+        env: { ...process.env, ...env, DATA_DIR: dataDir, LOG_FORMAT: 'json' },
+      });
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+    if (downloads) await rm(downloads, { recursive: true, force: true });
+    if (platform)
+      expect(existsSync(`/run/netns/${prefix}-router`), 'router namespace left behind').to.equal(false);
+  });
+
+  async function signIn(handle: string): Promise<void> {
+    const identity = { handle, email: `${handle}@example.test`, password: 'correct horse battery' };
+    await createVerifiedAccount(platform, identity);
+    await page.goto(`${platform.url}/login`);
+    await page.getByLabel('Email').fill(identity.email);
+    await page.getByLabel('Password', { exact: true }).fill(identity.password);
+    await page.getByRole('button', { name: 'Log In' }).click();
+    await page.waitForURL('**/dashboard');
+  }
+
+  it('takes a new player from no box to a root shell over the VPN', async () => {
+    await signIn('trinity');
+    // Dashboard: no box yet.
+    await page.getByText('No box provisioned.').waitFor();
+    await page.getByRole('link', { name: 'Deploy a Box' }).click();
+    await page.waitForURL('**/box');
+
+    await page.getByRole('button', { name: 'Create Box' }).click();
+    await page.getByText('trinity-box').first().waitFor();
+    await page.getByRole('button', { name: 'Start' }).click();
+    await page.getByText('RUNNING').first().waitFor({ timeout: 120_000 });
+    // Running, but no VPN client yet.
+    await page.getByText('Preparing...').waitFor();
+
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download UDP config' }).click(),
+    ]);
+    expect(download.suggestedFilename()).to.equal('udp_trinity.ovpn');
+    const configFile = path.join(downloads, download.suggestedFilename());
+    await download.saveAs(configFile);
+    const config = await readFile(configFile, 'utf8');
+    expect(config)
+      .to.match(/^proto udp$/m)
+      .and.to.include('<tls-crypt>');
+
+    await alice.connectVpn(configFile);
+    // The VPN status socket turns 'Preparing...' into the ready state.
+    await page.getByText('Ready', { exact: true }).waitFor({ timeout: 20_000 });
+    expect(await page.getByText('Preparing...').count()).to.equal(0);
+
+    const box = (await (
+      await page.request.get(`${platform.url}/api/v1/boxes/my`, {
+        headers: {
+          authorization: `Bearer ${await page.evaluate(() => JSON.parse(localStorage.getItem('exploit-grid.auth')!).state.accessToken)}`,
+        },
+      })
+    ).json()) as { ip: string; ssh_password: string };
+    await page.getByText(`ssh root@${box.ip}`).first().waitFor();
+    const shell = await alice.ssh(box.ip, box.ssh_password, 'id -u; hostname; echo $SSH_CONNECTION');
+    const [uid, hostname, connection] = shell.trim().split('\n');
+    expect(uid).to.equal('0');
+    expect(hostname).to.equal('trinity-box');
+    // The box sees the player's VPN address: no NAT between the VPN and the arena.
+    expect(connection).to.match(new RegExp(`^10\\.${octet + 1}\\.`));
+
+    // Another player with a valid VPN config of their own cannot reach it.
+    const other = await createVerifiedAccount(platform, {
+      handle: 'morpheus_box',
+      email: 'morpheus_box@example.test',
+      password: 'correct horse battery',
+    });
+    const me = (await (
+      await fetch(`${platform.url}/api/v1/users/me`, {
+        headers: { authorization: `Bearer ${other.accessToken}` },
+      })
+    ).json()) as { id: string };
+    const otherConfig = (await (
+      await fetch(`${platform.url}/api/v1/user-vpn/${me.id}/TCP`, {
+        headers: { authorization: `Bearer ${other.accessToken}` },
+      })
+    ).json()) as { ovpn_config: string };
+    const otherFile = path.join(downloads, 'tcp_morpheus_box.ovpn');
+    await import('node:fs/promises').then((fs) => fs.writeFile(otherFile, otherConfig.ovpn_config));
+    await bob.connectVpn(otherFile);
+    expect(await bob.canConnect(box.ip, 22)).to.equal(false);
+    expect(await alice.canConnect(box.ip, 22)).to.equal(true);
+
+    await page.screenshot({ path: path.join(os.tmpdir(), 'eg-e2e-box.png'), fullPage: true });
+    expect(problems).to.deep.equal([]);
+  });
+});
