@@ -100,6 +100,10 @@ format: deps ## Rewrite files with Prettier and apply ESLint fixes.
 bench: build ## Throughput of our stack's /healthz against raw node:http (autocannon); prints the ratio.
 	node test/bench/run.ts
 
+.PHONY: bench-boxes
+bench-boxes: build box-deps ## Box start time to ssh (vs a bare nspawn boot) and idle boxes per host; needs root.
+	node test/bench/boxes.ts
+
 ##@ Clean
 
 .PHONY: clean

@@ -146,7 +146,9 @@ export const configSchema = z
       udpSubnet: env.VPN_UDP_SUBNET,
       tcpSubnet: env.VPN_TCP_SUBNET,
       /** The address players' .ovpn files point at: the host of PUBLIC_URL unless set. */
-      publicHost: env.VPN_PUBLIC_HOST ?? new URL(env.PUBLIC_URL ?? 'http://localhost').hostname,
+      // (localhost becomes 127.0.0.1: OpenVPN would try ::1 first and wait a minute there).
+      publicHost:
+        env.VPN_PUBLIC_HOST ?? new URL(env.PUBLIC_URL ?? 'http://localhost').hostname.replace(/^localhost$/, '127.0.0.1'),
       listenHost: env.VPN_LISTEN_HOST,
       udpPort: env.VPN_UDP_PORT,
       tcpPort: env.VPN_TCP_PORT,

@@ -51,6 +51,8 @@ const platform = await startPlatform({
     BOX_TICK_MS: '250',
     BOX_MEMORY_MIB: '256',
     STARTING_FREE_CREDITS: '1000',
+    // Many players sign up from this one machine: each gets an address of its own.
+    TRUST_PROXY: 'loopback',
   },
 });
 const router = `/run/netns/${prefix}-router`;
@@ -93,11 +95,15 @@ interface Player {
 }
 
 async function player(i: number): Promise<Player> {
-  const { accessToken } = await createVerifiedAccount(platform, {
-    handle: `bench${i}`,
-    email: `bench${i}@example.com`,
-    password: 'bench-password-1',
-  });
+  const { accessToken } = await createVerifiedAccount(
+    platform,
+    {
+      handle: `bench${i}`,
+      email: `bench${i}@example.com`,
+      password: 'bench-password-1',
+    },
+    { 'x-forwarded-for': `198.51.100.${i + 1}` },
+  );
   const headers = { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' };
   return { api: (p, init = {}) => fetch(`${platform.url}/api/v1${p}`, { ...init, headers }) };
 }
@@ -128,13 +134,16 @@ async function startBox(p: Player): Promise<{ ms: number; id: string }> {
   }
 }
 
-/** Baseline: nspawn boots the base image directly (ephemeral snapshot) until ssh answers. */
+/** Baseline: nspawn boots the base image directly (read-only image under a tmpfs overlay) until ssh answers. */
 async function baselineBoot(): Promise<number> {
   const image = (await run('sh', ['-c', `ls -d ${imageDir}/debian-*`])).stdout.trim().split('\n')[0]!;
   const dir = await mkdtemp(path.join(os.tmpdir(), 'eg-bench-'));
   const ns = `${prefix}-base`;
   await run('ip', ['netns', 'add', ns]);
   await run('ip', ['-n', ns, 'link', 'set', 'lo', 'up']);
+  // The image ships without ssh host keys (each box gets its own): lend the snapshot one.
+  const hostKey = path.join(dir, 'ssh_host_ed25519_key');
+  await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', hostKey]);
   const t0 = performance.now();
   const child = execFile('nsenter', [
     `--net=/run/netns/${ns}`,
@@ -144,7 +153,8 @@ async function baselineBoot(): Promise<number> {
     '--keep-unit',
     '--console=read-only',
     `--directory=${image}`,
-    '--ephemeral',
+    '--volatile=overlay',
+    `--bind-ro=${hostKey}:/etc/ssh/ssh_host_ed25519_key`,
     `--machine=${prefix}-base`,
     '--boot',
   ]);

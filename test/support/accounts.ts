@@ -5,9 +5,11 @@ import type { RunningPlatform } from './platform.ts';
 export async function createVerifiedAccount(
   platform: RunningPlatform,
   identity: { handle: string; email: string; password: string },
+  /** Extra request headers, e.g. X-Forwarded-For to sign up many players past the per-address throttle. */
+  headers: Record<string, string> = {},
 ): Promise<{ accessToken: string; refreshCookie: string }> {
   const api = `${platform.url}/api/v1`;
-  const json = { 'content-type': 'application/json' };
+  const json = { 'content-type': 'application/json', ...headers };
   const signup = await fetch(`${api}/auth/signup`, {
     method: 'POST',
     headers: json,

@@ -459,6 +459,7 @@ export class BoxService {
    */
   async #account(id: string, now: Date): Promise<void> {
     let stopped = false;
+    let charged = false;
     await this.#sql().transaction(async (tx) => {
       const row = await tx.one<BoxRow>(`${SELECT_BOX} where b.id = ? for update of b`, [id]);
       if (!row || row.status !== 'RUNNING' || !row.session_started_at || !row.usage_counted_until) return;
@@ -483,10 +484,10 @@ export class BoxService {
       const hourCents = TIER_PERKS[row.tier].machineHourCost * 100;
       const dueMinutes =
         Math.floor((now.getTime() - new Date(row.session_started_at).getTime()) / MINUTE_MS) + 1;
-      let charged = row.session_charged_minutes;
+      let minutes = row.session_charged_minutes;
       let stopReason: string | null = null;
-      while (charged < dueMinutes) {
-        const minute = charged + 1;
+      while (minutes < dueMinutes) {
+        const minute = minutes + 1;
         const entry = await Ledger.charge(
           tx,
           row.user_id,
@@ -498,7 +499,7 @@ export class BoxService {
           stopReason = BOX_MESSAGES.cannotPay;
           break;
         }
-        charged = minute;
+        minutes = minute;
       }
       const limit = this.#dailyLimitFor(row.tier);
       if (!stopReason && limit !== null) {
@@ -514,14 +515,17 @@ export class BoxService {
                 desired_power = case when ? then false else desired_power end,
                 status_reason = coalesce(?, status_reason), updated_at = now()
           where id = ?`,
-        [seconds, countedUntil.toISOString(), charged, stopReason !== null, stopReason, id],
+        [seconds, countedUntil.toISOString(), minutes, stopReason !== null, stopReason, id],
       );
+      charged = charged || minutes > row.session_charged_minutes;
       if (stopReason) {
         stopped = true;
         this.#log.info({ box: id, reason: stopReason }, 'Stopping a box');
       }
     });
     if (stopped) void this.kick(id);
+    // Balances and usage moved: the owner's pages follow (about once a minute per running box).
+    else if (charged) void this.#publish(id);
   }
 
   #dailyLimitFor(tier: Tier): number | null {

@@ -46,6 +46,8 @@ export const CLOCK_TICK_MS = 1000;
 export type FileSaver = (fileName: string, text: string) => void;
 
 const myBoxAnswer = boxSchema.nullable();
+/** At most this often a box update reloads the user (balances) unless the status changed. */
+const USER_REFRESH_MS = 20_000;
 const myClientsAnswer = z.array(vpnClientSchema);
 
 /**
@@ -72,6 +74,7 @@ export class BoxStore {
   private dailyAnchor: { seconds: number; at: number } | null = null;
 
   private readonly root: RootStore;
+  #userRefreshedAt = 0;
   private readonly saveFile: FileSaver;
   private loading: Promise<void> | null = null;
   /** Bumped by every change of the box, so that an answer overtaken by a newer change is not applied. */
@@ -312,6 +315,11 @@ export class BoxStore {
       // After any load under way: its answer may predate this box.
       void (this.loading ?? Promise.resolve()).then(() => this.load());
       return;
+    }
+    // Box time is charged every minute: the balances in the sidebar follow the box's updates.
+    if (update.status !== box.status || Date.now() - this.#userRefreshedAt > USER_REFRESH_MS) {
+      this.#userRefreshedAt = Date.now();
+      this.root.auth.loadUser().catch((error: unknown) => log.warn('Could not refresh the balances', error));
     }
     this.setBox({
       ...box,
