@@ -35,7 +35,10 @@ const imageDir = path.join(
   process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'),
   'exploit-grid/images',
 );
+// The data directory is ours, not the platform helper's: it may only go after the boxes in it.
+const dataDir = await mkdtemp(path.join(os.tmpdir(), 'eg-bench-boxes-'));
 const platform = await startPlatform({
+  dataDir,
   timeoutMs: 300_000,
   env: {
     LOG_LEVEL: 'warn',
@@ -216,7 +219,10 @@ try {
 
   // The rest of the boxes, a few at a time.
   const rest = players.slice(startSamples);
-  for (let i = 0; i < rest.length; i += 5) await Promise.all(rest.slice(i, i + 5).map((p) => startBox(p)));
+  for (let i = 0; i < rest.length; i += 5) {
+    await Promise.all(rest.slice(i, i + 5).map((p) => startBox(p)));
+    process.stdout.write(`\rrunning boxes: ${startSamples + i + 5}   `);
+  }
   await new Promise((resolve) => setTimeout(resolve, 10_000)); // let them settle idle
   const memory: number[] = [];
   const cgroupRoot = (await readFile('/proc/self/mounts', 'utf8')).includes('cgroup2 /sys/fs/cgroup ')
@@ -239,6 +245,9 @@ try {
   );
   const ok = startP50 <= START_GOAL_MS && memory.length >= Math.min(boxes, BOX_GOAL) && holdable >= BOX_GOAL;
   process.exitCode = ok ? 0 : 1;
+} catch (err) {
+  console.error(err);
+  process.exitCode = 1;
 } finally {
   await platform.stop();
   await run('node', [path.join(import.meta.dirname, '../../api/dist/boxes-down.js'), '--purge'], {
@@ -246,11 +255,12 @@ try {
       ...process.env,
       ORCHESTRATOR: 'local',
       BOX_PREFIX: prefix,
-      DATA_DIR: platform.dataDir,
+      DATA_DIR: dataDir,
       ARENA_SUBNET: '10.230.0.0/16',
       TRANSIT_SUBNET: '10.229.0.0/30',
       VPN_UDP_SUBNET: '10.231.0.0/16',
       VPN_TCP_SUBNET: '10.232.0.0/16',
     },
   }).catch((err: unknown) => console.error('boxes-down failed', err));
+  await rm(dataDir, { recursive: true, force: true });
 }

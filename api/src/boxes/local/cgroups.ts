@@ -118,3 +118,27 @@ export class BoxCgroup {
     for (const dir of this.#dirs) await removeTree(dir);
   }
 }
+
+/**
+ * Kills every process left in a group of box cgroups and removes them: the last resort of
+ * `make boxes-down` when a box's own files are gone (its data directory was deleted under it).
+ */
+export async function sweepCgroups(group: string): Promise<number> {
+  let killed = 0;
+  const unified = existsSync(path.join(ROOT, 'cgroup.controllers'));
+  const roots = unified
+    ? [path.join(ROOT, group)]
+    : ['memory', 'cpu', 'pids', 'systemd', 'unified'].map((hierarchy) => path.join(ROOT, hierarchy, group));
+  for (const root of roots) {
+    if (!existsSync(root)) continue;
+    for (const entry of await readdir(root, { withFileTypes: true }).catch(() => [])) {
+      if (!entry.isDirectory()) continue;
+      const cgroup = new BoxCgroup(group, entry.name);
+      killed += (await cgroup.pids()).length;
+      await cgroup.killAll();
+      await cgroup.remove();
+    }
+    await rmdir(root).catch(() => undefined);
+  }
+  return killed;
+}

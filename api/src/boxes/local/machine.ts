@@ -82,10 +82,7 @@ export class Machine {
     return path.join(this.dir, 'root');
   }
   cgroup(): BoxCgroup {
-    return new BoxCgroup(
-      this.#prefix === 'eg' ? 'exploit-grid' : `exploit-grid-${this.#prefix}`,
-      this.machineName,
-    );
+    return new BoxCgroup(cgroupGroup(this.#prefix), this.machineName);
   }
   static uidBase(slot: number): number {
     // Ranges from 0x10000000 up, one per slot, clear of ordinary host users.
@@ -324,3 +321,6 @@ export async function listMachineDirs(boxesDir: string): Promise<string[]> {
     .filter((entry) => entry.isDirectory())
     .map((entry) => entry.name);
 }
+
+/** The parent cgroup of every box of a runtime prefix. */
+export const cgroupGroup = (prefix: string) => (prefix === 'eg' ? 'exploit-grid' : `exploit-grid-${prefix}`);

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { VpnProtocol } from '../../contracts/boxes.ts';
 import type { Logger } from '../../logger.ts';
@@ -18,7 +18,8 @@ import type {
 import { hostAddress, networkSize, parseNetwork } from './addressing.ts';
 import { run, which } from './command.ts';
 import { BaseImage } from './image.ts';
-import { Machine, listMachineDirs, type MachineSpec } from './machine.ts';
+import { Machine, cgroupGroup, listMachineDirs, type MachineSpec } from './machine.ts';
+import { sweepCgroups } from './cgroups.ts';
 import { BRIDGE, RouterNetwork, TUN_TCP, TUN_UDP, type AccessPair } from './network.ts';
 import { VpnServer, clientConfig, type VpnClientSession } from './openvpn.ts';
 import { VpnRelay } from './relay.ts';
@@ -498,13 +499,41 @@ export class LocalRuntime implements BoxOrchestrator {
       const slot = this.#specs.get(id)?.slot ?? (await this.#slotOnDisk(id));
       if (options.keepDisks && slot !== null) {
         const machine = this.#machine({ id, slot });
-        await machine.stop(this.#o.stopTimeoutMs).catch((err: unknown) => this.#log.warn({ err }, 'Box stop failed'));
+        await machine
+          .stop(this.#o.stopTimeoutMs)
+          .catch((err: unknown) => this.#log.warn({ err }, 'Box stop failed'));
         await machine.cgroup().remove();
       } else await this.deleteBox(id).catch((err: unknown) => this.#log.warn({ err }, 'Box removal failed'));
     }
     for (const server of Object.values(this.#servers)) await server.stop();
+    await this.#sweepHost();
     await this.router.destroy();
     await rm(`/run/exploit-grid/${this.#o.prefix}`, { recursive: true, force: true });
+  }
+
+  /**
+   * Whatever is left of this runtime on the host even when its files are gone (a data directory
+   * deleted under running boxes): processes in its cgroups, its overlay mounts, its VPN servers.
+   */
+  async #sweepHost(): Promise<void> {
+    const killed = await sweepCgroups(cgroupGroup(this.#o.prefix));
+    if (killed) this.#log.warn({ processes: killed }, 'Killed box processes that had lost their files');
+    const mounts = (await readFile('/proc/self/mounts', 'utf8'))
+      .split('\n')
+      .map((line) => line.split(' ')[1] ?? '')
+      .filter((mount) => mount.startsWith(`${this.#boxesDir}/`));
+    for (const mount of mounts.reverse()) await run('umount', ['-l', mount]).catch(() => undefined);
+    for (const entry of await readdir('/proc').catch(() => [])) {
+      if (!/^\d+$/.test(entry)) continue;
+      const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+      if (cmdline.startsWith('openvpn\0') && cmdline.includes(`${this.#vpnDir}/`)) {
+        try {
+          process.kill(Number(entry), 'SIGTERM');
+        } catch {
+          // gone already
+        }
+      }
+    }
   }
 }
 
