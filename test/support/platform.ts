@@ -1,4 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -76,7 +78,18 @@ export async function startPlatform(
         child.kill('SIGKILL');
         throw new Error(`platform did not stop within 20 s\n${output}`);
       }
-      if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });
+      if (ownsDataDir) {
+        // Boxes outlive the API: take them down before their disks go.
+        if (existsSync(path.join(dataDir, 'boxes')))
+          await promisify(execFile)(
+            process.execPath,
+            [path.join(repoRoot, 'api/dist/boxes-down.js'), '--purge'],
+            {
+              env: { ...process.env, ORCHESTRATOR: 'none', ...env, DATA_DIR: dataDir, LOG_FORMAT: 'json' },
+            },
+          );
+        await rm(dataDir, { recursive: true, force: true });
+      }
       return code;
     },
   };
