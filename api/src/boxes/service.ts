@@ -143,6 +143,8 @@ export class BoxService {
         );
         this.#log.info({ userId, hostname }, 'Box created');
         const box = await this.my(userId);
+        // The runtime prepares the new box's disk now, so its first start is quick.
+        if (box) void this.kick(box.id);
         return box!;
       } catch (err) {
         const constraint = uniqueViolation(err);

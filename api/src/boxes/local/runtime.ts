@@ -273,7 +273,12 @@ export class LocalRuntime implements BoxOrchestrator {
     return this.#locked(spec.id, async () => {
       const known = this.#specs.get(spec.id);
       this.#specs.set(spec.id, spec);
-      if (!known || known.ownerId !== spec.ownerId || known.slot !== spec.slot) await this.#syncPorts();
+      if (!known || known.ownerId !== spec.ownerId || known.slot !== spec.slot) {
+        await this.#syncPorts();
+        // The owner's VPN sessions may be older than this spec (connected first, or after an API restart).
+        this.#syncAccess();
+        await this.#accessChain;
+      }
       const ip = this.boxAddress(spec.slot);
       const observe = (
         phase: BoxObservation['phase'],
@@ -290,6 +295,13 @@ export class LocalRuntime implements BoxOrchestrator {
       const machine = this.#machine(spec);
       const state = await machine.state();
       if (!spec.power) {
+        // A new box gets its disk ready (overlay, UID shift, identity) before its first start,
+        // so Start is quick.
+        if (state.state === 'absent' || (state.state === 'stopped' && !machine.provisioned)) {
+          if (this.image.status.state === 'ready')
+            await machine.prepare(this.image.path, await this.#machineSpec(spec, ip));
+          return observe('STOPPED');
+        }
         if (state.state === 'running' || state.state === 'starting') {
           await machine.stop(this.#o.stopTimeoutMs);
           this.#log.info({ box: spec.id }, 'Box stopped');
