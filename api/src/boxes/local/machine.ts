@@ -171,6 +171,10 @@ export class Machine {
         this.rootDir,
       ]);
     }
+    // The box's `/` is the upper directory, made 0700 above: every user of the box but root
+    // (messagebus, sshd's privilege separation, services) could not get past `/`.
+    // The box directory (0700) keeps host users out.
+    await chmod(this.rootDir, 0o755);
     await this.cgroup().create(spec.limits);
     // The box's user namespace sees host UID base+n as n. Shifting the tree here takes a
     // fraction of a second on the overlay (metadata copy-up only); systemd-nspawn's own
