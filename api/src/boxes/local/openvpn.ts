@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { closeSync, existsSync, openSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import type { Logger } from '../../logger.ts';
@@ -28,6 +28,8 @@ export interface VpnServerOptions {
   /** Routes pushed to clients (the arena network). */
   routes: Ipv4Network[];
   maxClients: number;
+  /** Group the server runs as after start (Debian: nogroup). */
+  group: string;
   routerNamespacePath: string;
   logger: Logger;
 }
@@ -41,6 +43,10 @@ export interface VpnClientSession {
   realAddress: string | null;
   connectedAt: Date;
 }
+
+/** The revocation list beside the management socket (a directory the unprivileged server can traverse). */
+const crlPath = (o: Pick<VpnServerOptions, 'socketPath' | 'protocol'>) =>
+  path.join(path.dirname(o.socketPath), `${o.protocol.toLowerCase()}-crl.pem`);
 
 export function serverConfig(o: VpnServerOptions, files: { dir: string }): string {
   const f = (name: string) => path.join(files.dir, name);
@@ -59,7 +65,8 @@ export function serverConfig(o: VpnServerOptions, files: { dir: string }): strin
     `cert ${f('server.crt')}`,
     `key ${f('server.key')}`,
     `tls-crypt ${f('tls-crypt.key')}`,
-    `crl-verify ${f('crl.pem')}`,
+    // Read at every connection, after the server dropped root: kept where nobody may read it.
+    `crl-verify ${crlPath(o)}`,
     'dh none',
     'ecdh-curve prime256v1',
     'tls-version-min 1.2',
@@ -70,6 +77,9 @@ export function serverConfig(o: VpnServerOptions, files: { dir: string }): strin
     'management-client-auth',
     // Certificates identify players; no username/password is asked.
     'auth-user-pass-optional',
+    // Facing the internet, the server drops root once its tun device and sockets are open.
+    'user nobody',
+    `group ${o.group}`,
     'persist-key',
     'persist-tun',
     ...(o.protocol === 'UDP' ? ['explicit-exit-notify 1'] : []),
@@ -186,7 +196,7 @@ export class VpnServer extends EventEmitter<{
     await put('server.crt', files.certificatePem, 0o644);
     await put('server.key', files.privateKeyPem);
     await put('tls-crypt.key', files.tlsCryptKey);
-    await put('crl.pem', files.crlPem, 0o644);
+    await this.writeCrl(files.crlPem);
     const config = serverConfig(this.options, { dir });
     const configPath = path.join(dir, 'server.conf');
     const previous = await readFile(configPath, 'utf8').catch(() => null);
@@ -428,7 +438,14 @@ export class VpnServer extends EventEmitter<{
   }
 
   async writeCrl(crlPem: string): Promise<void> {
-    await writeFile(path.join(this.options.dir, 'crl.pem'), crlPem, { mode: 0o644 });
+    const file = crlPath(this.options);
+    for (const dir of [path.dirname(path.dirname(file)), path.dirname(file)]) {
+      await mkdir(dir, { recursive: true });
+      await chmod(dir, 0o711);
+    }
+    // Written aside and renamed: the server never reads half a list.
+    await writeFile(`${file}.new`, crlPem, { mode: 0o644 });
+    await rename(`${file}.new`, file);
   }
 
   /** Closes the API's management link; the server keeps running. */

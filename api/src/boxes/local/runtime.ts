@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { VpnProtocol } from '../../contracts/boxes.ts';
@@ -118,6 +118,10 @@ export class LocalRuntime implements BoxOrchestrator {
         clients,
         routes: [arena],
         maxClients: options.vpnMaxClients,
+        group:
+          existsSync('/etc/group') && readFileSync('/etc/group', 'utf8').includes('\nnogroup:')
+            ? 'nogroup'
+            : 'nobody',
         routerNamespacePath: this.router.namespacePath,
         logger: options.logger,
       });
