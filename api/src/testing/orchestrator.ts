@@ -1,0 +1,363 @@
+import { EventEmitter } from 'node:events';
+import type { VpnProtocol } from '../contracts/boxes.ts';
+import { clientConfig } from '../boxes/local/openvpn.ts';
+import type {
+  BoxObservation,
+  BoxOrchestrator,
+  BoxSpec,
+  OrchestratorEvents,
+  OrchestratorStatus,
+  RevokedIdentity,
+  VpnIdentity,
+  VpnSession,
+} from '../boxes/orchestrator.ts';
+import { VpnPki, newTlsCryptKey } from '../vpn/pki.ts';
+
+/**
+ * How a powered-on box boots: `next-apply` answers PROVISIONING on the call that starts it and
+ * RUNNING on the next one (what the local runtime does when the boot is quick); `instant`
+ * answers RUNNING at once; `manual` stays PROVISIONING until `finishBoot(id)`.
+ */
+export type BootMode = 'next-apply' | 'instant' | 'manual';
+
+/** A box as this runtime holds it (what the local runtime's machine state is). */
+interface Machine {
+  spec: BoxSpec | null;
+  state: 'stopped' | 'starting' | 'running' | 'exited';
+  exitCode: number | null;
+  openPorts: Record<string, string>;
+}
+
+export interface TestOrchestratorOptions {
+  boot?: BootMode;
+  /** Clients each VPN server admits (VPN_MAX_CLIENTS). */
+  maxClients?: number;
+  /** Where the `.ovpn` files point. */
+  publicHost?: string;
+  udpPort?: number;
+  tcpPort?: number;
+}
+
+export interface AttackWindow {
+  attackerUserId: string;
+  targetBoxId: string;
+  until: Date;
+}
+
+const SERVER_NAME = 'test-vpn-server';
+
+/**
+ * The BoxOrchestrator port without a host: boxes are records that go through the same phases
+ * as the local runtime's (PROVISIONING while booting, RUNNING, STOPPED, CRASHED when they died
+ * unasked, STOPPED with `poweredOffInside` after a clean poweroff inside), the VPN admits
+ * clients through the installed authorizer, and identities and `.ovpn` files are made with
+ * the real PKI and the real client config. Tests drive it (boot, crash, VPN connects) and read
+ * what the API asked of it (applyBox/deleteBox calls, revocations, attack windows).
+ */
+export class TestOrchestrator implements BoxOrchestrator {
+  readonly name = 'test';
+  readonly events = new EventEmitter<OrchestratorEvents>();
+
+  /** Every spec applyBox was given, in order. */
+  readonly applied: BoxSpec[] = [];
+  /** Every id deleteBox was given, in order. */
+  readonly deleted: string[] = [];
+  /** Every list setRevoked was given, in order. */
+  readonly revocations: RevokedIdentity[][] = [];
+  /** Identities issued, in order. */
+  readonly issued: VpnIdentity[] = [];
+
+  boot: BootMode;
+  readonly maxClients: number;
+  /** Answers of status(); change `unavailableReason` to make the runtime unusable. */
+  unavailableReason: string | null = null;
+  image: OrchestratorStatus['image'] = { state: 'ready', percent: 100, step: null };
+  /** When set, applyBox rejects with it (a runtime failure). */
+  failApply: Error | null = null;
+  /** Runs once at the next boxIds() call, before it answers (to stage races with the loop). */
+  beforeNextBoxIds: (() => Promise<void>) | null = null;
+
+  readonly #o: Required<Omit<TestOrchestratorOptions, 'boot' | 'maxClients'>>;
+  readonly #machines = new Map<string, Machine>();
+  readonly #sessions: VpnSession[] = [];
+  readonly #windows = new Map<string, AttackWindow>();
+  #revoked: RevokedIdentity[] = [];
+  #authorize: ((userId: string) => Promise<boolean>) | null = null;
+  #pki: VpnPki | null = null;
+  #tlsCryptKey = '';
+  #nextHost = 2;
+  #started = false;
+  #closed = false;
+
+  constructor(options: TestOrchestratorOptions = {}) {
+    this.boot = options.boot ?? 'next-apply';
+    this.maxClients = options.maxClients ?? 250;
+    this.#o = {
+      publicHost: options.publicHost ?? '127.0.0.1',
+      udpPort: options.udpPort ?? 1194,
+      tcpPort: options.tcpPort ?? 1194,
+    };
+  }
+
+  get started(): boolean {
+    return this.#started;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** The CA the identities are issued from (to check certificates against). */
+  get caCertificatePem(): string {
+    if (!this.#pki) throw new Error('VPN is not ready');
+    return this.#pki.caCertificatePem;
+  }
+
+  get tlsCryptKey(): string {
+    return this.#tlsCryptKey;
+  }
+
+  async start(): Promise<void> {
+    if (this.#started) return;
+    const { pki } = await VpnPki.create('Exploit Grid Test VPN CA', 1);
+    this.#pki = pki;
+    this.#tlsCryptKey = newTlsCryptKey();
+    this.#started = true;
+  }
+
+  status(): OrchestratorStatus {
+    return { available: this.unavailableReason === null, reason: this.unavailableReason, image: this.image };
+  }
+
+  /** The address a box of `slot` has (as the local runtime: one per slot on the arena network). */
+  boxAddress(slot: number): string {
+    return `10.66.1.${slot + 1}`;
+  }
+
+  async applyBox(spec: BoxSpec): Promise<BoxObservation> {
+    this.applied.push(structuredClone(spec));
+    if (this.failApply) throw this.failApply;
+    const ip = this.boxAddress(spec.slot);
+    const observe = (
+      phase: BoxObservation['phase'],
+      reason: string | null = null,
+      extra: Partial<BoxObservation> = {},
+    ): BoxObservation => ({ phase, ip, openPorts: {}, reason, ...extra });
+    if (this.unavailableReason)
+      return observe(spec.power ? 'PROVISIONING' : 'STOPPED', this.unavailableReason);
+    let machine = this.#machines.get(spec.id);
+    if (!machine) {
+      machine = { spec, state: 'stopped', exitCode: null, openPorts: {} };
+      this.#machines.set(spec.id, machine);
+    }
+    machine.spec = structuredClone(spec);
+    if (!spec.power) {
+      // Stopping a running box, or clearing the exit of one that ended by itself.
+      machine.state = 'stopped';
+      machine.exitCode = null;
+      machine.openPorts = {};
+      return observe('STOPPED');
+    }
+    switch (machine.state) {
+      case 'running':
+        return observe('RUNNING', null, { openPorts: { ...machine.openPorts } });
+      case 'starting':
+        if (this.boot === 'manual') return observe('PROVISIONING', 'Booting');
+        machine.state = 'running';
+        return observe('RUNNING', null, { openPorts: { ...machine.openPorts } });
+      case 'exited':
+        if (machine.exitCode === 0)
+          return observe('STOPPED', 'The box was powered off from inside.', { poweredOffInside: true });
+        return observe('CRASHED', `The box stopped unexpectedly (exit ${machine.exitCode ?? 'signal'}).`);
+      case 'stopped':
+        if (this.boot === 'instant') {
+          machine.state = 'running';
+          return observe('RUNNING', null, { openPorts: { ...machine.openPorts } });
+        }
+        machine.state = 'starting';
+        return observe('PROVISIONING', 'Booting');
+    }
+  }
+
+  async deleteBox(id: string): Promise<void> {
+    this.deleted.push(id);
+    this.#machines.delete(id);
+    for (const [key, w] of this.#windows) if (w.targetBoxId === id) this.#windows.delete(key);
+  }
+
+  async boxIds(): Promise<string[]> {
+    const hook = this.beforeNextBoxIds;
+    this.beforeNextBoxIds = null;
+    if (hook) await hook();
+    return [...this.#machines.keys()];
+  }
+
+  async issueVpnIdentity(userId: string): Promise<VpnIdentity> {
+    if (!this.#pki) throw new Error('VPN is not ready');
+    const identity = await this.#pki.issueClient(userId);
+    this.issued.push(identity);
+    return identity;
+  }
+
+  vpnClientConfig(protocol: VpnProtocol, identity: VpnIdentity, label: string): string {
+    if (!this.#pki) throw new Error('VPN is not ready');
+    return clientConfig({
+      protocol,
+      remoteHost: this.#o.publicHost,
+      remotePort: protocol === 'UDP' ? this.#o.udpPort : this.#o.tcpPort,
+      serverName: SERVER_NAME,
+      caPem: this.#pki.caCertificatePem,
+      certificatePem: identity.certificatePem,
+      privateKeyPem: identity.privateKeyPem,
+      tlsCryptKey: this.#tlsCryptKey,
+      label,
+    });
+  }
+
+  /** Replaces the revocation list and cuts the live sessions of revoked players (as client-kill does). */
+  async setRevoked(revoked: RevokedIdentity[]): Promise<void> {
+    this.#revoked = revoked.map((r) => ({ ...r }));
+    this.revocations.push(this.#revoked.map((r) => ({ ...r })));
+    const users = new Set(revoked.map((r) => r.userId));
+    for (const session of [...this.#sessions]) if (users.has(session.userId)) this.#drop(session);
+  }
+
+  /** The current revocation list (what the CRL would hold). */
+  get revoked(): readonly RevokedIdentity[] {
+    return this.#revoked;
+  }
+
+  setVpnAuthorizer(authorize: (userId: string) => Promise<boolean>): void {
+    this.#authorize = authorize;
+  }
+
+  /** Asks the authorizer the API installed, as a VPN server does for each client. */
+  authorize(commonName: string): Promise<boolean> {
+    if (!this.#authorize) throw new Error('no VPN authorizer installed');
+    return this.#authorize(commonName);
+  }
+
+  vpnSessions(): VpnSession[] {
+    return this.#sessions.map((s) => ({ ...s }));
+  }
+
+  poolUsage(): Record<VpnProtocol, { clients: number; maxClients: number }> {
+    const count = (protocol: VpnProtocol) => this.#sessions.filter((s) => s.protocol === protocol).length;
+    return {
+      UDP: { clients: count('UDP'), maxClients: this.maxClients },
+      TCP: { clients: count('TCP'), maxClients: this.maxClients },
+    };
+  }
+
+  /**
+   * A VPN client of `userId` connects: refused (null) when the authorizer says no, the server
+   * is full or the user already has a client on that protocol; else the session, announced
+   * with `vpnConnected`.
+   */
+  async connectVpn(userId: string, protocol: VpnProtocol = 'UDP'): Promise<VpnSession | null> {
+    if (this.#sessions.filter((s) => s.protocol === protocol).length >= this.maxClients) return null;
+    if (this.#sessions.some((s) => s.userId === userId && s.protocol === protocol)) return null;
+    if (!(await this.authorize(userId))) return null;
+    const host = this.#nextHost++;
+    const session: VpnSession = {
+      userId,
+      protocol,
+      vpnAddress: `${protocol === 'UDP' ? '10.8' : '10.9'}.${Math.floor(host / 250)}.${host % 250}`,
+      connectedAt: new Date(),
+    };
+    this.#sessions.push(session);
+    this.events.emit('vpnConnected', { ...session });
+    return { ...session };
+  }
+
+  /** The user's client on `protocol` (or every client of theirs) goes away, with `vpnDisconnected`. */
+  disconnectVpn(userId: string, protocol?: VpnProtocol): void {
+    for (const session of [...this.#sessions])
+      if (session.userId === userId && (!protocol || session.protocol === protocol)) this.#drop(session);
+  }
+
+  #drop(session: VpnSession): void {
+    const index = this.#sessions.indexOf(session);
+    if (index < 0) return;
+    this.#sessions.splice(index, 1);
+    this.events.emit('vpnDisconnected', { ...session });
+  }
+
+  async openAttackWindow(attackerUserId: string, targetBoxId: string, until: Date): Promise<void> {
+    this.#windows.set(`${attackerUserId}|${targetBoxId}`, { attackerUserId, targetBoxId, until });
+  }
+
+  async closeAttackWindow(attackerUserId: string, targetBoxId: string): Promise<void> {
+    this.#windows.delete(`${attackerUserId}|${targetBoxId}`);
+  }
+
+  /** Attack windows open at `now`. */
+  attackWindows(now = new Date()): AttackWindow[] {
+    return [...this.#windows.values()].filter((w) => w.until > now).map((w) => ({ ...w }));
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+  }
+
+  async destroy(): Promise<void> {
+    this.#machines.clear();
+    this.#windows.clear();
+    for (const session of [...this.#sessions]) this.#drop(session);
+  }
+
+  // ---- what the runtime sees change on its own --------------------------------------
+
+  /** The runtime's view of a box (undefined when it holds none). */
+  machine(id: string): Readonly<Machine> | undefined {
+    return this.#machines.get(id);
+  }
+
+  /** A box in manual boot mode finishes booting; the API hears `boxChanged`. */
+  finishBoot(id: string): void {
+    const machine = this.#need(id);
+    if (machine.state !== 'starting') throw new Error(`box ${id} is not booting (${machine.state})`);
+    machine.state = 'running';
+    this.events.emit('boxChanged', id);
+  }
+
+  /** The box dies without being asked (exit code not 0); the API hears `boxChanged`. */
+  crash(id: string, exitCode = 137): void {
+    const machine = this.#need(id);
+    machine.state = 'exited';
+    machine.exitCode = exitCode;
+    machine.openPorts = {};
+    this.events.emit('boxChanged', id);
+  }
+
+  /** The player ran `poweroff` inside; the API hears `boxChanged`. */
+  powerOffInside(id: string): void {
+    const machine = this.#need(id);
+    machine.state = 'exited';
+    machine.exitCode = 0;
+    machine.openPorts = {};
+    this.events.emit('boxChanged', id);
+  }
+
+  /** Something inside the box listens (what applyBox reports as openPorts while it runs). */
+  setOpenPorts(id: string, ports: Record<string, string>): void {
+    this.#need(id).openPorts = { ...ports };
+    this.events.emit('boxChanged', id);
+  }
+
+  /** A box the runtime holds without the API knowing it (left over from elsewhere). */
+  addOrphan(id: string): void {
+    this.#machines.set(id, { spec: null, state: 'running', exitCode: null, openPorts: {} });
+  }
+
+  /** applyBox calls for one box. */
+  appliedTo(id: string): BoxSpec[] {
+    return this.applied.filter((s) => s.id === id);
+  }
+
+  #need(id: string): Machine {
+    const machine = this.#machines.get(id);
+    if (!machine) throw new Error(`the runtime holds no box ${id}`);
+    return machine;
+  }
+}
