@@ -354,8 +354,13 @@ export class BoxService {
         if (this.#o.orchestrator.status().available) {
           for (const id of await this.#o.orchestrator.boxIds()) {
             if (!wanted.has(id)) {
-              this.#log.warn({ box: id }, 'Removing a box nobody owns');
-              await this.#withLock(id, () => this.#o.orchestrator.deleteBox(id));
+              // Asked again under the box's lock: a box created since the list above was read
+              // (and already prepared by the runtime) is wanted, not an orphan.
+              await this.#withLock(id, async () => {
+                if (await this.#sql().one('select 1 from boxes where id = ?', [id])) return;
+                this.#log.warn({ box: id }, 'Removing a box nobody owns');
+                await this.#o.orchestrator.deleteBox(id);
+              });
             }
           }
         }
