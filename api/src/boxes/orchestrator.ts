@@ -33,6 +33,8 @@ export interface BoxOrchestrator {
   /** Lets the attacker's VPN addresses reach the target box until `until`. */
   openAttackWindow(attackerUserId: string, targetBoxId: string, until: Date): Promise<void>;
   closeAttackWindow(attackerUserId: string, targetBoxId: string): Promise<void>;
+  /** Optional: gets ready for new boxes (the local runtime prepares disks for the next free slots). */
+  prepareSpares?(usedSlots: number[]): void;
   /** Lets go of the runtime; boxes and VPN servers keep running for the next start. */
   close(): Promise<void>;
   /**

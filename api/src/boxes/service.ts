@@ -348,9 +348,12 @@ export class BoxService {
     if (this.#stopped) return Promise.resolve();
     this.#ticking ??= (async () => {
       try {
-        const rows = await this.#sql().all<{ id: string }>('select id from boxes order by slot');
+        const rows = await this.#sql().all<{ id: string; slot: number }>(
+          'select id, slot from boxes order by slot',
+        );
         const wanted = new Set(rows.map((r) => r.id));
         await Promise.all(rows.map((r) => this.kick(r.id)));
+        this.#o.orchestrator.prepareSpares?.(rows.map((r) => r.slot));
         if (this.#o.orchestrator.status().available) {
           for (const id of await this.#o.orchestrator.boxIds()) {
             if (!wanted.has(id)) {

@@ -1,6 +1,17 @@
 import { spawn } from 'node:child_process';
 import { existsSync, openSync, closeSync } from 'node:fs';
-import { chown, chmod, lchown, lstat, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import {
+  chown,
+  chmod,
+  lchown,
+  lstat,
+  mkdir,
+  readFile,
+  readdir,
+  rename,
+  rm,
+  writeFile,
+} from 'node:fs/promises';
 import path from 'node:path';
 import { BOX_NETWORK_FILE } from './image.ts';
 import { BoxCgroup, type BoxLimits } from './cgroups.ts';
@@ -158,6 +169,7 @@ export class Machine {
 
   /** Creates the box's directories and cgroup and mounts its root. Idempotent. */
   async prepare(imagePath: string, spec: MachineSpec): Promise<void> {
+    await this.#claimSpare(imagePath, spec.slot);
     for (const sub of ['upper', 'work', 'root'])
       await mkdir(path.join(this.dir, sub), { recursive: true, mode: 0o700 });
     await chmod(this.dir, 0o700);
@@ -182,6 +194,19 @@ export class Machine {
     const base = Machine.uidBase(spec.slot);
     if ((await lstat(this.rootDir)).uid !== base) await shiftOwnership(this.rootDir, base);
     await this.#writeBoxFiles(spec);
+  }
+
+  /** Takes over a spare disk made ready for this slot (see prepareSpare), when there is one. */
+  async #claimSpare(imagePath: string, slot: number): Promise<void> {
+    const spare = spareDir(path.dirname(this.dir), slot);
+    if (existsSync(path.join(this.dir, 'upper')) || !existsSync(path.join(spare, 'ready'))) return;
+    const image = await readFile(path.join(spare, 'ready'), 'utf8').catch(() => '');
+    if (image === imagePath) {
+      await mkdir(this.dir, { recursive: true, mode: 0o700 });
+      await rename(path.join(spare, 'upper'), path.join(this.dir, 'upper'));
+      await rename(path.join(spare, 'work'), path.join(this.dir, 'work'));
+    }
+    await rm(spare, { recursive: true, force: true });
   }
 
   /** Files the runtime owns inside the box; identity and secrets only on first start. */
@@ -332,8 +357,49 @@ async function isMountPoint(dir: string): Promise<boolean> {
 /** Box directories present under `boxesDir` (box ids), for finding orphans. */
 export async function listMachineDirs(boxesDir: string): Promise<string[]> {
   return (await readdir(boxesDir, { withFileTypes: true }).catch(() => []))
-    .filter((entry) => entry.isDirectory())
+    .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
     .map((entry) => entry.name);
+}
+
+const spareDir = (boxesDir: string, slot: number) => path.join(boxesDir, `.spare-${slot}`);
+
+/**
+ * Makes a disk ready ahead of time for the box that will get `slot`: an overlay upper layer
+ * already shifted into the slot's UID range, the slow part of a first start. A box created
+ * for that slot takes it over (claimSpare) and starts in about a second.
+ */
+export async function prepareSpare(boxesDir: string, slot: number, imagePath: string): Promise<boolean> {
+  const dir = spareDir(boxesDir, slot);
+  const ready = await readFile(path.join(dir, 'ready'), 'utf8').catch(() => null);
+  if (ready === imagePath) return false;
+  await rm(dir, { recursive: true, force: true });
+  for (const sub of ['upper', 'work', 'root'])
+    await mkdir(path.join(dir, sub), { recursive: true, mode: 0o700 });
+  const root = path.join(dir, 'root');
+  await run('mount', [
+    '-t',
+    'overlay',
+    'overlay',
+    '-o',
+    `lowerdir=${imagePath},upperdir=${path.join(dir, 'upper')},workdir=${path.join(dir, 'work')},metacopy=on,redirect_dir=on`,
+    root,
+  ]);
+  try {
+    await shiftOwnership(root, Machine.uidBase(slot));
+  } finally {
+    await run('umount', [root]);
+  }
+  await writeFile(path.join(dir, 'ready'), imagePath);
+  return true;
+}
+
+/** Removes spare disks of slots outside `keep`. */
+export async function removeSpares(boxesDir: string, keep: Set<number>): Promise<void> {
+  for (const entry of await readdir(boxesDir).catch(() => [])) {
+    const match = /^\.spare-(\d+)$/.exec(entry);
+    if (match && !keep.has(Number(match[1])))
+      await rm(path.join(boxesDir, entry), { recursive: true, force: true });
+  }
 }
 
 /** The parent cgroup of every box of a runtime prefix. */

@@ -18,7 +18,14 @@ import type {
 import { hostAddress, networkSize, parseNetwork } from './addressing.ts';
 import { run, which } from './command.ts';
 import { BaseImage } from './image.ts';
-import { Machine, cgroupGroup, listMachineDirs, type MachineSpec } from './machine.ts';
+import {
+  Machine,
+  cgroupGroup,
+  listMachineDirs,
+  prepareSpare,
+  removeSpares,
+  type MachineSpec,
+} from './machine.ts';
 import { sweepCgroups } from './cgroups.ts';
 import { BRIDGE, RouterNetwork, TUN_TCP, TUN_UDP, type AccessPair } from './network.ts';
 import { VpnServer, clientConfig, type VpnClientSession } from './openvpn.ts';
@@ -59,6 +66,10 @@ const REQUIRED_COMMANDS: [string, string][] = [
 /** Arena addresses: .1 is the router; boxes start at the 257th address. */
 const FIRST_BOX_HOST = 257;
 const ROUTER_VPN_PORT = 1194;
+/** A box not answering ssh this long after its start is stopped and reported CRASHED. */
+const BOOT_TIMEOUT_MS = 90_000;
+/** Disks kept ready for the next new boxes. */
+const SPARE_DISKS = 2;
 
 /**
  * The local adapter of the BoxOrchestrator port: boxes as systemd-nspawn containers and the
@@ -83,6 +94,9 @@ export class LocalRuntime implements BoxOrchestrator {
   #unavailable: string | null = 'The box runtime is starting.';
   #accessChain: Promise<void> = Promise.resolve();
   #authorize: (userId: string) => Promise<boolean> = async () => false;
+  #sparing: Promise<void> | null = null;
+  readonly #bootingSince = new Map<string, number>();
+  #closing = false;
 
   constructor(options: LocalRuntimeOptions) {
     this.#o = options;
@@ -298,6 +312,7 @@ export class LocalRuntime implements BoxOrchestrator {
       if (this.#unavailable) return observe(spec.power ? 'PROVISIONING' : 'STOPPED', this.#unavailable);
       const machine = this.#machine(spec);
       const state = await machine.state();
+      if (state.state !== 'starting') this.#bootingSince.delete(spec.id);
       if (!spec.power) {
         // A new box gets its disk ready (overlay, UID shift, identity) before its first start,
         // so Start is quick.
@@ -316,9 +331,21 @@ export class LocalRuntime implements BoxOrchestrator {
         case 'running':
           await this.router.isolatePort(machine.interfaceName).catch(() => undefined);
           return observe('RUNNING', null, { openPorts: await machine.openPorts(state.leader) });
-        case 'starting':
+        case 'starting': {
           await this.router.isolatePort(machine.interfaceName).catch(() => undefined);
-          return observe('PROVISIONING', 'Booting');
+          const since = this.#bootingSince.get(spec.id) ?? Date.now();
+          this.#bootingSince.set(spec.id, since);
+          if (Date.now() - since < BOOT_TIMEOUT_MS) return observe('PROVISIONING', 'Booting');
+          // A box that never gets to ssh is of no use to its owner: stop it and say so.
+          const consoleTail = (await readFile(path.join(machine.dir, 'console.log'), 'utf8').catch(() => ''))
+            .split('\n')
+            .slice(-15)
+            .join('\n');
+          this.#log.error({ box: spec.id, console: consoleTail }, 'Box did not finish booting; stopping it');
+          await machine.stop(this.#o.stopTimeoutMs);
+          this.#bootingSince.delete(spec.id);
+          return observe('CRASHED', `The box did not finish booting within ${BOOT_TIMEOUT_MS / 1000} s.`);
+        }
         case 'exited':
           if (state.code === 0)
             return observe('STOPPED', 'The box was powered off from inside.', { poweredOffInside: true });
@@ -370,6 +397,27 @@ export class LocalRuntime implements BoxOrchestrator {
       this.#syncAccess();
       this.#log.info({ box: id }, 'Box deleted');
     });
+  }
+
+  /**
+   * Keeps spare disks ready for the next free slots (the ones new boxes get), so a new box
+   * starts as fast as an existing one. One at a time, in the background of the loop.
+   */
+  prepareSpares(usedSlots: number[]): void {
+    if (this.#unavailable || this.#sparing || this.image.status.state !== 'ready') return;
+    const used = new Set(usedSlots);
+    const wanted: number[] = [];
+    for (let slot = 0; wanted.length < SPARE_DISKS; slot++) if (!used.has(slot)) wanted.push(slot);
+    this.#sparing = (async () => {
+      await removeSpares(this.#boxesDir, new Set(wanted));
+      for (const slot of wanted) {
+        if (used.has(slot) || this.#closing) continue;
+        if (await prepareSpare(this.#boxesDir, slot, this.image.path))
+          this.#log.debug({ slot }, 'Spare box disk ready');
+      }
+    })()
+      .catch((err: unknown) => this.#log.warn({ err }, 'Could not prepare a spare box disk'))
+      .finally(() => (this.#sparing = null));
   }
 
   async #slotOnDisk(id: string): Promise<number | null> {
@@ -504,12 +552,16 @@ export class LocalRuntime implements BoxOrchestrator {
   }
 
   async close(): Promise<void> {
+    this.#closing = true;
+    await this.#sparing;
     await this.#relay.close();
     for (const server of Object.values(this.#servers)) server.detach();
     await this.#accessChain;
   }
 
   async destroy(options: { keepDisks?: boolean } = {}): Promise<void> {
+    this.#closing = true;
+    await this.#sparing;
     await this.#relay.close();
     for (const id of await this.boxIds()) {
       const slot = this.#specs.get(id)?.slot ?? (await this.#slotOnDisk(id));
@@ -523,6 +575,7 @@ export class LocalRuntime implements BoxOrchestrator {
     }
     for (const server of Object.values(this.#servers)) await server.stop();
     await this.#sweepHost();
+    if (!options.keepDisks) await removeSpares(this.#boxesDir, new Set());
     await this.router.destroy();
     await rm(`/run/exploit-grid/${this.#o.prefix}`, { recursive: true, force: true });
   }

@@ -1,0 +1,997 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import dgram from 'node:dgram';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import { testLogger } from '../../testing/logger.ts';
+import type { BoxObservation, BoxSpec, VpnIdentity, VpnSession } from '../orchestrator.ts';
+import { LocalRuntime, type LocalRuntimeOptions } from './runtime.ts';
+
+const execFileAsync = promisify(execFile);
+
+/**
+ * The local box runtime with real parts: systemd-nspawn boxes, the two OpenVPN servers, the
+ * router namespace and its nftables rules, and stock `openvpn` and `ssh` clients run from two
+ * "players' computers" (network namespaces joined to the host by a veth, as the e2e tests do).
+ *
+ * Needs root and the box packages; skips loudly otherwise (fails with REQUIRE_BOX_RUNTIME=1).
+ * Uses its own prefix and subnets, so it runs beside a `make run` or another test run, and
+ * takes down everything it made, checking that nothing is left.
+ */
+describe('local box runtime on this host (real containers, OpenVPN, namespaces, ssh)', function () {
+  this.timeout(60_000);
+
+  const tag = randomBytes(2).toString('hex').slice(0, 3);
+  const prefix = `egt${tag}`;
+  const cgroupGroup = `exploit-grid-${prefix}`;
+  const MAX_CLIENTS = 10;
+  const resources = { memoryMiB: 384, cpuMillis: 500, pids: 300 };
+
+  let tmp: string | undefined;
+  let dataDir: string;
+  let options: LocalRuntimeOptions;
+  let runtime: LocalRuntime | undefined;
+  let ownerKey: string;
+  let ownerPublicKey: string;
+  let hostOctet: number;
+  let listener: ChildProcess | undefined;
+  const clients: ClientNamespace[] = [];
+  let alice: ClientNamespace;
+  let bob: ClientNamespace;
+
+  const users = { alice: randomUUID(), bob: randomUUID(), carol: randomUUID() };
+  const refused = new Set<string>([users.carol]);
+  const asked: string[] = [];
+  const connected: VpnSession[] = [];
+  const disconnected: VpnSession[] = [];
+  const identities: Partial<Record<keyof typeof users, VpnIdentity>> = {};
+  const configs = { alice: '', bob: '', carol: '' };
+  let aliceVpn: VpnClient;
+  let bobVpn: VpnClient;
+
+  const aliceBox: BoxSpec = {
+    id: randomUUID(),
+    slot: 7,
+    hostname: 'alice-box',
+    ownerId: users.alice,
+    power: true,
+    rootPassword: `alice-${randomBytes(6).toString('hex')}`,
+    sshPublicKey: null,
+    resources,
+  };
+  const bobBox: BoxSpec = {
+    id: randomUUID(),
+    slot: 8,
+    hostname: 'bob-box',
+    ownerId: users.bob,
+    power: true,
+    rootPassword: `bob-${randomBytes(6).toString('hex')}`,
+    sshPublicKey: null,
+    resources,
+  };
+  const boxDir = (spec: BoxSpec) => path.join(dataDir, 'boxes', spec.id);
+  const machineName = (spec: BoxSpec) => `${prefix}-b${spec.slot}`;
+  const ip = (spec: BoxSpec) => runtime!.boxAddress(spec.slot);
+  const session = (userId: string) => runtime!.vpnSessions().find((s) => s.userId === userId);
+
+  /** A runtime object as the API makes it; the authorizer refuses the players in `refused`. */
+  function newRuntime(): LocalRuntime {
+    const r = new LocalRuntime(options);
+    r.setVpnAuthorizer(async (userId) => {
+      asked.push(userId);
+      return !refused.has(userId);
+    });
+    r.events.on('vpnConnected', (s) => connected.push(s));
+    r.events.on('vpnDisconnected', (s) => disconnected.push(s));
+    return r;
+  }
+
+  /** Calls applyBox until the box is in `phase`, allowing only `passing` phases on the way. */
+  async function waitPhase(
+    spec: BoxSpec,
+    phase: BoxObservation['phase'],
+    passing: BoxObservation['phase'][],
+    timeoutMs = 30_000,
+  ): Promise<BoxObservation> {
+    const seen: BoxObservation['phase'][] = [];
+    return until(
+      `box ${spec.hostname} ${phase}`,
+      async () => {
+        const observed = await runtime!.applyBox(spec);
+        if (observed.phase === phase) return observed;
+        seen.push(observed.phase);
+        if (!passing.includes(observed.phase)) {
+          const consoleLog = await readFile(path.join(boxDir(spec), 'console.log'), 'utf8').catch(() => '');
+          expect.fail(
+            `box ${spec.hostname} went ${seen.join(' → ')} on the way to ${phase} (${observed.reason}); ` +
+              `its console ends:\n${consoleLog.slice(-3000)}`,
+          );
+        }
+        return undefined;
+      },
+      timeoutMs,
+      250,
+    );
+  }
+
+  before(async function () {
+    this.timeout(300_000);
+    const problem = await hostProblem();
+    if (problem) {
+      if (process.env.REQUIRE_BOX_RUNTIME === '1')
+        throw new Error(`the box runtime cannot run here: ${problem}`);
+      console.warn(`\n  SKIPPED: the local box runtime tests need a host that can run boxes: ${problem}\n`);
+      this.skip();
+    }
+    tmp = await mkdtemp(path.join(os.tmpdir(), `${prefix}-`));
+    dataDir = path.join(tmp, 'data');
+    ownerKey = path.join(tmp, 'owner_ed25519');
+    await execFileAsync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'owner@test', '-f', ownerKey]);
+    ownerPublicKey = (await readFile(`${ownerKey}.pub`, 'utf8')).trim();
+    aliceBox.sshPublicKey = ownerPublicKey;
+
+    // The players' computers: 10.203.<n>.4/30 and .8/30 on the host, the transit link .0/30.
+    hostOctet = await freeHostOctet();
+    const net3 = `10.203.${hostOctet}`;
+    alice = new ClientNamespace(`${prefix}-alice`, `${prefix}-ca`, net3, 4);
+    bob = new ClientNamespace(`${prefix}-bob`, `${prefix}-cb`, net3, 8);
+    for (const client of [alice, bob]) {
+      clients.push(client);
+      await client.create();
+    }
+    const port = await freePort();
+    options = {
+      dataDir,
+      imageDir: path.join(
+        process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'),
+        'exploit-grid/images',
+      ),
+      imageSuite: 'bookworm',
+      prefix,
+      arenaSubnet: '10.200.0.0/16',
+      transitSubnet: `${net3}.0/30`,
+      vpnUdpSubnet: '10.201.0.0/24',
+      vpnTcpSubnet: '10.202.0.0/24',
+      // Players reach the VPN at the host side of their veth, as they would at a public address.
+      vpnPublicHost: alice.hostAddress,
+      vpnListenHost: '0.0.0.0',
+      // Fixed (free) ports, so the runtime of a restarted API listens where clients connect.
+      vpnUdpPort: port,
+      vpnTcpPort: port,
+      vpnMaxClients: MAX_CLIENTS,
+      stopTimeoutMs: 5000,
+      logger: testLogger,
+    };
+    runtime = newRuntime();
+    await runtime.start();
+    expect(runtime.status().reason, 'runtime status').to.equal(null);
+    // Built once per cache directory (about a minute); later runs reuse it.
+    await runtime.image.ensure();
+    expect(runtime.status()).to.deep.include({ available: true });
+
+    for (const user of ['alice', 'bob', 'carol'] as const) {
+      const identity = await runtime.issueVpnIdentity(users[user]);
+      identities[user] = identity;
+      configs[user] = path.join(tmp, `${user}.ovpn`);
+      const protocol = user === 'bob' ? 'TCP' : 'UDP';
+      await writeFile(configs[user], runtime.vpnClientConfig(protocol, identity, user), { mode: 0o600 });
+    }
+  });
+
+  after(async function () {
+    this.timeout(120_000);
+    if (!tmp) return;
+    const problems: string[] = [];
+    const attempt = async (what: string, fn: () => Promise<unknown>) => {
+      try {
+        await fn();
+      } catch (err) {
+        problems.push(`${what}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    };
+    for (const vpn of VpnClient.all) await attempt('stop a VPN client', () => vpn.stop());
+    listener?.kill('SIGKILL');
+    if (runtime) await attempt('runtime.destroy()', () => runtime!.destroy());
+    for (const client of clients) await attempt(`remove ${client.name}`, () => client.destroy());
+
+    const netns = (await readdir('/run/netns').catch(() => [])).filter((n) => n.startsWith(`${prefix}-`));
+    if (netns.length) problems.push(`network namespaces left: ${netns.join(', ')}`);
+    const links = (await execFileAsync('ip', ['-o', 'link'])).stdout
+      .split('\n')
+      .filter((line) => line.includes(`${prefix}-`));
+    if (links.length) problems.push(`host interfaces left: ${links.join('; ')}`);
+    const mounts = await mountsUnder(tmp);
+    if (mounts.length) problems.push(`mounts left: ${mounts.join(', ')}`);
+    const cgroups = await cgroupDirs(cgroupGroup);
+    if (cgroups.length) problems.push(`cgroups left: ${cgroups.join(', ')}`);
+    const processes = await processesMatching((argv) =>
+      argv.some((arg) => arg.includes(tmp!) || arg === `--machine=${prefix}-b${aliceBox.slot}`),
+    );
+    if (processes.length)
+      problems.push(`processes left: ${processes.map((p) => `${p.pid} ${p.argv.join(' ')}`).join('; ')}`);
+    if (existsSync(`/run/exploit-grid/${prefix}`)) problems.push(`/run/exploit-grid/${prefix} left`);
+
+    for (const mount of mounts) await execFileAsync('umount', ['-l', mount]).catch(() => undefined);
+    for (const p of processes) killQuietly(p.pid);
+    await rm(tmp, { recursive: true, force: true });
+    expect(problems, 'what the runtime left on the host').to.deep.equal([]);
+  });
+
+  it('connects stock OpenVPN clients over UDP and TCP with the .ovpn files as written', async () => {
+    const [aliceFile, bobFile] = await Promise.all([
+      readFile(configs.alice, 'utf8'),
+      readFile(configs.bob, 'utf8'),
+    ]);
+    expect(aliceFile).to.match(
+      new RegExp(`^remote ${alice.hostAddress.replace(/\./g, '\\.')} ${options.vpnUdpPort}$`, 'm'),
+    );
+    expect(aliceFile).to.match(/^proto udp$/m);
+    expect(bobFile).to.match(/^proto tcp-client$/m);
+
+    aliceVpn = new VpnClient(alice.name, configs.alice);
+    bobVpn = new VpnClient(bob.name, configs.bob);
+    await Promise.all([aliceVpn.connected(), bobVpn.connected()]);
+    const sessions = await until('both VPN sessions', async () =>
+      session(users.alice) && session(users.bob) ? runtime!.vpnSessions() : undefined,
+    );
+    expect(sessions).to.have.length(2);
+    const a = session(users.alice)!;
+    const b = session(users.bob)!;
+    expect(a.protocol).to.equal('UDP');
+    expect(b.protocol).to.equal('TCP');
+    expect(a.vpnAddress).to.equal(await alice.tunAddress());
+    expect(b.vpnAddress).to.equal(await bob.tunAddress());
+    expect(a.vpnAddress).to.match(/^10\.201\.0\.\d+$/);
+    expect(b.vpnAddress).to.match(/^10\.202\.0\.\d+$/);
+    expect(runtime!.poolUsage()).to.deep.equal({
+      UDP: { clients: 1, maxClients: MAX_CLIENTS },
+      TCP: { clients: 1, maxClients: MAX_CLIENTS },
+    });
+    expect(connected.map((s) => s.userId)).to.have.members([users.alice, users.bob]);
+    expect(asked).to.include.members([users.alice, users.bob]);
+  });
+
+  it('refuses a player the authorizer refuses (AUTH_FAILED, no session)', async () => {
+    const carol = new VpnClient(bob.name, configs.carol);
+    const code = await Promise.race([carol.exited, sleep(20_000).then(() => 'still running')]);
+    expect(code, carol.log).to.not.equal('still running');
+    expect(carol.log).to.include('AUTH_FAILED');
+    expect(carol.log).to.not.include('Initialization Sequence Completed');
+    expect(asked).to.include(users.carol);
+    expect(session(users.carol)).to.equal(undefined);
+    expect(runtime!.poolUsage().UDP.clients).to.equal(1);
+  });
+
+  it('boots boxes: PROVISIONING, then RUNNING with ssh open', async function () {
+    this.timeout(90_000);
+    const started = Date.now();
+    const first = await Promise.all([runtime!.applyBox(aliceBox), runtime!.applyBox(bobBox)]);
+    expect(first.map((o) => o.phase)).to.deep.equal(['PROVISIONING', 'PROVISIONING']);
+    expect(first[0]!.ip).to.equal('10.200.1.8');
+    expect(first[1]!.ip).to.equal('10.200.1.9');
+    const [a, b] = await Promise.all([
+      waitPhase(aliceBox, 'RUNNING', ['PROVISIONING'], 80_000),
+      waitPhase(bobBox, 'RUNNING', ['PROVISIONING'], 80_000),
+    ]);
+    console.log(`      (two boxes RUNNING after ${Date.now() - started} ms)`);
+    for (const [observed, spec] of [
+      [a, aliceBox],
+      [b, bobBox],
+    ] as const) {
+      expect(observed.ip).to.equal(ip(spec));
+      expect(observed.openPorts).to.deep.include({ '22': 'ssh' });
+      expect(observed.reason).to.equal(null);
+    }
+    expect(await runtime!.boxIds()).to.have.members([aliceBox.id, bobBox.id]);
+  });
+
+  it('lets the owner in as root with the password over the VPN, on the spec hostname', async () => {
+    const out = await alice.ssh(
+      ip(aliceBox),
+      'hostname; echo "$SSH_CONNECTION"; id -u; timeout 10 systemctl is-system-running --wait; echo kept > /root/marker; systemctl --failed --plain --no-legend',
+      {
+        password: aliceBox.rootPassword,
+      },
+    );
+    const [hostname, connection, uid, system, ...failed] = out.trim().split('\n');
+    expect(hostname).to.equal('alice-box');
+    expect(connection!.split(' ')[0]).to.equal(session(users.alice)!.vpnAddress);
+    expect(connection!.split(' ')[2]).to.equal(ip(aliceBox));
+    expect(uid).to.equal('0');
+    // Every unit came up (dbus and logind too: users other than root can use the box's files).
+    expect(system, `systemctl is-system-running; failed units: ${failed.join('; ')}`).to.equal('running');
+    // Bob over TCP to his own box.
+    const bobOut = await bob.ssh(ip(bobBox), 'hostname; echo "$SSH_CONNECTION"', {
+      password: bobBox.rootPassword,
+    });
+    expect(bobOut.trim().split('\n')[0]).to.equal('bob-box');
+    expect(bobOut.trim().split('\n')[1]!.split(' ')[0]).to.equal(session(users.bob)!.vpnAddress);
+  });
+
+  it('lets the owner in with their SSH key; a wrong password is refused', async () => {
+    expect((await alice.ssh(ip(aliceBox), 'echo key-ok', { keyFile: ownerKey })).trim()).to.equal('key-ok');
+    // Bob gave no key: the same key does not open his box.
+    let refusedKey = false;
+    await bob.ssh(ip(bobBox), 'true', { keyFile: ownerKey }).catch(() => (refusedKey = true));
+    expect(refusedKey, 'a key bob never gave opened his box').to.equal(true);
+    let refusedPassword = false;
+    await alice
+      .ssh(ip(aliceBox), 'true', { password: 'not-the-password' })
+      .catch(() => (refusedPassword = true));
+    expect(refusedPassword, 'a wrong password was accepted').to.equal(true);
+  });
+
+  it('runs box root as an unprivileged host UID, each box in its own range', async () => {
+    const uidMap = (
+      await alice.ssh(ip(aliceBox), 'cat /proc/self/uid_map', { password: aliceBox.rootPassword })
+    )
+      .trim()
+      .split(/\s+/)
+      .map(Number);
+    expect(uidMap[0]).to.equal(0);
+    expect(uidMap[1]).to.be.at.least(0x10000000);
+    expect(uidMap[2]).to.equal(65536);
+
+    const aliceInit = await containerInit(boxDir(aliceBox));
+    const bobInit = await containerInit(boxDir(bobBox));
+    const aliceUids = await hostUids(aliceInit);
+    expect(aliceUids).to.deep.equal([uidMap[1], uidMap[1], uidMap[1], uidMap[1]]);
+    const bobUids = await hostUids(bobInit);
+    expect(bobUids[0]).to.be.at.least(0x10000000);
+    expect(Math.abs(bobUids[0]! - aliceUids[0]!)).to.be.at.least(65536);
+    // Files of the box, seen from the host, belong to the shifted UID too.
+    expect((await stat(path.join(boxDir(aliceBox), 'root'))).uid).to.equal(uidMap[1]);
+    expect((await stat(path.join(boxDir(aliceBox), 'root/root/marker'))).uid).to.equal(uidMap[1]);
+  });
+
+  it('holds every box process in a cgroup with the memory, CPU and process limits', async () => {
+    const machine = machineName(aliceBox);
+    const limit = async (controller: string, v1: string, v2: string) =>
+      (
+        await readFile(
+          UNIFIED
+            ? path.join(CGROUP_ROOT, cgroupGroup, machine, v2)
+            : path.join(CGROUP_ROOT, controller, cgroupGroup, machine, v1),
+          'utf8',
+        )
+      ).trim();
+    expect(await limit('memory', 'memory.limit_in_bytes', 'memory.max')).to.equal(String(384 * 1024 * 1024));
+    expect(await limit('pids', 'pids.max', 'pids.max')).to.equal('300');
+    if (UNIFIED) expect(await limit('cpu', '', 'cpu.max')).to.equal('50000 100000');
+    else expect(await limit('cpu', 'cpu.cfs_quota_us', '')).to.equal('50000');
+
+    const init = await containerInit(boxDir(aliceBox));
+    const membership = await readFile(`/proc/${init}/cgroup`, 'utf8');
+    if (UNIFIED) expect(membership).to.include(`0::/${cgroupGroup}/${machine}/`);
+    else
+      for (const controller of ['memory', 'pids', 'cpu'])
+        expect(membership).to.match(
+          new RegExp(`:[^:]*\\b${controller}\\b[^:]*:/${cgroupGroup}/${machine}(/|$)`, 'm'),
+        );
+    // sshd and the rest of the box are counted as well.
+    const inGroup = await cgroupProcs(cgroupGroup, machine);
+    expect(inGroup).to.include(init);
+    expect(inGroup.length).to.be.at.least(4);
+  });
+
+  it('keeps players apart: no other box, no other VPN client', async () => {
+    // A server on Bob's computer (reachable on its own link, so a refusal below is the VPN's doing).
+    const port = await freePort();
+    listener = spawn(
+      'ip',
+      [
+        'netns',
+        'exec',
+        bob.name,
+        process.execPath,
+        '-e',
+        "require('node:net').createServer((s) => s.end('hi')).listen(Number(process.argv[1]), '0.0.0.0')",
+        String(port),
+      ],
+      { stdio: 'ignore' },
+    );
+    await until('the listener on Bob’s computer', () => tcpConnects(bob.clientAddress, port), 10_000);
+    const bobVpnAddress = session(users.bob)!.vpnAddress;
+    const [bobToAlice, aliceToBob, aliceToBobClient, boxToBox, aliceOwn, bobOwn] = await Promise.all([
+      bob.canConnect(ip(aliceBox), 22),
+      alice.canConnect(ip(bobBox), 22),
+      alice.canConnect(bobVpnAddress, port),
+      alice
+        .ssh(
+          ip(aliceBox),
+          `timeout 2 bash -c 'exec 3<>/dev/tcp/${ip(bobBox)}/22' && echo open || echo closed`,
+          {
+            password: aliceBox.rootPassword,
+          },
+        )
+        .then((out) => out.trim()),
+      alice.canConnect(ip(aliceBox), 22),
+      bob.canConnect(ip(bobBox), 22),
+    ]);
+    expect(bobToAlice, 'Bob reached Alice’s box').to.equal(false);
+    expect(aliceToBob, 'Alice reached Bob’s box').to.equal(false);
+    expect(aliceToBobClient, 'Alice reached Bob’s computer over the VPN').to.equal(false);
+    expect(boxToBox, 'Alice’s box reached Bob’s box').to.equal('closed');
+    expect(aliceOwn, 'Alice lost her own box').to.equal(true);
+    expect(bobOwn, 'Bob lost his own box').to.equal(true);
+    listener.kill('SIGKILL');
+  });
+
+  it('opens an attack window to the target box and closes it again', async () => {
+    await runtime!.openAttackWindow(users.bob, aliceBox.id, new Date(Date.now() + 60_000));
+    expect(await bob.canConnect(ip(aliceBox), 22), 'Bob inside the window').to.equal(true);
+    const out = await bob.ssh(ip(aliceBox), 'echo "$SSH_CONNECTION"', { password: aliceBox.rootPassword });
+    expect(out.trim().split(' ')[0], 'source address the box sees').to.equal(session(users.bob)!.vpnAddress);
+    // Only the target: Alice still cannot reach Bob's box.
+    expect(await alice.canConnect(ip(bobBox), 22)).to.equal(false);
+
+    await runtime!.closeAttackWindow(users.bob, aliceBox.id);
+    expect(await bob.canConnect(ip(aliceBox), 22), 'Bob after the window closed').to.equal(false);
+    expect(await alice.canConnect(ip(aliceBox), 22), 'Alice after the window closed').to.equal(true);
+  });
+
+  it('closes an attack window by itself at its end (nft element timeout)', async () => {
+    const end = Date.now() + 3000;
+    await runtime!.openAttackWindow(users.bob, aliceBox.id, new Date(end));
+    expect(await runtime!.router.listAccess()).to.match(/timeout \d+s/);
+    expect(await bob.canConnect(ip(aliceBox), 22, 1), 'Bob inside the short window').to.equal(true);
+    await until('the window to expire', async () => !(await bob.canConnect(ip(aliceBox), 22, 1)), 10_000);
+    expect(Date.now(), 'closed before its end').to.be.at.least(end - 1500);
+    expect(await alice.canConnect(ip(aliceBox), 22), 'Alice after the window expired').to.equal(true);
+  });
+
+  it('adopts running boxes and VPN sessions after an API restart', async function () {
+    this.timeout(90_000);
+    const aliceNspawn = await nspawnMain(boxDir(aliceBox));
+    const bobNspawn = await nspawnMain(boxDir(bobBox));
+    const aliceSession = session(users.alice)!;
+    await runtime!.close();
+
+    runtime = newRuntime();
+    await runtime.start();
+    expect(runtime.status().reason).to.equal(null);
+    // Learned again from the management interface before anything else happened.
+    expect(session(users.alice), 'Alice’s session after the restart').to.deep.include({
+      protocol: 'UDP',
+      vpnAddress: aliceSession.vpnAddress,
+    });
+    expect(session(users.alice)!.connectedAt.getTime()).to.be.closeTo(
+      aliceSession.connectedAt.getTime(),
+      2000,
+    );
+
+    const [a, b] = await Promise.all([runtime.applyBox(aliceBox), runtime.applyBox(bobBox)]);
+    expect(a.phase).to.equal('RUNNING');
+    expect(b.phase).to.equal('RUNNING');
+    expect(a.openPorts).to.deep.include({ '22': 'ssh' });
+    expect(await nspawnMain(boxDir(aliceBox)), 'Alice’s box was restarted').to.equal(aliceNspawn);
+    expect(await nspawnMain(boxDir(bobBox)), 'Bob’s box was restarted').to.equal(bobNspawn);
+
+    // The owners reach their boxes again (UDP flows through the new relay, TCP reconnects to it).
+    const out = await until(
+      'Alice’s ssh after the restart',
+      () =>
+        alice
+          .ssh(ip(aliceBox), 'echo "$SSH_CONNECTION"', { password: aliceBox.rootPassword })
+          .catch(() => undefined),
+      20_000,
+      500,
+    );
+    expect(out.split(' ')[0]).to.equal(aliceSession.vpnAddress);
+    await until('Bob’s TCP session back', async () => session(users.bob), 45_000, 250);
+    await until('Bob reaches his box', () => bob.canConnect(ip(bobBox), 22), 10_000, 250);
+    expect(await bob.canConnect(ip(aliceBox), 22), 'Bob reached Alice’s box after the restart').to.equal(
+      false,
+    );
+  });
+
+  it('revocation cuts a live session at once and refuses the reconnect', async () => {
+    expect(session(users.bob), 'Bob connected before the revocation').to.not.equal(undefined);
+    refused.add(users.bob);
+    const before = disconnected.length;
+    const cut = Date.now();
+    await runtime!.setRevoked([
+      { userId: users.bob, serialNumber: identities.bob!.serialNumber, revokedAt: new Date() },
+    ]);
+    await until('Bob’s session to end', async () => session(users.bob) === undefined, 5000, 100);
+    expect(Date.now() - cut).to.be.below(5000);
+    expect(disconnected.slice(before).map((s) => s.userId)).to.include(users.bob);
+    // His client hears it (the server tells it to halt) and stops.
+    const code = await Promise.race([bobVpn.exited, sleep(10_000).then(() => 'still running')]);
+    expect(code, `Bob's openvpn after the kill:\n${bobVpn.log.slice(-2000)}`).to.not.equal('still running');
+    expect(await bob.canConnect(ip(bobBox), 22, 1)).to.equal(false);
+
+    // A reconnect is refused: the CRL rejects his certificate.
+    const retry = new VpnClient(bob.name, configs.bob);
+    const deadline = Date.now() + 8000;
+    while (Date.now() < deadline) {
+      expect(retry.log, 'Bob reconnected after the revocation').to.not.include(
+        'Initialization Sequence Completed',
+      );
+      expect(session(users.bob)).to.equal(undefined);
+      await sleep(250);
+    }
+    await retry.stop();
+    const serverLog = await readFile(path.join(dataDir, 'vpn/tcp/openvpn.log'), 'utf8');
+    expect(serverLog).to.match(/VERIFY ERROR.*revoked|CRL.*revoked|certificate revoked/i);
+    expect(runtime!.poolUsage().TCP.clients).to.equal(0);
+  });
+
+  it('reports a killed box as CRASHED until it is powered off, then starts it again', async function () {
+    this.timeout(60_000);
+    const nspawn = await nspawnMain(boxDir(bobBox));
+    process.kill(nspawn, 'SIGKILL');
+    const crashed = await waitPhase(bobBox, 'CRASHED', ['RUNNING', 'PROVISIONING'], 15_000);
+    expect(crashed.reason).to.match(/stopped unexpectedly/);
+    // It stays CRASHED while power is still on: the runtime does not restart it by itself.
+    expect((await runtime!.applyBox(bobBox)).phase).to.equal('CRASHED');
+    expect(await nspawnPids(boxDir(bobBox))).to.deep.equal([]);
+
+    const stopped = await runtime!.applyBox({ ...bobBox, power: false });
+    expect(stopped.phase).to.equal('STOPPED');
+    expect(await processesIn(bobBox), 'processes of the crashed box after power off').to.deep.equal([]);
+    expect(await mountsUnder(boxDir(bobBox))).to.deep.equal([]);
+
+    expect((await runtime!.applyBox(bobBox)).phase).to.equal('PROVISIONING');
+    const running = await waitPhase(bobBox, 'RUNNING', ['PROVISIONING'], 40_000);
+    expect(running.openPorts).to.deep.include({ '22': 'ssh' });
+  });
+
+  it('reports a poweroff from inside as STOPPED, powered off inside', async () => {
+    await alice
+      .ssh(ip(aliceBox), 'systemctl poweroff', { password: aliceBox.rootPassword })
+      .catch(() => undefined /* the connection may end with the box */);
+    const stopped = await waitPhase(aliceBox, 'STOPPED', ['RUNNING', 'PROVISIONING'], 30_000);
+    expect(stopped.poweredOffInside).to.equal(true);
+    expect(stopped.reason).to.match(/powered off from inside/);
+    expect(await nspawnPids(boxDir(aliceBox))).to.deep.equal([]);
+    // The API then turns the power off: a plain STOPPED, everything released.
+    const off = await runtime!.applyBox({ ...aliceBox, power: false });
+    expect(off.phase).to.equal('STOPPED');
+    expect(off.poweredOffInside).to.not.equal(true);
+    expect(await mountsUnder(boxDir(aliceBox))).to.deep.equal([]);
+    expect(await processesIn(aliceBox)).to.deep.equal([]);
+  });
+
+  it('stops a running box completely and keeps its disk for the next start', async function () {
+    this.timeout(90_000);
+    expect((await runtime!.applyBox(aliceBox)).phase).to.equal('PROVISIONING');
+    await waitPhase(aliceBox, 'RUNNING', ['PROVISIONING'], 40_000);
+    const out = await until(
+      'ssh after the start',
+      () =>
+        alice
+          .ssh(ip(aliceBox), 'cat /root/marker; echo again > /root/marker2; sync', {
+            password: aliceBox.rootPassword,
+          })
+          .catch(() => undefined),
+      10_000,
+      500,
+    );
+    expect(out.trim(), 'a file written before the poweroff').to.equal('kept');
+
+    const stopping = Date.now();
+    const stopped = await runtime!.applyBox({ ...aliceBox, power: false });
+    const took = Date.now() - stopping;
+    expect(stopped.phase).to.equal('STOPPED');
+    expect(took, 'a clean stop, not the kill after the timeout').to.be.below(options.stopTimeoutMs);
+    expect(await nspawnPids(boxDir(aliceBox))).to.deep.equal([]);
+    expect(await processesIn(aliceBox)).to.deep.equal([]);
+    expect(await mountsUnder(boxDir(aliceBox)), 'the overlay after the stop').to.deep.equal([]);
+    await until(
+      'the box port to leave the bridge',
+      async () => !(await routerHasLink(`vb-${machineName(aliceBox)}`)),
+      5000,
+    );
+    expect(await alice.canConnect(ip(aliceBox), 22, 1)).to.equal(false);
+    // Still stopped on the next pass.
+    expect((await runtime!.applyBox({ ...aliceBox, power: false })).phase).to.equal('STOPPED');
+
+    expect((await runtime!.applyBox(aliceBox)).phase).to.equal('PROVISIONING');
+    await waitPhase(aliceBox, 'RUNNING', ['PROVISIONING'], 40_000);
+    const again = await until(
+      'ssh after the restart',
+      () =>
+        alice
+          .ssh(ip(aliceBox), 'cat /root/marker /root/marker2; hostname', { password: aliceBox.rootPassword })
+          .catch(() => undefined),
+      10_000,
+      500,
+    );
+    expect(again.trim().split('\n')).to.deep.equal(['kept', 'again', 'alice-box']);
+  });
+
+  it('deletes a box: its directory, cgroups and mounts are gone', async () => {
+    const dir = boxDir(bobBox);
+    expect(existsSync(dir)).to.equal(true);
+    await runtime!.deleteBox(bobBox.id);
+    expect(existsSync(dir)).to.equal(false);
+    expect(await runtime!.boxIds()).to.deep.equal([aliceBox.id]);
+    expect(await mountsUnder(dir)).to.deep.equal([]);
+    expect(await nspawnPids(dir)).to.deep.equal([]);
+    expect((await cgroupDirs(cgroupGroup)).filter((d) => d.includes(machineName(bobBox)))).to.deep.equal([]);
+    await until(
+      'the box port to leave the bridge',
+      async () => !(await routerHasLink(`vb-${machineName(bobBox)}`)),
+      5000,
+    );
+    // Idempotent.
+    await runtime!.deleteBox(bobBox.id);
+    // Alice's box is untouched.
+    expect((await runtime!.applyBox(aliceBox)).phase).to.equal('RUNNING');
+  });
+
+  async function routerHasLink(name: string): Promise<boolean> {
+    return execFileAsync('ip', ['-n', `${prefix}-router`, 'link', 'show', name]).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  async function processesIn(spec: BoxSpec): Promise<number[]> {
+    return [
+      ...(await cgroupProcs(cgroupGroup, machineName(spec))),
+      ...(await processesMatching((argv) => argv.some((arg) => arg.includes(boxDir(spec))))).map(
+        (p) => p.pid,
+      ),
+    ];
+  }
+});
+
+// ---- host helpers ------------------------------------------------------------------------------
+
+const CGROUP_ROOT = '/sys/fs/cgroup';
+const UNIFIED = existsSync(path.join(CGROUP_ROOT, 'cgroup.controllers'));
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Polls `fn` until it answers something truthy; fails after `timeoutMs`. */
+async function until<T>(
+  what: string,
+  fn: () => Promise<T | undefined | null | false>,
+  timeoutMs = 10_000,
+  intervalMs = 200,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(intervalMs);
+  }
+}
+
+async function hostProblem(): Promise<string | null> {
+  if (process.getuid?.() !== 0) return 'not running as root';
+  const problem = await LocalRuntime.hostProblem();
+  if (problem) return problem;
+  for (const command of ['sshpass', 'ssh', 'timeout', 'bash']) {
+    const found = await execFileAsync('sh', ['-c', 'command -v "$0"', command]).then(
+      () => true,
+      () => false,
+    );
+    if (!found) return `${command} is missing (make box-deps installs the test tools)`;
+  }
+  return null;
+}
+
+/** A third octet n for 10.203.n.0/28 that no host interface uses yet. */
+async function freeHostOctet(): Promise<number> {
+  const { stdout } = await execFileAsync('ip', ['-4', '-o', 'address']);
+  for (let i = 0; i < 50; i++) {
+    const n = randomBytes(1)[0]!;
+    if (!stdout.includes(`10.203.${n}.`)) return n;
+  }
+  throw new Error('no free 10.203.x.0/28 on this host');
+}
+
+/** A port free for both TCP and UDP on every address. */
+async function freePort(): Promise<number> {
+  for (;;) {
+    const server = net.createServer();
+    await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', () => resolve()));
+    const port = (server.address() as net.AddressInfo).port;
+    await new Promise((resolve) => server.close(resolve));
+    const udp = dgram.createSocket('udp4');
+    const ok = await new Promise<boolean>((resolve) => {
+      udp.once('error', () => resolve(false));
+      udp.bind(port, '0.0.0.0', () => resolve(true));
+    });
+    await new Promise<void>((resolve) => udp.close(() => resolve()));
+    if (ok) return port;
+  }
+}
+
+function tcpConnects(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port, timeout: 1000 });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // gone already
+  }
+}
+
+async function procStat(pid: number): Promise<{ comm: string; ppid: number } | null> {
+  const text = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
+  if (!text) return null;
+  const comm = text.slice(text.indexOf('(') + 1, text.lastIndexOf(')'));
+  const ppid = Number(text.slice(text.lastIndexOf(')') + 2).split(' ')[1]);
+  return { comm, ppid };
+}
+
+/** Processes whose command line matches. */
+async function processesMatching(
+  match: (argv: string[]) => boolean,
+): Promise<{ pid: number; argv: string[] }[]> {
+  const found: { pid: number; argv: string[] }[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+    if (!cmdline) continue;
+    const argv = cmdline.split('\0').filter(Boolean);
+    if (match(argv)) found.push({ pid: Number(entry), argv });
+  }
+  return found;
+}
+
+/** systemd-nspawn processes running the box in `boxDir`. */
+async function nspawnPids(boxDir: string): Promise<number[]> {
+  const directory = `--directory=${path.join(boxDir, 'root')}`;
+  const found = await processesMatching(
+    (argv) => path.basename(argv[0] ?? '') === 'systemd-nspawn' && argv.includes(directory),
+  );
+  return found.map((p) => p.pid);
+}
+
+/** The box's main systemd-nspawn process (not a short-lived child of it). */
+async function nspawnMain(boxDir: string): Promise<number> {
+  const pids = await nspawnPids(boxDir);
+  for (const pid of pids) {
+    const parent = await procStat(pid);
+    if (parent && !pids.includes(parent.ppid)) return pid;
+  }
+  throw new Error(`no systemd-nspawn runs ${boxDir}`);
+}
+
+/** The box's init (systemd, PID 1 inside), as a host pid. */
+async function containerInit(boxDir: string): Promise<number> {
+  const nspawn = await nspawnMain(boxDir);
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const s = await procStat(Number(entry));
+    if (s && s.ppid === nspawn && s.comm === 'systemd') return Number(entry);
+  }
+  throw new Error(`no init below systemd-nspawn ${nspawn}`);
+}
+
+/** Real, effective, saved and filesystem UID of a process. */
+async function hostUids(pid: number): Promise<number[]> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return status
+    .match(/^Uid:\s+(.*)$/m)![1]!
+    .trim()
+    .split(/\s+/)
+    .map(Number);
+}
+
+/** Mount points at or below `dir`. */
+async function mountsUnder(dir: string): Promise<string[]> {
+  const mounts = await readFile('/proc/self/mounts', 'utf8');
+  return mounts
+    .split('\n')
+    .map((line) => (line.split(' ')[1] ?? '').replace(/\\040/g, ' '))
+    .filter((mount) => mount === dir || mount.startsWith(`${dir}/`));
+}
+
+/** The cgroup directories of a group in every hierarchy (v1) or the unified one (v2). */
+async function cgroupDirs(group: string): Promise<string[]> {
+  const candidates = UNIFIED
+    ? [path.join(CGROUP_ROOT, group)]
+    : (await readdir(CGROUP_ROOT)).map((hierarchy) => path.join(CGROUP_ROOT, hierarchy, group));
+  const found: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    if (!existsSync(dir)) return;
+    found.push(dir);
+    for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => []))
+      if (entry.isDirectory()) await walk(path.join(dir, entry.name));
+  };
+  for (const dir of candidates) await walk(dir);
+  return found;
+}
+
+/** Pids in a box's cgroup and below it (all hierarchies). */
+async function cgroupProcs(group: string, machine: string): Promise<number[]> {
+  const pids = new Set<number>();
+  for (const dir of await cgroupDirs(group)) {
+    if (!dir.includes(`/${group}/${machine}`)) continue;
+    const text = await readFile(path.join(dir, 'cgroup.procs'), 'utf8').catch(() => '');
+    for (const line of text.split('\n')) if (line) pids.add(Number(line));
+  }
+  return [...pids];
+}
+
+/** A stock OpenVPN client, run in a client namespace. */
+class VpnClient {
+  static readonly all = new Set<VpnClient>();
+  readonly child: ChildProcess;
+  readonly exited: Promise<number | null>;
+  log = '';
+  #done = false;
+
+  constructor(namespace: string, configFile: string) {
+    this.child = spawn('ip', ['netns', 'exec', namespace, 'openvpn', '--config', configFile], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const onData = (chunk: Buffer) => (this.log += chunk.toString());
+    this.child.stdout!.on('data', onData);
+    this.child.stderr!.on('data', onData);
+    this.exited = new Promise((resolve) =>
+      this.child.once('exit', (code) => {
+        this.#done = true;
+        resolve(code);
+      }),
+    );
+    VpnClient.all.add(this);
+  }
+
+  /** Resolves once the tunnel is up. */
+  async connected(timeoutMs = 20_000): Promise<void> {
+    await until(
+      'the VPN tunnel',
+      async () => {
+        if (this.log.includes('Initialization Sequence Completed')) return true;
+        if (this.#done) throw new Error(`openvpn exited:\n${this.log}`);
+        return false;
+      },
+      timeoutMs,
+      100,
+    );
+  }
+
+  async stop(): Promise<void> {
+    VpnClient.all.delete(this);
+    if (this.#done) return;
+    this.child.kill('SIGTERM');
+    await Promise.race([this.exited, sleep(5000)]);
+    if (!this.#done) this.child.kill('SIGKILL');
+    await this.exited;
+  }
+}
+
+/** A player's computer: a network namespace with a veth to the host and its own /30. */
+class ClientNamespace {
+  readonly name: string;
+  readonly hostAddress: string;
+  readonly clientAddress: string;
+  readonly #hostInterface: string;
+
+  constructor(name: string, hostInterface: string, net3: string, base: number) {
+    this.name = name;
+    this.#hostInterface = hostInterface;
+    this.hostAddress = `${net3}.${base + 1}`;
+    this.clientAddress = `${net3}.${base + 2}`;
+  }
+
+  async create(): Promise<void> {
+    const ip = (...args: string[]) => execFileAsync('ip', args);
+    await ip('netns', 'add', this.name);
+    await ip('link', 'add', this.#hostInterface, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', this.name);
+    await ip('address', 'add', `${this.hostAddress}/30`, 'dev', this.#hostInterface);
+    await ip('link', 'set', this.#hostInterface, 'up');
+    await ip('-n', this.name, 'address', 'add', `${this.clientAddress}/30`, 'dev', 'eth0');
+    await ip('-n', this.name, 'link', 'set', 'eth0', 'up');
+    await ip('-n', this.name, 'link', 'set', 'lo', 'up');
+    await ip('-n', this.name, 'route', 'add', 'default', 'via', this.hostAddress);
+  }
+
+  async destroy(): Promise<void> {
+    await execFileAsync('ip', ['link', 'del', this.#hostInterface]).catch(() => undefined);
+    if (existsSync(`/run/netns/${this.name}`)) await execFileAsync('ip', ['netns', 'del', this.name]);
+  }
+
+  /** The address OpenVPN gave this computer's tunnel. */
+  async tunAddress(): Promise<string> {
+    const { stdout } = await execFileAsync('ip', [
+      '-n',
+      this.name,
+      '-4',
+      '-o',
+      'address',
+      'show',
+      'dev',
+      'tun0',
+    ]);
+    return stdout.match(/inet (\d+\.\d+\.\d+\.\d+)\//)![1]!;
+  }
+
+  /** Whether a TCP connection from here to address:port opens within `seconds`. */
+  async canConnect(address: string, port: number, seconds = 2): Promise<boolean> {
+    try {
+      await execFileAsync('ip', [
+        'netns',
+        'exec',
+        this.name,
+        'timeout',
+        String(seconds),
+        'bash',
+        '-c',
+        'exec 3<>"/dev/tcp/$0/$1"',
+        address,
+        String(port),
+      ]);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Runs a command as root on a box over ssh from here; answers its stdout. */
+  async ssh(
+    address: string,
+    command: string,
+    auth: { password: string } | { keyFile: string },
+  ): Promise<string> {
+    const common = [
+      '-o',
+      'StrictHostKeyChecking=no',
+      '-o',
+      'UserKnownHostsFile=/dev/null',
+      '-o',
+      'LogLevel=ERROR',
+      '-o',
+      'ConnectTimeout=4',
+    ];
+    const args =
+      'password' in auth
+        ? [
+            'sshpass',
+            '-e',
+            'ssh',
+            ...common,
+            '-o',
+            'PubkeyAuthentication=no',
+            '-o',
+            'NumberOfPasswordPrompts=1',
+          ]
+        : [
+            'ssh',
+            ...common,
+            '-o',
+            'BatchMode=yes',
+            '-o',
+            'PasswordAuthentication=no',
+            '-o',
+            'IdentitiesOnly=yes',
+            '-i',
+            auth.keyFile,
+          ];
+    const { stdout } = await execFileAsync(
+      'ip',
+      ['netns', 'exec', this.name, ...args, `root@${address}`, command],
+      {
+        timeout: 20_000,
+        env: { ...process.env, SSHPASS: 'password' in auth ? auth.password : '' },
+      },
+    );
+    return stdout;
+  }
+}
