@@ -168,8 +168,16 @@ export class Machine {
   }
 
   /** Creates the box's directories and cgroup and mounts its root. Idempotent. */
-  async prepare(imagePath: string, spec: MachineSpec): Promise<void> {
-    await this.#claimSpare(imagePath, spec.slot);
+  async prepare(currentImage: string, spec: MachineSpec): Promise<void> {
+    await this.#claimSpare(currentImage, spec.slot);
+    // A box keeps the image it was made from (its upper layer only makes sense on that one);
+    // new boxes get the current image.
+    const recorded = await readFile(path.join(this.dir, 'image'), 'utf8').catch(() => null);
+    const imagePath = recorded && existsSync(recorded) ? recorded : currentImage;
+    if (recorded !== imagePath) {
+      await mkdir(this.dir, { recursive: true, mode: 0o700 });
+      await writeFile(path.join(this.dir, 'image'), imagePath);
+    }
     for (const sub of ['upper', 'work', 'root'])
       await mkdir(path.join(this.dir, sub), { recursive: true, mode: 0o700 });
     await chmod(this.dir, 0o700);

@@ -363,10 +363,24 @@ export class LocalRuntime implements BoxOrchestrator {
           await machine.prepare(this.image.path, await this.#machineSpec(spec, ip));
           await machine.start(await this.#machineSpec(spec, ip), this.router.namespacePath, BRIDGE);
           this.#log.info({ box: spec.id, machine: machine.machineName, ip }, 'Box starting');
+          void this.#watchBoot(spec.id, machine);
           return observe('PROVISIONING', 'Booting');
         }
       }
     });
+  }
+
+  /** Reports the moment a started box answers on ssh (or dies), instead of at the next loop pass. */
+  async #watchBoot(id: string, machine: Machine): Promise<void> {
+    const deadline = Date.now() + BOOT_TIMEOUT_MS;
+    while (Date.now() < deadline && !this.#closing) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const state = await machine.state().catch(() => null);
+      if (state && state.state !== 'starting') {
+        this.events.emit('boxChanged', id);
+        return;
+      }
+    }
   }
 
   async #machineSpec(spec: BoxSpec, ip: string): Promise<MachineSpec> {
