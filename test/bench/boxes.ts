@@ -276,6 +276,11 @@ try {
   process.exitCode = ok ? 0 : 1;
 } catch (err) {
   console.error(err);
+  const problems = platform
+    .output()
+    .split('\n')
+    .filter((line) => /"level":(40|50|60)/.test(line));
+  if (problems.length) console.error(`platform warnings and errors:\n${problems.slice(-20).join('\n')}`);
   process.exitCode = 1;
 } finally {
   await platform.stop();

@@ -132,8 +132,10 @@ export class BoxService {
     if (!user) throw notFound('User not found');
     const base = hostnameBase(user.handle);
     const password = randomBytes(12).toString('base64url');
+    // A taken hostname gets a suffix; a slot taken by a concurrent creation is just retried.
+    let suffix = 0;
     for (let attempt = 0; attempt < 20; attempt++) {
-      const hostname = attempt === 0 ? base : `${base}-${attempt < 5 ? attempt + 1 : randomInt(100, 10_000)}`;
+      const hostname = suffix === 0 ? base : `${base}-${suffix < 5 ? suffix + 1 : randomInt(100, 10_000)}`;
       try {
         await sql.run(
           `insert into boxes (user_id, slot, hostname, ssh_password_enc, ssh_public_key)
@@ -149,6 +151,7 @@ export class BoxService {
       } catch (err) {
         const constraint = uniqueViolation(err);
         if (constraint === 'boxes_user_id_key') throw conflict(BOX_MESSAGES.alreadyHaveBox);
+        if (constraint === 'boxes_hostname_key') suffix++;
         if (constraint === 'boxes_hostname_key' || constraint === 'boxes_slot_key') continue;
         throw err;
       }
