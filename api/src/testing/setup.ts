@@ -54,6 +54,17 @@ export async function createTestDatabase(): Promise<{ url: string; drop: () => P
       const client = new pg.Client({ connectionString: adminUrl() });
       await client.connect();
       try {
+        // A closed pg Pool resolves end() before its clients have said goodbye; forcing them
+        // off meanwhile makes an idle client emit an error nobody handles. Let them go first.
+        const deadline = Date.now() + 2000;
+        while (Date.now() < deadline) {
+          const { rows } = await client.query<{ n: number }>(
+            'select count(*)::int as n from pg_stat_activity where datname = $1',
+            [name],
+          );
+          if (rows[0]?.n === 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
         await client.query(`drop database if exists ${name} with (force)`);
       } finally {
         await client.end();
