@@ -538,7 +538,11 @@ export class BoxService {
     });
     if (stopped) void this.kick(id);
     // Balances and usage moved: the owner's pages follow (about once a minute per running box).
-    else if (charged) void this.#publish(id);
+    // (Not awaited: a failure is logged, never left as an unhandled rejection that ends the process.)
+    else if (charged)
+      void this.#publish(id).catch((err: unknown) =>
+        this.#log.error({ err, box: id }, 'Could not publish the box after a charge'),
+      );
   }
 
   #dailyLimitFor(tier: Tier): number | null {
