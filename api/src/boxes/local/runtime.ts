@@ -66,6 +66,14 @@ const REQUIRED_COMMANDS: [string, string][] = [
 /** Arena addresses: .1 is the router; boxes start at the 257th address. */
 const FIRST_BOX_HOST = 257;
 const ROUTER_VPN_PORT = 1194;
+/** Host kernel limits boxes need (see #raiseHostLimits), sized for a few hundred boxes. */
+const HOST_LIMITS: [string, number][] = [
+  ['/proc/sys/fs/inotify/max_user_instances', 8192],
+  ['/proc/sys/fs/inotify/max_user_watches', 1_048_576],
+  ['/proc/sys/user/max_inotify_instances', 8192],
+  ['/proc/sys/kernel/keys/maxkeys', 20_000],
+];
+
 /** A box not answering ssh this long after its start is stopped and reported CRASHED. */
 const BOOT_TIMEOUT_MS = 90_000;
 /** Disks kept ready for the next new boxes. */
@@ -186,6 +194,7 @@ export class LocalRuntime implements BoxOrchestrator {
     }
     try {
       await mkdir(this.#boxesDir, { recursive: true, mode: 0o700 });
+      await this.#raiseHostLimits();
       await this.router.ensure();
       await this.#loadPki();
       const crl = await this.#pki!.crl([]);
@@ -203,6 +212,27 @@ export class LocalRuntime implements BoxOrchestrator {
     } catch (err) {
       this.#unavailable = `The local box runtime could not start: ${err instanceof Error ? err.message : String(err)}`;
       this.#log.error({ err }, 'Local box runtime failed to start');
+    }
+  }
+
+  /**
+   * Kernel limits that every box counts against its creator (root): each booted systemd holds
+   * about ten inotify instances, and the default of 128 stops the 13th box halfway through its
+   * boot. Only ever raised, never lowered.
+   */
+  async #raiseHostLimits(): Promise<void> {
+    for (const [file, wanted] of HOST_LIMITS) {
+      const current = Number((await readFile(file, 'utf8').catch(() => '0')).trim());
+      if (current >= wanted) continue;
+      try {
+        await writeFile(file, String(wanted));
+        this.#log.info(
+          { setting: file.replace('/proc/sys/', '').replaceAll('/', '.'), from: current, to: wanted },
+          'Raised a kernel limit for boxes',
+        );
+      } catch (err) {
+        this.#log.warn({ err, file }, 'Could not raise a kernel limit; fewer boxes will fit');
+      }
     }
   }
 
