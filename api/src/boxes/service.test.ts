@@ -172,7 +172,33 @@ describe('boxes and VPN access (API on the test runtime)', function () {
       expect(await my(user)).to.equal(null);
     });
 
-    it('allows one box per player', async () => {
+    it('gives boxes created at the same moment distinct slots without renaming them', async () => {
+      const players = await Promise.all(Array.from({ length: 10 }, () => t.account()));
+      const answers = await Promise.all(
+        players.map((p) => t.call<Box>('POST', '/boxes', { token: p.token, body: {} })),
+      );
+      expect(answers.map((a) => a.status)).to.deep.equal(players.map(() => 201));
+      expect(answers.map((a) => a.body.hostname)).to.deep.equal(
+        players.map((p) => `${p.handle.toLowerCase().replace(/_/g, '-')}-box`),
+      );
+      const { rows } = await t.db.query<{ slot: number }>('select slot from boxes where id = any($1)', [
+        answers.map((a) => a.body.id),
+      ]);
+      expect(new Set(rows.map((r) => r.slot)).size).to.equal(10);
+      // The loop tells the runtime which slots are taken (it prepares disks for the next ones).
+      await t.platform.boxes.tick();
+      const used = t.orchestrator.spareRequests.at(-1) ?? [];
+      expect(used).to.include.members(rows.map((r) => r.slot));
+    });
+
+    it('allows one box per player, also when two creations race', async () => {
+      const racer = await t.account();
+      const both = await Promise.all(
+        [1, 2].map(() => t.call('POST', '/boxes', { token: racer.token, body: {} })),
+      );
+      expect(both.map((a) => a.status).sort()).to.deep.equal([201, 409]);
+      const { rowCount } = await t.db.query('select 1 from boxes where user_id = $1', [racer.id]);
+      expect(rowCount).to.equal(1);
       const { user, box } = await withBox();
       const again = await t.call<{ message: string }>('POST', '/boxes', { token: user.token, body: {} });
       expect(again.status).to.equal(409);

@@ -66,6 +66,8 @@ export class TestOrchestrator implements BoxOrchestrator {
   readonly revocations: RevokedIdentity[][] = [];
   /** Identities issued, in order. */
   readonly issued: VpnIdentity[] = [];
+  /** Every list of used slots prepareSpares was given, in order. */
+  readonly spareRequests: number[][] = [];
 
   boot: BootMode;
   readonly maxClients: number;
@@ -294,6 +296,10 @@ export class TestOrchestrator implements BoxOrchestrator {
   /** Attack windows open at `now`. */
   attackWindows(now = new Date()): AttackWindow[] {
     return [...this.#windows.values()].filter((w) => w.until > now).map((w) => ({ ...w }));
+  }
+
+  prepareSpares(usedSlots: number[]): void {
+    this.spareRequests.push([...usedSlots]);
   }
 
   async close(): Promise<void> {
