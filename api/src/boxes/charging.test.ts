@@ -139,15 +139,15 @@ describe('box time: per-minute charging and the BASIC daily limit', function () 
       expect(await h.balance(user)).to.equal(10_000 - 266);
       const row = await h.boxRow(box.id);
       expect(row.session_charged_minutes).to.equal(4);
-      expect(Number(row.accumulated_usage_seconds)).to.be.within(185, 195);
+      expect(Number(row.accumulated_usage_seconds)).to.be.within(185, 215);
       const usage = await t.db.query(
         "select seconds from box_daily_usage where user_id = $1 and day = (now() at time zone 'utc')::date",
         [user.id],
       );
-      expect(usage.rows[0].seconds).to.be.within(185, 195);
+      expect(usage.rows[0].seconds).to.be.within(185, 215);
       const shown = await h.my(user);
-      expect(shown!.accumulatedUsageSeconds).to.be.within(185, 195);
-      expect(shown!.dailyRemainingSeconds).to.be.within(3600 - 195, 3600 - 185);
+      expect(shown!.accumulatedUsageSeconds).to.be.within(185, 215);
+      expect(shown!.dailyRemainingSeconds).to.be.within(3600 - 215, 3600 - 185);
       // The balance the portal shows follows.
       const me = await t.call<{ freeCredits: number }>('GET', '/users/me', { token: user.token });
       expect(me.body.freeCredits).to.equal(97.34);
@@ -268,6 +268,45 @@ describe('box time: per-minute charging and the BASIC daily limit', function () 
       expect(rows.length).to.be.at.least(3);
       const total = h.spent(rows).reduce((a, b) => a + b, 0);
       expect(await h.balance(user)).to.equal(10_000 - total);
+    });
+  });
+
+  describe('box time across UTC midnight', () => {
+    let t: BoxTestPlatform;
+    before(async () => {
+      t = await startBoxPlatform();
+    });
+    after(() => t?.close());
+    const h = helpers(() => t);
+
+    it('counts the seconds before midnight for the day before and the rest for today', async () => {
+      const { user, box } = await h.withBox();
+      // Unlimited (no daily stop) so the long interval is only counted.
+      await t.db.query("update users set tier = 'HACKER' where id = $1", [user.id]);
+      await h.power(user, box.hostname, true);
+      await h.waitStatus(user, 'RUNNING');
+      // Box time last counted 30 s before today's UTC midnight (the session itself stays young).
+      const { rows } = await t.db.query<{ since: number }>(
+        `update boxes set usage_counted_until = date_trunc('day', now() at time zone 'utc') at time zone 'utc' - interval '30 seconds',
+                          accumulated_usage_seconds = 0
+          where id = $1
+          returning extract(epoch from now() - usage_counted_until)::int as since`,
+        [box.id],
+      );
+      const since = rows[0]!.since;
+      await t.platform.boxes.kick(box.id);
+      const days = await t.db.query<{ day: string; seconds: number }>(
+        `select to_char(day, 'YYYY-MM-DD') as day, seconds from box_daily_usage where user_id = $1 order by day`,
+        [user.id],
+      );
+      const today = new Date().toISOString().slice(0, 10);
+      const yesterday = new Date(Date.parse(today) - 86_400_000).toISOString().slice(0, 10);
+      expect(days.rows.map((r) => r.day)).to.deep.equal([yesterday, today]);
+      expect(days.rows[0]!.seconds).to.equal(30);
+      expect(days.rows[1]!.seconds).to.be.within(since - 30 - 1, since - 30 + 10);
+      expect(Number((await h.boxRow(box.id)).accumulated_usage_seconds)).to.be.within(since - 1, since + 10);
+      // Only the session's own minutes were charged.
+      expect(h.spent(await h.boxTime(user))).to.deep.equal([100]);
     });
   });
 

@@ -186,6 +186,7 @@ describe('boxes and VPN access (API on the test runtime)', function () {
       ]);
       expect(new Set(rows.map((r) => r.slot)).size).to.equal(10);
       // The loop tells the runtime which slots are taken (it prepares disks for the next ones).
+      await t.platform.boxes.tick(); // (maybe a pass that began before the creations)
       await t.platform.boxes.tick();
       const used = t.orchestrator.spareRequests.at(-1) ?? [];
       expect(used).to.include.members(rows.map((r) => r.slot));

@@ -77,7 +77,7 @@ export async function waitFor<T>(
   accept: (value: T) => boolean,
   options: { timeoutMs?: number; what?: string } = {},
 ): Promise<T> {
-  const deadline = Date.now() + (options.timeoutMs ?? 5000);
+  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
   let last: T;
   for (;;) {
     last = await probe();
