@@ -104,7 +104,6 @@ export async function startPlatform(
       resources: config.boxes.resources,
       tickMs: config.boxes.tickMs,
       basicDailyLimitSeconds: config.boxes.basicDailyLimitSeconds,
-      vpnMaxClients: config.vpn.maxClients,
       vpnLimitedPercent: config.vpn.limitedPercent,
     });
 

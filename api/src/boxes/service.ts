@@ -52,7 +52,6 @@ export interface BoxServiceOptions {
   resources: BoxResources;
   tickMs: number;
   basicDailyLimitSeconds: number;
-  vpnMaxClients: number;
   vpnLimitedPercent: number;
 }
 
@@ -381,6 +380,8 @@ export class BoxService {
 
   /** Converges one box now (after a power change, or from the loop). */
   kick(id: string): Promise<void> {
+    // After stop() nothing new starts: the database and runtime are being closed.
+    if (this.#stopped) return Promise.resolve();
     return this.#withLock(id, () => this.#converge(id)).catch((err: unknown) =>
       this.#log.error({ err, box: id }, 'Box convergence failed'),
     );
