@@ -383,7 +383,7 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     expect(inGroup.length).to.be.at.least(4);
   });
 
-  it('keeps players apart: no other box, no other VPN client', async () => {
+  it('keeps players apart: no other box, no other VPN client, not the router', async () => {
     // A server on Bob's computer (reachable on its own link, so a refusal below is the VPN's doing).
     const port = await freePort();
     listener = spawn(
@@ -401,26 +401,34 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     );
     await until('the listener on Bob’s computer', () => tcpConnects(bob.clientAddress, port), 10_000);
     const bobVpnAddress = session(users.bob)!.vpnAddress;
-    const [bobToAlice, aliceToBob, aliceToBobClient, boxToBox, aliceOwn, bobOwn] = await Promise.all([
-      bob.canConnect(ip(aliceBox), 22),
-      alice.canConnect(ip(bobBox), 22),
-      alice.canConnect(bobVpnAddress, port),
-      alice
-        .ssh(
-          ip(aliceBox),
-          `timeout 2 bash -c 'exec 3<>/dev/tcp/${ip(bobBox)}/22' && echo open || echo closed`,
-          {
-            password: aliceBox.rootPassword,
-          },
-        )
-        .then((out) => out.trim()),
-      alice.canConnect(ip(aliceBox), 22),
-      bob.canConnect(ip(bobBox), 22),
-    ]);
+    const router = '10.200.0.1';
+    // From inside Alice's box: Bob's box, Bob's computer, the router's OpenVPN port (it listens on
+    // all addresses); its own sshd shows that the probe works.
+    const fromBox = [`${ip(bobBox)}/22`, `${bobVpnAddress}/${port}`, `${router}/1194`];
+    const [bobToAlice, aliceToBob, aliceToBobClient, aliceToRouter, boxProbes, aliceOwn, bobOwn] =
+      await Promise.all([
+        bob.canConnect(ip(aliceBox), 22),
+        alice.canConnect(ip(bobBox), 22),
+        alice.canConnect(bobVpnAddress, port),
+        alice.canConnect(router, 1194),
+        alice
+          .ssh(
+            ip(aliceBox),
+            'for t in "$@"; do (timeout 2 bash -c "exec 3<>/dev/tcp/$t" 2>/dev/null && echo "$t open" || echo "$t closed") & done; wait',
+            { password: aliceBox.rootPassword },
+            [...fromBox, '127.0.0.1/22'],
+          )
+          .then((out) => out.trim().split('\n').sort()),
+        alice.canConnect(ip(aliceBox), 22),
+        bob.canConnect(ip(bobBox), 22),
+      ]);
     expect(bobToAlice, 'Bob reached Alice’s box').to.equal(false);
     expect(aliceToBob, 'Alice reached Bob’s box').to.equal(false);
     expect(aliceToBobClient, 'Alice reached Bob’s computer over the VPN').to.equal(false);
-    expect(boxToBox, 'Alice’s box reached Bob’s box').to.equal('closed');
+    expect(aliceToRouter, 'Alice reached the router itself over the VPN').to.equal(false);
+    expect(boxProbes, 'what Alice’s box reached').to.deep.equal(
+      [...fromBox.map((t) => `${t} closed`), '127.0.0.1/22 open'].sort(),
+    );
     expect(aliceOwn, 'Alice lost her own box').to.equal(true);
     expect(bobOwn, 'Bob lost his own box').to.equal(true);
     listener.kill('SIGKILL');
@@ -510,19 +518,29 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     expect(code, `Bob's openvpn after the kill:\n${bobVpn.log.slice(-2000)}`).to.not.equal('still running');
     expect(await bob.canConnect(ip(bobBox), 22, 1)).to.equal(false);
 
-    // A reconnect is refused: the CRL rejects his certificate.
+    // A reconnect is refused: the server's CRL check rejects his certificate.
+    const serverLogFile = path.join(dataDir, 'vpn/tcp/openvpn.log');
+    const logStart = (await readFile(serverLogFile, 'utf8')).length;
     const retry = new VpnClient(bob.name, configs.bob);
-    const deadline = Date.now() + 8000;
-    while (Date.now() < deadline) {
-      expect(retry.log, 'Bob reconnected after the revocation').to.not.include(
-        'Initialization Sequence Completed',
-      );
-      expect(session(users.bob)).to.equal(undefined);
-      await sleep(250);
-    }
+    await until(
+      'the server to refuse the revoked certificate',
+      async () => {
+        expect(retry.log, 'Bob reconnected after the revocation').to.not.include(
+          'Initialization Sequence Completed',
+        );
+        expect(session(users.bob)).to.equal(undefined);
+        const fresh = (await readFile(serverLogFile, 'utf8')).slice(logStart);
+        return /VERIFY ERROR.*revoked|CRL.*revoked|certificate revoked/i.test(fresh);
+      },
+      15_000,
+      250,
+    );
+    await sleep(500);
+    expect(retry.log, 'Bob reconnected after the revocation').to.not.include(
+      'Initialization Sequence Completed',
+    );
+    expect(session(users.bob)).to.equal(undefined);
     await retry.stop();
-    const serverLog = await readFile(path.join(dataDir, 'vpn/tcp/openvpn.log'), 'utf8');
-    expect(serverLog).to.match(/VERIFY ERROR.*revoked|CRL.*revoked|certificate revoked/i);
     expect(runtime!.poolUsage().TCP.clients).to.equal(0);
   });
 
@@ -750,6 +768,9 @@ function tcpConnects(host: string, port: number): Promise<boolean> {
   });
 }
 
+/** One word for a POSIX shell (ssh hands the remote shell a single command line). */
+const shellQuote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
+
 function killQuietly(pid: number): void {
   try {
     process.kill(pid, 'SIGKILL');
@@ -972,11 +993,15 @@ class ClientNamespace {
     }
   }
 
-  /** Runs a command as root on a box over ssh from here; answers its stdout. */
+  /**
+   * Runs a command as root on a box over ssh from here and answers its stdout; `params` become
+   * the command's $1, $2... (quoted for the remote shell, never pasted into the command).
+   */
   async ssh(
     address: string,
     command: string,
     auth: { password: string } | { keyFile: string },
+    params: string[] = [],
   ): Promise<string> {
     const common = [
       '-o',
@@ -1014,7 +1039,14 @@ class ClientNamespace {
           ];
     const { stdout } = await execFileAsync(
       'ip',
-      ['netns', 'exec', this.name, ...args, `root@${address}`, command],
+      [
+        'netns',
+        'exec',
+        this.name,
+        ...args,
+        `root@${address}`,
+        params.length ? ['bash', '-c', command, 'box', ...params].map(shellQuote).join(' ') : command,
+      ],
       {
         timeout: 20_000,
         env: { ...process.env, SSHPASS: 'password' in auth ? auth.password : '' },
