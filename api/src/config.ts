@@ -148,7 +148,8 @@ export const configSchema = z
       /** The address players' .ovpn files point at: the host of PUBLIC_URL unless set. */
       // (localhost becomes 127.0.0.1: OpenVPN would try ::1 first and wait a minute there).
       publicHost:
-        env.VPN_PUBLIC_HOST ?? new URL(env.PUBLIC_URL ?? 'http://localhost').hostname.replace(/^localhost$/, '127.0.0.1'),
+        env.VPN_PUBLIC_HOST ??
+        new URL(env.PUBLIC_URL ?? 'http://localhost').hostname.replace(/^localhost$/, '127.0.0.1'),
       listenHost: env.VPN_LISTEN_HOST,
       udpPort: env.VPN_UDP_PORT,
       tcpPort: env.VPN_TCP_PORT,

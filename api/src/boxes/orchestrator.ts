@@ -30,7 +30,11 @@ export interface BoxOrchestrator {
   setVpnAuthorizer(authorize: (userId: string) => Promise<boolean>): void;
   vpnSessions(): VpnSession[];
   poolUsage(): Record<VpnProtocol, { clients: number; maxClients: number }>;
-  /** Lets the attacker's VPN addresses reach the target box until `until`. */
+  /**
+   * Lets the attacker's VPN addresses reach the target box until `until`. Windows live in the
+   * runtime's memory (and the kernel's timeouts): after an API restart the owner of the attacks
+   * opens the windows of attacks still running again.
+   */
   openAttackWindow(attackerUserId: string, targetBoxId: string, until: Date): Promise<void>;
   closeAttackWindow(attackerUserId: string, targetBoxId: string): Promise<void>;
   /** Optional: gets ready for new boxes (the local runtime prepares disks for the next free slots). */

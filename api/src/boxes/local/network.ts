@@ -1,4 +1,7 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { Logger } from '../../logger.ts';
 import { formatNetwork, hostAddress, netmask, type Ipv4Network } from './addressing.ts';
 import { CommandError, run } from './command.ts';
@@ -143,7 +146,7 @@ export class RouterNetwork {
    */
   async #loadBaseRules(): Promise<void> {
     const { vpnPort, vpnUdp, vpnTcp } = this.layout;
-    await this.nft(`
+    const ruleset = `
 add table inet ${TABLE}
 delete table inet ${TABLE}
 add table bridge ${TABLE}
@@ -183,11 +186,29 @@ table bridge ${TABLE} {
     iifname "vb-*" oifname "vb-*" drop
   }
 }
-`);
+`;
+    // Reloading empties the sets and so cuts every player until the loop refills them: an API
+    // restart leaves rules that are already in force alone.
+    const marker = `/run/exploit-grid/${this.layout.prefix}/ruleset.sha256`;
+    const digest = createHash('sha256').update(ruleset).digest('hex');
+    const loaded = await readFile(marker, 'utf8').catch(() => null);
+    if (loaded === digest && (await this.#tableExists())) return;
+    await this.nft(ruleset);
+    await mkdir(path.dirname(marker), { recursive: true, mode: 0o711 });
+    await writeFile(marker, digest);
     this.#log.debug(
       { udp: formatNetwork(vpnUdp), tcp: formatNetwork(vpnTcp), mask: netmask(vpnUdp) },
       'Router firewall loaded',
     );
+  }
+
+  async #tableExists(): Promise<boolean> {
+    try {
+      await run('ip', ['netns', 'exec', this.namespace, 'nft', 'list', 'set', 'inet', TABLE, 'access']);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** Replaces the set of VPN address ↔ box address pairs that may talk (atomically). */
