@@ -67,7 +67,7 @@ export async function linkFromMailFile(
   dataDir: string,
   to: string,
   fragment: string,
-  timeoutMs = 10_000,
+  timeoutMs = 15_000,
 ): Promise<string> {
   const dir = path.join(dataDir, 'mail');
   const deadline = Date.now() + timeoutMs;
