@@ -90,6 +90,8 @@ export interface ImageStatus {
   error: string | null;
 }
 
+const RETRY_AFTER_MS = 60_000;
+
 /** debootstrap prints about this many progress lines for the package set above. */
 const EXPECTED_LINES = 640;
 
@@ -103,6 +105,7 @@ export class BaseImage {
   readonly path: string;
   #status: ImageStatus = { state: 'missing', percent: 0, step: null, error: null };
   #building: Promise<string> | null = null;
+  #failedAt = 0;
   readonly #dir: string;
   readonly #suite: string;
   readonly #mirror: string | undefined;
@@ -127,6 +130,9 @@ export class BaseImage {
   /** Answers the image path, building it first when missing (one build at a time). */
   ensure(): Promise<string> {
     if (this.#status.state === 'ready') return Promise.resolve(this.path);
+    // After a failed build (no mirror reachable, disk full) try again a minute later, not at every loop pass.
+    if (this.#status.state === 'failed' && Date.now() - this.#failedAt < RETRY_AFTER_MS)
+      return Promise.reject(new Error(this.#status.error ?? 'the base image build failed'));
     this.#building ??= this.#build().finally(() => (this.#building = null));
     return this.#building;
   }
@@ -173,6 +179,7 @@ export class BaseImage {
       await rm(target, { recursive: true, force: true }).catch(() => undefined);
       const message = err instanceof Error ? err.message : String(err);
       this.#status = { state: 'failed', percent: 0, step: null, error: message };
+      this.#failedAt = Date.now();
       this.#log.error({ err, image: this.name }, 'Box base image build failed');
       throw err;
     }

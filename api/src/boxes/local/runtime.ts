@@ -210,7 +210,8 @@ export class LocalRuntime implements BoxOrchestrator {
       // The first run builds the base image now, with progress in the log, not at the first box.
       this.image.ensure().catch(() => undefined);
     } catch (err) {
-      this.#unavailable = `The local box runtime could not start: ${err instanceof Error ? err.message : String(err)}`;
+      // Players see that boxes are down; the command output (host details) stays in the log.
+      this.#unavailable = 'The box runtime could not start on this host; the details are in the API log.';
       this.#log.error({ err }, 'Local box runtime failed to start');
     }
   }
@@ -286,7 +287,8 @@ export class LocalRuntime implements BoxOrchestrator {
   status(): OrchestratorStatus {
     const image = this.image.status;
     let reason = this.#unavailable;
-    if (!reason && image.state === 'failed') reason = `The box base image could not be built: ${image.error}`;
+    if (!reason && image.state === 'failed')
+      reason = 'The box base image could not be built; the details are in the API log.';
     return {
       available: reason === null,
       reason,
@@ -387,7 +389,10 @@ export class LocalRuntime implements BoxOrchestrator {
             this.image.ensure().catch(() => undefined);
             const now = this.image.status;
             if (now.state === 'failed')
-              return observe('PROVISIONING', `The base image could not be built: ${now.error}`);
+              return observe(
+                'PROVISIONING',
+                'The base image could not be built; the details are in the API log.',
+              );
             return observe('PROVISIONING', `Preparing the Debian base image (${now.percent}%)`);
           }
           await machine.prepare(this.image.path, await this.#machineSpec(spec, ip));
