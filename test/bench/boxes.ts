@@ -250,7 +250,7 @@ try {
   const rest = players.slice(startSamples);
   for (let i = 0; i < rest.length; i += 5) {
     await Promise.all(rest.slice(i, i + 5).map((p) => startBox(p)));
-    process.stdout.write(`\rrunning boxes: ${startSamples + i + 5}   `);
+    process.stdout.write(`\rrunning boxes: ${Math.min(boxes, startSamples + i + 5)}   `);
   }
   await new Promise((resolve) => setTimeout(resolve, 10_000)); // let them settle idle
   const memory: number[] = [];
