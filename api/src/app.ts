@@ -19,6 +19,8 @@ import { portalStatic } from './portal/static.ts';
 import type { UserService } from './users/service.ts';
 import { userRoutes } from './users/routes.ts';
 import { boxRoutes } from './boxes/routes.ts';
+import { attackRoutes } from './attacks/routes.ts';
+import type { AttackService } from './attacks/service.ts';
 import type { BoxService } from './boxes/service.ts';
 import { packageInfo } from './version.ts';
 
@@ -29,11 +31,12 @@ export interface AppDeps {
   auth: AuthService;
   users: UserService;
   boxes: BoxService;
+  attacks: AttackService;
   social: { passport: PassportStatic; enabled: SocialProvider[] };
 }
 
 /** Builds the Express application: security headers, logging, routes, portal, errors. */
-export function createApp({ config, logger, orm, auth, users, boxes, social }: AppDeps): Express {
+export function createApp({ config, logger, orm, auth, users, boxes, attacks, social }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   // Client addresses (throttles, session records) come from X-Forwarded-For only behind trusted proxies.
@@ -80,6 +83,7 @@ export function createApp({ config, logger, orm, auth, users, boxes, social }: A
     authRoutes({ auth, secureCookies: secure, enabledProviders: () => social.enabled }),
     userRoutes({ users, requireAuth: requireAuth(auth) }),
     boxRoutes({ boxes, requireAuth: requireAuth(auth) }),
+    attackRoutes({ attacks, requireAuth: requireAuth(auth) }),
   ];
 
   const openApiDocument = buildOpenApiDocument({

@@ -70,6 +70,9 @@ export const configSchema = z
     BOX_STOP_TIMEOUT_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
     BOX_TICK_MS: z.coerce.number().int().min(200).max(60_000).default(2_000),
     BASIC_DAILY_LIMIT_MINUTES: z.coerce.number().int().min(1).max(1440).default(60),
+    ATTACK_TIME_LIMIT_MINUTES: z.coerce.number().min(0.05).max(1440).default(30),
+    MMR_K: z.coerce.number().int().min(1).max(400).default(32),
+    FOOTHOLD_SCORE: z.coerce.number().min(0).max(1).default(0.5),
     ARENA_SUBNET: ipv4Network.default('10.66.0.0/16'),
     TRANSIT_SUBNET: ipv4Network.default('10.65.0.0/30'),
     VPN_UDP_SUBNET: ipv4Network.default('10.8.0.0/16'),
@@ -141,6 +144,11 @@ export const configSchema = z
       basicDailyLimitSeconds: env.BASIC_DAILY_LIMIT_MINUTES * 60,
       arenaSubnet: env.ARENA_SUBNET,
       transitSubnet: env.TRANSIT_SUBNET,
+    },
+    attacks: {
+      timeLimitMs: Math.round(env.ATTACK_TIME_LIMIT_MINUTES * 60_000),
+      mmrK: env.MMR_K,
+      footholdScore: env.FOOTHOLD_SCORE,
     },
     vpn: {
       udpSubnet: env.VPN_UDP_SUBNET,

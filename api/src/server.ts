@@ -17,6 +17,7 @@ import { createMailer } from './mail/mailer.ts';
 import { createRealtime, disconnectSessions, type Realtime, type TokenVerifier } from './realtime/io.ts';
 import { UserService } from './users/service.ts';
 import { BoxService } from './boxes/service.ts';
+import { AttackService } from './attacks/service.ts';
 import { createOrchestrator } from './boxes/factory.ts';
 import { Sealer } from './crypto/sealer.ts';
 import { userRoom } from './realtime/io.ts';
@@ -27,6 +28,7 @@ export interface Platform {
   orm: Orm;
   auth: AuthService;
   boxes: BoxService;
+  attacks: AttackService;
   realtime: Realtime;
   httpServer: HttpServer;
   /** Stops everything that was started, in reverse order. Safe to call twice. */
@@ -107,14 +109,24 @@ export async function startPlatform(
       vpnLimitedPercent: config.vpn.limitedPercent,
     });
 
+    const attacks = new AttackService({
+      orm,
+      boxes,
+      orchestrator,
+      logger,
+      ...config.attacks,
+      tickMs: config.boxes.tickMs,
+    });
+
     const social = await configureSocial(config, logger);
-    const app = createApp({ config, logger, orm, auth, users, boxes, social });
+    const app = createApp({ config, logger, orm, auth, users, boxes, attacks, social });
     const httpServer = createServer(app);
     const verifyToken: TokenVerifier = options.verifyToken ?? ((token) => auth.authenticate(token));
     const realtime = createRealtime(httpServer, { verifyToken, logger });
     // Logout, password reset and token reuse end sessions at once: their sockets too.
     auth.events.on('sessionsRevoked', (ended) => disconnectSessions(realtime, ended));
     wireBoxEvents(realtime, boxes, logger);
+    wireAttackEvents(realtime, attacks);
 
     await new Promise<void>((resolve, reject) => {
       httpServer.once('error', reject);
@@ -131,13 +143,15 @@ export async function startPlatform(
     await orchestrator.start();
     await boxes.start();
     cleanups.push(() => boxes.stop());
+    await attacks.run();
+    cleanups.push(() => attacks.stop());
 
     const { port } = httpServer.address() as AddressInfo;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const url = `http://${host === '0.0.0.0' || host === '[::]' ? 'localhost' : host}:${port}`;
 
     let closing: Promise<void> | undefined;
-    return { url, orm, auth, boxes, realtime, httpServer, close: () => (closing ??= runCleanups()) };
+    return { url, orm, auth, boxes, attacks, realtime, httpServer, close: () => (closing ??= runCleanups()) };
   } catch (err) {
     await runCleanups();
     throw err;
@@ -164,6 +178,18 @@ function wireBoxEvents(realtime: Realtime, boxes: BoxService, logger: Logger): v
         .catch((err: unknown) => logger.error({ err }, 'Could not send the box state'));
     });
   });
+}
+
+/** /grid: both players of an attack hear it start and end (the Grid issue widens the audience). */
+function wireAttackEvents(realtime: Realtime, attacks: AttackService): void {
+  attacks.events.on('attackStarted', (attack) =>
+    realtime.grid
+      .to([userRoom(attack.attacker.id), userRoom(attack.target.id)])
+      .emit('attackStarted', attack),
+  );
+  attacks.events.on('attackEnded', ({ attackerId, targetId, ...payload }) =>
+    realtime.grid.to([userRoom(attackerId), userRoom(targetId)]).emit('attackEnded', payload),
+  );
 }
 
 /** Stops accepting, disconnects sockets, lets requests in flight finish, then cuts what is left. */

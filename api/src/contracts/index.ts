@@ -36,3 +36,4 @@ export * from './auth.ts';
 export * from './users.ts';
 export * from './boxes.ts';
 export * from './tiers.ts';
+export * from './attacks.ts';

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { BoxUpdatePayload } from './boxes.ts';
+import type { Attack, AttackEndedPayload, TargetBox } from './attacks.ts';
 
 export const SOCKET_PATH = '/socket.io';
 export const GRID_NAMESPACE = '/grid';
@@ -25,6 +26,9 @@ export interface SocketErrorPayload {
 
 export interface GridServerToClientEvents {
   readyForState: () => void;
+  attackStarted: (attack: Attack) => void;
+  attackEnded: (payload: AttackEndedPayload) => void;
+  attackBoxUpdated: (payload: { attackId: string; box: TargetBox }) => void;
   error: (payload: SocketErrorPayload) => void;
 }
 export interface GridClientToServerEvents {

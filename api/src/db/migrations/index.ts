@@ -4,6 +4,7 @@ import { Migration20261122010000_accounts } from './Migration20261122010000_acco
 import { Migration20261122020000_signup_hardening } from './Migration20261122020000_signup_hardening.ts';
 import { Migration20261122030000_credit_ledger } from './Migration20261122030000_credit_ledger.ts';
 import { Migration20261122040000_boxes } from './Migration20261122040000_boxes.ts';
+import { Migration20261122050000_attacks } from './Migration20261122050000_attacks.ts';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered from files) so the same
@@ -15,4 +16,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261122020000_signup_hardening', class: Migration20261122020000_signup_hardening },
   { name: 'Migration20261122030000_credit_ledger', class: Migration20261122030000_credit_ledger },
   { name: 'Migration20261122040000_boxes', class: Migration20261122040000_boxes },
+  { name: 'Migration20261122050000_attacks', class: Migration20261122050000_attacks },
 ];

@@ -1,0 +1,306 @@
+import { expect } from 'chai';
+import {
+  ATTACK_MESSAGES,
+  type Attack,
+  type AttackHistoryItem,
+  type Box,
+  type StartAttackResponse,
+} from '../contracts/index.ts';
+import type { TestAccount } from '../testing/accounts.ts';
+import { startBoxPlatform, waitFor, type BoxTestPlatform } from '../testing/boxes.ts';
+import { attackerScore, mmrChange, winnerOf } from './rating.ts';
+
+describe('attacks: rating', () => {
+  it('moves equal ratings by half of K on a win or a loss, and not at all on a foothold', () => {
+    expect(mmrChange(1000, 1000, 1, 32)).to.equal(16);
+    expect(mmrChange(1000, 1000, 0, 32)).to.equal(-16);
+    expect(mmrChange(1000, 1000, 0.5, 32)).to.equal(0);
+  });
+  it('pays more for beating a stronger defender than a weaker one', () => {
+    expect(mmrChange(1000, 1400, 1, 32)).to.equal(29);
+    expect(mmrChange(1400, 1000, 1, 32)).to.equal(3);
+    expect(mmrChange(1400, 1000, 0, 32)).to.equal(-29);
+  });
+  it('scores outcomes for the attacker and names the winner', () => {
+    expect(attackerScore('OWNED', 0.5)).to.equal(1);
+    expect(attackerScore('FOOTHOLD', 0.6)).to.equal(0.6);
+    expect(attackerScore('DEFENDED', 0.5)).to.equal(0);
+    expect(attackerScore('TIMEOUT', 0.5)).to.equal(0);
+    expect(attackerScore('CANCELLED', 0.5)).to.equal(null);
+    expect(winnerOf('FOOTHOLD')).to.equal('attacker');
+    expect(winnerOf('TIMEOUT')).to.equal('target');
+    expect(winnerOf('CANCELLED')).to.equal(null);
+  });
+});
+
+describe('attacks: lifecycle through the API', function () {
+  let t: BoxTestPlatform;
+
+  before(async () => {
+    t = await startBoxPlatform({ orchestrator: { boot: 'instant' } });
+  });
+  after(async () => {
+    await t?.close();
+  });
+
+  /** A player with a running box and, unless told otherwise, a live VPN client. */
+  async function player(
+    options: { vpn?: boolean; box?: boolean } = {},
+  ): Promise<TestAccount & { box: Box | null }> {
+    const user = await t.account();
+    let box: Box | null = null;
+    if (options.box !== false) {
+      const created = await t.call<Box>('POST', '/boxes', { token: user.token, body: {} });
+      await t.call('POST', `/boxes/${created.body.hostname}/power`, {
+        token: user.token,
+        body: { on: true },
+      });
+      box = await waitFor(
+        async () => (await t.call<Box>('GET', '/boxes/my', { token: user.token })).body,
+        (b) => b.status === 'RUNNING',
+        { what: 'a running box' },
+      );
+    }
+    if (options.vpn !== false) await t.orchestrator.connectVpn(user.id);
+    return { ...user, box };
+  }
+
+  const attack = (attacker: TestAccount, boxId: string) =>
+    t.call<StartAttackResponse & { message: string }>('POST', `/attack/${boxId}`, { token: attacker.token });
+  const mmr = async (user: TestAccount) =>
+    (await t.db.query<{ mmr: number }>('select mmr from users where id = $1', [user.id])).rows[0]!.mmr;
+  const attacksOf = async (user: TestAccount) =>
+    Number(
+      (await t.db.query('select count(*) from attacks where attacker_id = $1', [user.id])).rows[0].count,
+    );
+
+  it('starts a direct attack: the target box without its secrets, the cost charged, the window opened', async () => {
+    const attacker = await player();
+    const target = await player();
+    const answer = await attack(attacker, target.box!.id);
+    expect(answer.status).to.equal(201);
+    const { attack: started, box } = answer.body;
+    expect(started.outcome).to.equal('PENDING');
+    expect(started.attacker).to.deep.equal({ id: attacker.id, handle: attacker.handle });
+    expect(started.target).to.deep.equal({ id: target.id, handle: target.handle });
+    expect(box).to.include({ id: target.box!.id, hostname: target.box!.hostname, status: 'RUNNING' });
+    expect(box).not.to.have.property('ssh_password');
+    const ledger = await t.db.query(
+      `select credits_delta_cents + free_credits_delta_cents as delta from credit_ledger
+        where user_id = $1 and reason = 'ATTACK'`,
+      [attacker.id],
+    );
+    expect(ledger.rows.map((r) => Number(r.delta))).to.deep.equal([-500]); // BASIC: 5 credits
+    const windows = t.orchestrator.attackWindows();
+    expect(
+      windows.some((w) => w.attackerUserId === attacker.id && w.targetBoxId === target.box!.id),
+    ).to.equal(true);
+    await t.call('POST', `/attack/${started.id}/cancel`, { token: attacker.token });
+  });
+
+  it('refuses what the rules forbid, with a message, and starts nothing', async () => {
+    const attacker = await player();
+    const offVpn = await player({ vpn: false });
+    const boxless = await player({ box: false });
+    const stopped = await player();
+    await t.call('POST', `/boxes/${stopped.box!.hostname}/power`, {
+      token: stopped.token,
+      body: { on: false },
+    });
+    await waitFor(
+      async () => (await t.call<Box>('GET', '/boxes/my', { token: stopped.token })).body.status,
+      (s) => s === 'STOPPED',
+    );
+    const target = await player();
+
+    expect((await attack(attacker, attacker.box!.id)).body).to.include({
+      statusCode: 403,
+      message: ATTACK_MESSAGES.ownBox,
+    });
+    expect((await attack(attacker, offVpn.box!.id)).body).to.include({
+      statusCode: 409,
+      message: ATTACK_MESSAGES.targetOffline,
+    });
+    expect((await attack(attacker, stopped.box!.id)).body).to.include({
+      statusCode: 409,
+      message: ATTACK_MESSAGES.targetNotRunning,
+    });
+    expect((await attack(boxless, target.box!.id)).body).to.include({
+      statusCode: 409,
+      message: ATTACK_MESSAGES.attackerNoBox,
+    });
+    expect((await attack(offVpn, target.box!.id)).body).to.include({
+      statusCode: 409,
+      message: ATTACK_MESSAGES.attackerNoVpn,
+    });
+    expect((await attack(attacker, '00000000-0000-4000-8000-000000000000')).body).to.include({
+      statusCode: 404,
+      message: ATTACK_MESSAGES.targetNotFound,
+    });
+    expect((await attack(attacker, 'not-a-box')).status).to.equal(400);
+    expect((await t.call('POST', `/attack/${target.box!.id}`)).status).to.equal(401);
+
+    // No money: 402 and nothing is left behind.
+    await t.db.query('update users set credits_cents = 0, free_credits_cents = 0 where id = $1', [
+      attacker.id,
+    ]);
+    expect((await attack(attacker, target.box!.id)).body).to.include({
+      statusCode: 402,
+      message: ATTACK_MESSAGES.cannotPay,
+    });
+    expect(await attacksOf(attacker)).to.equal(0);
+  });
+
+  it('lets a player take part in one running attack at a time, even when starts race', async () => {
+    const [a, b, c, d] = [await player(), await player(), await player(), await player()];
+    // One after the other, across roles: a target cannot attack, an attacker cannot be attacked.
+    const first = (await attack(a, b.box!.id)).body.attack;
+    expect((await attack(b, c.box!.id)).body).to.include({
+      statusCode: 409,
+      message: ATTACK_MESSAGES.attackerBusy,
+    });
+    expect((await attack(c, a.box!.id)).body).to.include({
+      statusCode: 409,
+      message: ATTACK_MESSAGES.targetBusy,
+    });
+    expect((await attack(a, c.box!.id)).body).to.include({
+      statusCode: 409,
+      message: ATTACK_MESSAGES.attackerBusy,
+    });
+    await t.platform.attacks.settle(first.id, 'CANCELLED');
+    // At once:
+    const answers = await Promise.all([
+      attack(a, b.box!.id),
+      attack(a, c.box!.id),
+      attack(d, b.box!.id),
+      attack(b, c.box!.id),
+    ]);
+    const started = answers.filter((r) => r.status === 201);
+    const refused = answers.filter((r) => r.status === 409);
+    expect(started.length + refused.length).to.equal(4);
+    const busy = new Set<string>();
+    for (const r of started) {
+      for (const id of [r.body.attack.attacker.id, r.body.attack.target.id]) {
+        expect(busy.has(id), 'a player in two running attacks').to.equal(false);
+        busy.add(id);
+      }
+    }
+    expect(started.length).to.be.within(1, 2);
+    const running = await t.db.query(
+      `select count(*) from attacks where status = 'PENDING' and (attacker_id = any($1) or target_id = any($1))`,
+      [[a.id, b.id, c.id, d.id]],
+    );
+    expect(Number(running.rows[0].count)).to.equal(started.length);
+    for (const r of started) await t.platform.attacks.settle(r.body.attack.id, 'CANCELLED');
+  });
+
+  it("cancels ('Too Hard For Me') for the attacker only: no MMR moves, the window closes", async () => {
+    const attacker = await player();
+    const target = await player();
+    const stranger = await player();
+    const { attack: started } = (await attack(attacker, target.box!.id)).body;
+    const before = [await mmr(attacker), await mmr(target)];
+    expect((await t.call('POST', `/attack/${started.id}/cancel`, { token: stranger.token })).status).to.equal(
+      404,
+    );
+    expect(
+      (await t.call<{ message: string }>('POST', `/attack/${started.id}/cancel`, { token: target.token }))
+        .body.message,
+    ).to.equal(ATTACK_MESSAGES.notAttacker);
+    const cancelled = await t.call<{ attack: Attack }>('POST', `/attack/${started.id}/cancel`, {
+      token: attacker.token,
+    });
+    expect(cancelled.status).to.equal(200);
+    expect(cancelled.body.attack).to.include({
+      outcome: 'CANCELLED',
+      winnerId: null,
+      loserId: null,
+      mmrChange: null,
+    });
+    expect([await mmr(attacker), await mmr(target)]).to.deep.equal(before);
+    expect(t.orchestrator.attackWindows().some((w) => w.attackerUserId === attacker.id)).to.equal(false);
+    expect(
+      (await t.call<{ message: string }>('POST', `/attack/${started.id}/cancel`, { token: attacker.token }))
+        .body.message,
+    ).to.equal(ATTACK_MESSAGES.alreadyEnded);
+  });
+
+  it('settles OWNED at once and exactly once, however many events race, and moves MMR once', async () => {
+    const attacker = await player();
+    const target = await player();
+    const { attack: started } = (await attack(attacker, target.box!.id)).body;
+    const before = [await mmr(attacker), await mmr(target)];
+    const ended: string[] = [];
+    const onEnded = (e: { attackId: string; result: string }) => {
+      if (e.attackId === started.id) ended.push(e.result);
+    };
+    t.platform.attacks.events.on('attackEnded', onEnded);
+    const results = await Promise.all([
+      ...Array.from({ length: 5 }, () => t.platform.attacks.recordOwn(started.id, 'root shell')),
+      t.platform.attacks.settle(started.id, 'TIMEOUT'),
+      t.platform.attacks.settle(started.id, 'CANCELLED'),
+    ]);
+    t.platform.attacks.events.off('attackEnded', onEnded);
+    expect(results.filter(Boolean)).to.have.length(1);
+    expect(ended).to.have.length(1);
+    const settled = (await t.platform.attacks.get(started.id))!;
+    const change = settled.mmrChange ?? 0;
+    expect([await mmr(attacker), await mmr(target)]).to.deep.equal([
+      before[0]! + change,
+      before[1]! - change,
+    ]);
+    if (settled.outcome === 'OWNED') {
+      expect(change).to.be.greaterThan(0);
+      expect(settled).to.include({ winnerId: attacker.id, loserId: target.id });
+    }
+    expect(t.orchestrator.attackWindows().some((w) => w.attackerUserId === attacker.id)).to.equal(false);
+  });
+
+  it('at the time limit settles FOOTHOLD if held, DEFENDED if the attacker was evicted, TIMEOUT if never in', async () => {
+    const pairs = await Promise.all(
+      Array.from({ length: 3 }, async () => [await player(), await player()] as const),
+    );
+    const ids: string[] = [];
+    for (const [attacker, target] of pairs) ids.push((await attack(attacker, target.box!.id)).body.attack.id);
+    await t.platform.attacks.recordFoothold(ids[0]!, 'user shell');
+    await t.platform.attacks.recordFoothold(ids[1]!, 'user shell');
+    await t.platform.attacks.recordEviction(ids[1]!, 'shell gone');
+    await t.db.query('update attacks set ends_at = now() where id = any($1)', [ids]);
+    await t.platform.attacks.settleDue();
+    const outcomes = await Promise.all(ids.map(async (id) => (await t.platform.attacks.get(id))!.outcome));
+    expect(outcomes).to.deep.equal(['FOOTHOLD', 'DEFENDED', 'TIMEOUT']);
+    const events = await t.platform.attacks.attackEvents(pairs[1]![0].id, ids[1]!);
+    expect(events.map((e) => e.type)).to.deep.equal(['FOOTHOLD', 'EVICTED']);
+  });
+
+  it('shows history and logs to the two players only', async () => {
+    const attacker = await player();
+    const target = await player();
+    const stranger = await player();
+    const { attack: started } = (await attack(attacker, target.box!.id)).body;
+    await t.platform.attacks.recordFoothold(started.id, 'user shell');
+    for (const user of [attacker, target]) {
+      const history = await t.call<AttackHistoryItem[]>('GET', '/attack/history/all?limit=3', {
+        token: user.token,
+      });
+      expect(history.body[0]).to.include({ id: started.id, outcome: 'PENDING' });
+      expect(
+        (await t.call<unknown[]>('GET', `/attack/${started.id}/attack-logs`, { token: user.token })).body,
+      ).to.have.length(1);
+      expect((await t.call('GET', `/attack/${started.id}/logs`, { token: user.token })).status).to.equal(200);
+    }
+    expect(
+      (await t.call('GET', `/attack/${started.id}/attack-logs`, { token: stranger.token })).status,
+    ).to.equal(404);
+    expect((await t.call('GET', `/attack/${started.id}/logs`, { token: stranger.token })).status).to.equal(
+      404,
+    );
+    expect(
+      (await t.call<unknown[]>('GET', '/attack/history/all', { token: stranger.token })).body,
+    ).to.deep.equal([]);
+    expect((await t.call('GET', '/attack/history/all?limit=0', { token: attacker.token })).status).to.equal(
+      400,
+    );
+    await t.platform.attacks.settle(started.id, 'CANCELLED');
+  });
+});

@@ -1,0 +1,428 @@
+import { EventEmitter } from 'node:events';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  ATTACK_MESSAGES,
+  TIER_PERKS,
+  type Attack,
+  type AttackEndedPayload,
+  type AttackEvent,
+  type AttackHistoryItem,
+  type AttackOutcome,
+  type BoxStatus,
+  type CommandLog,
+  type StartAttackResponse,
+  type TargetBox,
+  type Tier,
+} from '../contracts/index.ts';
+import type { BoxService } from '../boxes/service.ts';
+import type { BoxOrchestrator } from '../boxes/orchestrator.ts';
+import { Ledger } from '../credits/ledger.ts';
+import { Sql, uniqueViolation } from '../db/sql.ts';
+import type { Orm } from '../db/orm.ts';
+import { HttpError, conflict, forbidden, notFound } from '../http/errors.ts';
+import type { Logger } from '../logger.ts';
+import { attackerScore, mmrChange, winnerOf } from './rating.ts';
+
+interface AttackRow {
+  id: string;
+  attacker_id: string;
+  target_id: string;
+  box_id: string | null;
+  status: AttackOutcome;
+  foothold_at: string | null;
+  foothold_held: boolean;
+  owned_at: string | null;
+  winner_id: string | null;
+  loser_id: string | null;
+  mmr_change: number | null;
+  created_at: string;
+  ends_at: string;
+  ended_at: string | null;
+  attacker_handle: string;
+  target_handle: string;
+  box_hostname: string | null;
+  box_ip: string | null;
+  box_status: BoxStatus | null;
+  box_open_ports: Record<string, string> | null;
+}
+
+const SELECT_ATTACK = `
+  select a.*, au.handle as attacker_handle, tu.handle as target_handle,
+         b.hostname as box_hostname, b.ip as box_ip, b.status as box_status, b.open_ports as box_open_ports
+    from attacks a
+    join users au on au.id = a.attacker_id
+    join users tu on tu.id = a.target_id
+    left join boxes b on b.id = a.box_id`;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const iso = (value: string | null) => (value ? new Date(value).toISOString() : null);
+
+export interface AttackServiceOptions {
+  orm: Orm;
+  boxes: BoxService;
+  orchestrator: BoxOrchestrator;
+  logger: Logger;
+  timeLimitMs: number;
+  mmrK: number;
+  footholdScore: number;
+  tickMs: number;
+}
+
+export interface AttackServiceEvents {
+  attackStarted: [Attack];
+  attackEnded: [AttackEndedPayload & { attackerId: string; targetId: string }];
+}
+
+/**
+ * The attack lifecycle (DESIGN.md "Game rules"): start (checks, cost, attack window), shells
+ * seen by the agent (FOOTHOLD, OWN), cancel, and settlement at the time limit — each attack
+ * settled exactly once, with its Elo change, by a conditional update in one transaction.
+ */
+export class AttackService {
+  readonly events = new EventEmitter<AttackServiceEvents>();
+  readonly #o: AttackServiceOptions;
+  readonly #log: Logger;
+  #timer: NodeJS.Timeout | null = null;
+  #settling: Promise<void> | null = null;
+  #stopped = false;
+
+  constructor(options: AttackServiceOptions) {
+    this.#o = options;
+    this.#log = options.logger.child({ component: 'attacks' });
+  }
+
+  #sql(): Sql {
+    return new Sql(this.#o.orm.em.fork() as EntityManager);
+  }
+
+  /** Re-opens the windows of attacks still running (the runtime forgets them on restart) and starts the clock. */
+  async run(): Promise<void> {
+    const running = await this.#sql().all<{ attacker_id: string; box_id: string | null; ends_at: string }>(
+      `select attacker_id, box_id, ends_at from attacks where status = 'PENDING' and box_id is not null`,
+    );
+    for (const a of running)
+      await this.#o.orchestrator
+        .openAttackWindow(a.attacker_id, a.box_id!, new Date(a.ends_at))
+        .catch((err: unknown) => this.#log.error({ err }, 'Could not re-open an attack window'));
+    this.#timer = setInterval(() => void this.settleDue(), this.#o.tickMs);
+    this.#timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearInterval(this.#timer);
+    await this.#settling;
+  }
+
+  // ---- start and cancel ---------------------------------------------------------------
+
+  /** POST /attack/{boxId}: a direct attack on a running box whose owner is on the VPN. */
+  async launch(
+    attackerId: string,
+    targetBoxId: string,
+    source: 'DIRECT' | 'MATCH' | 'PVP' = 'DIRECT',
+  ): Promise<StartAttackResponse> {
+    if (!UUID.test(targetBoxId)) throw notFound(ATTACK_MESSAGES.targetNotFound);
+    const sql = this.#sql();
+    const target = await sql.one<{ id: string; user_id: string; status: BoxStatus }>(
+      'select id, user_id, status from boxes where id = ?',
+      [targetBoxId],
+    );
+    if (!target) throw notFound(ATTACK_MESSAGES.targetNotFound);
+    if (target.user_id === attackerId) throw forbidden(ATTACK_MESSAGES.ownBox);
+    if (target.status !== 'RUNNING') throw conflict(ATTACK_MESSAGES.targetNotRunning);
+    if (!this.#o.boxes.isVpnConnected(target.user_id)) throw conflict(ATTACK_MESSAGES.targetOffline);
+    const own = await sql.one<{ status: BoxStatus }>('select status from boxes where user_id = ?', [
+      attackerId,
+    ]);
+    if (own?.status !== 'RUNNING') throw conflict(ATTACK_MESSAGES.attackerNoBox);
+    if (!this.#o.boxes.isVpnConnected(attackerId)) throw conflict(ATTACK_MESSAGES.attackerNoVpn);
+
+    let attackId: string;
+    try {
+      attackId = await sql.transaction(async (tx) => {
+        // Both players, in a fixed order, so two attacks cannot claim either of them at once.
+        for (const id of [attackerId, target.user_id].sort())
+          await tx.run('select pg_advisory_xact_lock(hashtext(?))', [`attack-player:${id}`]);
+        const busy = await tx.all<{ attacker_id: string; target_id: string }>(
+          `select attacker_id, target_id from attacks
+            where status = 'PENDING' and (attacker_id in (?, ?) or target_id in (?, ?))`,
+          [attackerId, target.user_id, attackerId, target.user_id],
+        );
+        if (busy.some((b) => b.attacker_id === attackerId || b.target_id === attackerId))
+          throw conflict(ATTACK_MESSAGES.attackerBusy);
+        if (busy.length) throw conflict(ATTACK_MESSAGES.targetBusy);
+        const tier = (await tx.one<{ tier: Tier }>('select tier from users where id = ?', [attackerId]))!
+          .tier;
+        const cost = TIER_PERKS[tier].attackCost * 100;
+        const row = await tx.one<{ id: string }>(
+          `insert into attacks (attacker_id, target_id, box_id, source, cost_cents, ends_at)
+           values (?, ?, ?, ?, ?, now() + make_interval(secs => ?)) returning id`,
+          [attackerId, target.user_id, targetBoxId, source, cost, this.#o.timeLimitMs / 1000],
+        );
+        if (cost > 0 && !(await Ledger.charge(tx, attackerId, cost, 'ATTACK', `attack:${row!.id}`)))
+          throw new HttpError(402, ATTACK_MESSAGES.cannotPay, { code: 'INSUFFICIENT_CREDITS' });
+        return row!.id;
+      });
+    } catch (err) {
+      if (uniqueViolation(err) !== null) throw conflict(ATTACK_MESSAGES.attackerBusy);
+      throw err;
+    }
+    const attack = (await this.get(attackId))!;
+    await this.#o.orchestrator.openAttackWindow(attackerId, targetBoxId, new Date(attack.endsAt));
+    this.#log.info({ attackId, attackerId, targetId: target.user_id }, 'Attack started');
+    this.events.emit('attackStarted', attack);
+    return { attack, box: attack.box! };
+  }
+
+  /** 'Too Hard For Me': the attacker gives up; the cost is not refunded and nobody's MMR moves. */
+  async cancel(callerId: string, attackId: string): Promise<Attack> {
+    const attack = await this.#participantAttack(callerId, attackId);
+    if (attack.attacker.id !== callerId) throw forbidden(ATTACK_MESSAGES.notAttacker);
+    if (attack.outcome !== 'PENDING') throw conflict(ATTACK_MESSAGES.alreadyEnded);
+    if (!(await this.settle(attackId, 'CANCELLED'))) throw conflict(ATTACK_MESSAGES.alreadyEnded);
+    return (await this.get(attackId))!;
+  }
+
+  // ---- shells (from the agent) --------------------------------------------------------
+
+  /** A non-root process of the attacker on the target: the first one marks the foothold. */
+  async recordFoothold(attackId: string, message: string): Promise<boolean> {
+    const sql = this.#sql();
+    const first = await sql.run(
+      `update attacks set foothold_at = coalesce(foothold_at, now()), foothold_held = true
+        where id = ? and status = 'PENDING' and foothold_at is null`,
+      [attackId],
+    );
+    if (first) await this.addEvent(attackId, 'FOOTHOLD', { message });
+    else
+      await sql.run(`update attacks set foothold_held = true where id = ? and status = 'PENDING'`, [
+        attackId,
+      ]);
+    return first > 0;
+  }
+
+  /** The attacker lost every user-level session on the target. */
+  async recordEviction(attackId: string, message: string): Promise<void> {
+    const changed = await this.#sql().run(
+      `update attacks set foothold_held = false where id = ? and status = 'PENDING' and foothold_held`,
+      [attackId],
+    );
+    if (changed) await this.addEvent(attackId, 'EVICTED', { message });
+  }
+
+  /** A root process of the attacker on the target: OWNED, settled at once. */
+  async recordOwn(attackId: string, message: string): Promise<boolean> {
+    const sql = this.#sql();
+    const first = await sql.run(
+      `update attacks set owned_at = now(), foothold_at = coalesce(foothold_at, now())
+        where id = ? and status = 'PENDING' and owned_at is null`,
+      [attackId],
+    );
+    if (!first) return false;
+    await this.addEvent(attackId, 'OWN', { message });
+    return this.settle(attackId, 'OWNED');
+  }
+
+  async addEvent(
+    attackId: string,
+    type: AttackEvent['type'],
+    details: { message: string } & Record<string, unknown>,
+  ) {
+    await this.#sql().run('insert into attack_events (attack_id, type, details) values (?, ?, ?::jsonb)', [
+      attackId,
+      type,
+      JSON.stringify(details),
+    ]);
+  }
+
+  // ---- settlement ---------------------------------------------------------------------
+
+  /** Settles every attack whose time is up: FOOTHOLD if still held, DEFENDED if evicted, else TIMEOUT. */
+  settleDue(): Promise<void> {
+    if (this.#stopped) return Promise.resolve();
+    this.#settling ??= (async () => {
+      try {
+        const due = await this.#sql().all<{ id: string; foothold_at: string | null; foothold_held: boolean }>(
+          `select id, foothold_at, foothold_held from attacks where status = 'PENDING' and ends_at <= now()`,
+        );
+        for (const a of due)
+          await this.settle(a.id, a.foothold_held ? 'FOOTHOLD' : a.foothold_at ? 'DEFENDED' : 'TIMEOUT');
+      } catch (err) {
+        this.#log.error({ err }, 'Attack settlement pass failed');
+      } finally {
+        this.#settling = null;
+      }
+    })();
+    return this.#settling;
+  }
+
+  /**
+   * Ends a running attack with `outcome`, once: the conditional update decides which of
+   * racing callers settles it; MMR moves in the same transaction. Answers whether this call did it.
+   */
+  async settle(attackId: string, outcome: Exclude<AttackOutcome, 'PENDING'>): Promise<boolean> {
+    const settled = await this.#sql().transaction(async (tx) => {
+      const row = await tx.one<{ attacker_id: string; target_id: string; box_id: string | null }>(
+        `update attacks set status = ?, ended_at = now() where id = ? and status = 'PENDING'
+          returning attacker_id, target_id, box_id`,
+        [outcome, attackId],
+      );
+      if (!row) return null;
+      const mmr = await tx.all<{ id: string; mmr: number }>(
+        'select id, mmr from users where id in (?, ?) order by id for update',
+        [row.attacker_id, row.target_id],
+      );
+      const attackerMmr = mmr.find((m) => m.id === row.attacker_id)?.mmr ?? 1000;
+      const targetMmr = mmr.find((m) => m.id === row.target_id)?.mmr ?? 1000;
+      const score = attackerScore(outcome, this.#o.footholdScore);
+      const change = score === null ? null : mmrChange(attackerMmr, targetMmr, score, this.#o.mmrK);
+      const side = winnerOf(outcome);
+      const winner = side === 'attacker' ? row.attacker_id : side === 'target' ? row.target_id : null;
+      const loser = side === 'attacker' ? row.target_id : side === 'target' ? row.attacker_id : null;
+      if (change) {
+        await tx.run('update users set mmr = mmr + ?, updated_at = now() where id = ?', [
+          change,
+          row.attacker_id,
+        ]);
+        await tx.run('update users set mmr = mmr - ?, updated_at = now() where id = ?', [
+          change,
+          row.target_id,
+        ]);
+      }
+      await tx.run(
+        `update attacks set winner_id = ?, loser_id = ?, mmr_change = ?, attacker_mmr_before = ?, target_mmr_before = ?
+          where id = ?`,
+        [winner, loser, change, attackerMmr, targetMmr, attackId],
+      );
+      return { ...row, winner, loser };
+    });
+    if (!settled) return false;
+    if (settled.box_id)
+      await this.#o.orchestrator
+        .closeAttackWindow(settled.attacker_id, settled.box_id)
+        .catch((err: unknown) => this.#log.error({ err, attackId }, 'Could not close the attack window'));
+    this.#log.info({ attackId, outcome }, 'Attack settled');
+    this.events.emit('attackEnded', {
+      attackId,
+      result: outcome,
+      winnerId: settled.winner,
+      loserId: settled.loser,
+      attackerId: settled.attacker_id,
+      targetId: settled.target_id,
+    });
+    return true;
+  }
+
+  // ---- reading ------------------------------------------------------------------------
+
+  async get(attackId: string): Promise<Attack | null> {
+    if (!UUID.test(attackId)) return null;
+    const row = await this.#sql().one<AttackRow>(`${SELECT_ATTACK} where a.id = ?`, [attackId]);
+    return row ? toAttack(row) : null;
+  }
+
+  /** The running attack a player takes part in, if any (the box agent's ingestion asks this too). */
+  async runningFor(userId: string): Promise<Attack | null> {
+    const row = await this.#sql().one<AttackRow>(
+      `${SELECT_ATTACK} where a.status = 'PENDING' and (a.attacker_id = ? or a.target_id = ?)`,
+      [userId, userId],
+    );
+    return row ? toAttack(row) : null;
+  }
+
+  async running(): Promise<Attack[]> {
+    const rows = await this.#sql().all<AttackRow>(
+      `${SELECT_ATTACK} where a.status = 'PENDING' order by a.created_at`,
+    );
+    return rows.map(toAttack);
+  }
+
+  /** An attack the caller took part in; anyone else gets 404 (its existence is not theirs to know). */
+  async #participantAttack(callerId: string, attackId: string): Promise<Attack> {
+    const attack = await this.get(attackId);
+    if (!attack || (attack.attacker.id !== callerId && attack.target.id !== callerId))
+      throw notFound(ATTACK_MESSAGES.notFound);
+    return attack;
+  }
+
+  async history(userId: string, limit: number): Promise<AttackHistoryItem[]> {
+    const rows = await this.#sql().all<AttackRow>(
+      `${SELECT_ATTACK} where a.attacker_id = ? or a.target_id = ? order by a.created_at desc, a.id limit ?`,
+      [userId, userId, limit],
+    );
+    return rows.map((row) => {
+      const a = toAttack(row);
+      return {
+        id: a.id,
+        attacker: a.attacker,
+        target: a.target,
+        outcome: a.outcome,
+        createdAt: a.createdAt,
+        endedAt: a.endedAt,
+      };
+    });
+  }
+
+  async commandLogs(callerId: string, attackId: string): Promise<CommandLog[]> {
+    await this.#participantAttack(callerId, attackId);
+    const rows = await this.#sql().all<{
+      id: string;
+      executed_at: string;
+      username: string;
+      cwd: string;
+      command: string;
+    }>('select * from attack_command_logs where attack_id = ? order by executed_at, id limit 5000', [
+      attackId,
+    ]);
+    return rows.map((r) => ({
+      id: String(r.id),
+      timestamp: new Date(r.executed_at).toISOString(),
+      user: r.username,
+      cwd: r.cwd,
+      command: r.command,
+    }));
+  }
+
+  async attackEvents(callerId: string, attackId: string): Promise<AttackEvent[]> {
+    await this.#participantAttack(callerId, attackId);
+    const rows = await this.#sql().all<{
+      id: string;
+      type: AttackEvent['type'];
+      details: AttackEvent['details'];
+      created_at: string;
+    }>('select * from attack_events where attack_id = ? order by id limit 5000', [attackId]);
+    return rows.map((r) => ({
+      id: String(r.id),
+      type: r.type,
+      details: r.details,
+      createdAt: new Date(r.created_at).toISOString(),
+    }));
+  }
+}
+
+function toAttack(row: AttackRow): Attack {
+  const box: TargetBox | null =
+    row.box_id && row.box_hostname
+      ? {
+          id: row.box_id,
+          hostname: row.box_hostname,
+          ip: row.box_ip,
+          status: row.box_status ?? 'STOPPED',
+          openPorts: row.box_open_ports ?? {},
+        }
+      : null;
+  return {
+    id: row.id,
+    attacker: { id: row.attacker_id, handle: row.attacker_handle },
+    target: { id: row.target_id, handle: row.target_handle },
+    box,
+    outcome: row.status,
+    winnerId: row.winner_id,
+    loserId: row.loser_id,
+    mmrChange: row.mmr_change,
+    createdAt: iso(row.created_at)!,
+    endsAt: iso(row.ends_at)!,
+    endedAt: iso(row.ended_at),
+  };
+}

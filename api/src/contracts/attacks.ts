@@ -1,0 +1,119 @@
+/** Attacks (core-app spec: entities, Grid, History, calls; DESIGN.md game rules). */
+import { z } from 'zod';
+import { BOX_STATUSES } from './boxes.ts';
+
+export const ATTACK_OUTCOMES = ['OWNED', 'DEFENDED', 'TIMEOUT', 'PENDING', 'FOOTHOLD', 'CANCELLED'] as const;
+export type AttackOutcome = (typeof ATTACK_OUTCOMES)[number];
+
+const playerRef = z.object({ id: z.uuid(), handle: z.string() });
+
+/** The target's box as the attacker sees it: where to aim, never its secrets. */
+export const targetBoxSchema = z
+  .object({
+    id: z.uuid(),
+    hostname: z.string(),
+    ip: z.string().nullable(),
+    status: z.enum(BOX_STATUSES),
+    openPorts: z.record(z.string(), z.string()),
+  })
+  .meta({ id: 'TargetBox' });
+export type TargetBox = z.infer<typeof targetBoxSchema>;
+
+export const attackSchema = z
+  .object({
+    id: z.uuid(),
+    attacker: playerRef,
+    target: playerRef,
+    box: targetBoxSchema.nullable(),
+    /** PENDING while the attack runs; the outcome once settled. */
+    outcome: z.enum(ATTACK_OUTCOMES),
+    winnerId: z.uuid().nullable(),
+    loserId: z.uuid().nullable(),
+    /** MMR the attacker gained (negative: lost); the defender moved the opposite way. */
+    mmrChange: z.number().int().nullable(),
+    createdAt: z.iso.datetime(),
+    endsAt: z.iso.datetime(),
+    endedAt: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'Attack' });
+export type Attack = z.infer<typeof attackSchema>;
+
+export const startAttackResponse = z
+  .object({ attack: attackSchema, box: targetBoxSchema })
+  .meta({ id: 'StartAttackResponse' });
+export type StartAttackResponse = z.infer<typeof startAttackResponse>;
+
+export const attackHistoryQuery = z.strictObject({
+  limit: z.coerce
+    .number({ error: 'limit must be a number' })
+    .int('limit must be a whole number')
+    .min(1, 'limit must be between 1 and 100')
+    .max(100, 'limit must be between 1 and 100')
+    .default(20),
+});
+
+export const attackHistoryItemSchema = z
+  .object({
+    id: z.uuid(),
+    attacker: playerRef,
+    target: playerRef,
+    outcome: z.enum(ATTACK_OUTCOMES),
+    createdAt: z.iso.datetime(),
+    endedAt: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'AttackHistoryItem' });
+export type AttackHistoryItem = z.infer<typeof attackHistoryItemSchema>;
+
+export const ATTACK_EVENT_TYPES = [
+  'COMMAND',
+  'FOOTHOLD',
+  'OWN',
+  'EVICTED',
+  'AGENT_SILENT',
+  'AGENT_BACK',
+] as const;
+export type AttackEventType = (typeof ATTACK_EVENT_TYPES)[number];
+
+export const attackEventSchema = z
+  .object({
+    id: z.string(),
+    type: z.enum(ATTACK_EVENT_TYPES),
+    createdAt: z.iso.datetime(),
+    details: z.object({ message: z.string() }).catchall(z.unknown()),
+  })
+  .meta({ id: 'AttackEvent' });
+export type AttackEvent = z.infer<typeof attackEventSchema>;
+
+export const commandLogSchema = z
+  .object({
+    id: z.string(),
+    timestamp: z.iso.datetime(),
+    user: z.string(),
+    cwd: z.string(),
+    command: z.string(),
+  })
+  .meta({ id: 'CommandLog' });
+export type CommandLog = z.infer<typeof commandLogSchema>;
+
+/** `attackEnded` on /grid. */
+export interface AttackEndedPayload {
+  attackId: string;
+  result: AttackOutcome;
+  winnerId: string | null;
+  loserId: string | null;
+}
+
+export const ATTACK_MESSAGES = {
+  notFound: 'Attack not found.',
+  targetNotFound: 'Target box not found.',
+  ownBox: 'You cannot attack your own box.',
+  targetNotRunning: "The target's box is not running.",
+  targetOffline: 'The target is not connected to the VPN.',
+  attackerNoBox: 'Your box must be running to attack.',
+  attackerNoVpn: 'You must be connected to the VPN to attack.',
+  attackerBusy: 'You are already in an attack.',
+  targetBusy: 'The target is already in an attack.',
+  cannotPay: 'Not enough credits to launch an attack.',
+  notAttacker: 'Only the attacker can cancel an attack.',
+  alreadyEnded: 'This attack has already ended.',
+} as const;
