@@ -21,6 +21,8 @@ import { userRoutes } from './users/routes.ts';
 import { boxRoutes } from './boxes/routes.ts';
 import { attackRoutes } from './attacks/routes.ts';
 import type { AttackService } from './attacks/service.ts';
+import { agentRoutes } from './attacks/agent-routes.ts';
+import type { AgentIngest } from './attacks/ingest.ts';
 import type { BoxService } from './boxes/service.ts';
 import { packageInfo } from './version.ts';
 
@@ -32,11 +34,22 @@ export interface AppDeps {
   users: UserService;
   boxes: BoxService;
   attacks: AttackService;
+  ingest: AgentIngest;
   social: { passport: PassportStatic; enabled: SocialProvider[] };
 }
 
 /** Builds the Express application: security headers, logging, routes, portal, errors. */
-export function createApp({ config, logger, orm, auth, users, boxes, attacks, social }: AppDeps): Express {
+export function createApp({
+  config,
+  logger,
+  orm,
+  auth,
+  users,
+  boxes,
+  attacks,
+  ingest,
+  social,
+}: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   // Client addresses (throttles, session records) come from X-Forwarded-For only behind trusted proxies.
@@ -113,6 +126,9 @@ export function createApp({ config, logger, orm, auth, users, boxes, attacks, so
       signupGiftCents: config.startingFreeCreditsCents,
     }),
   );
+  // Box agents (not through the public ingress on Kubernetes; a box reaches only this). Batches
+  // stay under the JSON limit of every request (100 kB): the agent splits them.
+  app.use('/internal', agentRoutes({ ingest }).router);
   app.use(['/api', '/internal'], apiNotFound);
 
   const portal = portalStatic(config.portalDist);

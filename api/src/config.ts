@@ -73,6 +73,7 @@ export const configSchema = z
     ATTACK_TIME_LIMIT_MINUTES: z.coerce.number().min(0.05).max(1440).default(30),
     MMR_K: z.coerce.number().int().min(1).max(400).default(32),
     FOOTHOLD_SCORE: z.coerce.number().min(0).max(1).default(0.5),
+    AGENT_SILENCE_SECONDS: z.coerce.number().int().min(5).max(3600).default(30),
     ARENA_SUBNET: ipv4Network.default('10.66.0.0/16'),
     TRANSIT_SUBNET: ipv4Network.default('10.65.0.0/30'),
     VPN_UDP_SUBNET: ipv4Network.default('10.8.0.0/16'),
@@ -149,6 +150,7 @@ export const configSchema = z
       timeLimitMs: Math.round(env.ATTACK_TIME_LIMIT_MINUTES * 60_000),
       mmrK: env.MMR_K,
       footholdScore: env.FOOTHOLD_SCORE,
+      agentSilenceMs: env.AGENT_SILENCE_SECONDS * 1000,
     },
     vpn: {
       udpSubnet: env.VPN_UDP_SUBNET,

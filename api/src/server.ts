@@ -18,6 +18,7 @@ import { createRealtime, disconnectSessions, type Realtime, type TokenVerifier }
 import { UserService } from './users/service.ts';
 import { BoxService } from './boxes/service.ts';
 import { AttackService } from './attacks/service.ts';
+import { AgentIngest } from './attacks/ingest.ts';
 import { createOrchestrator } from './boxes/factory.ts';
 import { Sealer } from './crypto/sealer.ts';
 import { userRoom } from './realtime/io.ts';
@@ -29,6 +30,7 @@ export interface Platform {
   auth: AuthService;
   boxes: BoxService;
   attacks: AttackService;
+  ingest: AgentIngest;
   realtime: Realtime;
   httpServer: HttpServer;
   /** Stops everything that was started, in reverse order. Safe to call twice. */
@@ -114,12 +116,16 @@ export async function startPlatform(
       boxes,
       orchestrator,
       logger,
-      ...config.attacks,
+      timeLimitMs: config.attacks.timeLimitMs,
+      mmrK: config.attacks.mmrK,
+      footholdScore: config.attacks.footholdScore,
       tickMs: config.boxes.tickMs,
     });
 
+    const ingest = new AgentIngest({ orm, boxes, attacks, logger, silenceMs: config.attacks.agentSilenceMs });
+
     const social = await configureSocial(config, logger);
-    const app = createApp({ config, logger, orm, auth, users, boxes, attacks, social });
+    const app = createApp({ config, logger, orm, auth, users, boxes, attacks, ingest, social });
     const httpServer = createServer(app);
     const verifyToken: TokenVerifier = options.verifyToken ?? ((token) => auth.authenticate(token));
     const realtime = createRealtime(httpServer, { verifyToken, logger });
@@ -145,13 +151,25 @@ export async function startPlatform(
     cleanups.push(() => boxes.stop());
     await attacks.run();
     cleanups.push(() => attacks.stop());
+    ingest.run(config.boxes.tickMs);
+    cleanups.push(async () => ingest.stop());
 
     const { port } = httpServer.address() as AddressInfo;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const url = `http://${host === '0.0.0.0' || host === '[::]' ? 'localhost' : host}:${port}`;
 
     let closing: Promise<void> | undefined;
-    return { url, orm, auth, boxes, attacks, realtime, httpServer, close: () => (closing ??= runCleanups()) };
+    return {
+      url,
+      orm,
+      auth,
+      boxes,
+      attacks,
+      ingest,
+      realtime,
+      httpServer,
+      close: () => (closing ??= runCleanups()),
+    };
   } catch (err) {
     await runCleanups();
     throw err;

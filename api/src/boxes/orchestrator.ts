@@ -77,6 +77,8 @@ export interface BoxSpec {
   power: boolean;
   rootPassword: string;
   sshPublicKey: string | null;
+  /** Secret the box's agent reports with (installed in the box on first start). */
+  agentToken: string | null;
   resources: BoxResources;
 }
 

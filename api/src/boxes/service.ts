@@ -16,6 +16,7 @@ import {
   type VpnProtocol,
 } from '../contracts/index.ts';
 import { Ledger } from '../credits/ledger.ts';
+import { agentTokenHash } from '../attacks/ingest.ts';
 import type { Sealer } from '../crypto/sealer.ts';
 import { Sql, uniqueViolation } from '../db/sql.ts';
 import type { Orm } from '../db/orm.ts';
@@ -35,6 +36,7 @@ interface BoxRow {
   open_ports: Record<string, string>;
   ssh_password_enc: string;
   ssh_public_key: string | null;
+  agent_token_enc: string | null;
   accumulated_usage_seconds: string;
   last_powered_at: string | null;
   usage_counted_until: string | null;
@@ -131,16 +133,25 @@ export class BoxService {
     if (!user) throw notFound('User not found');
     const base = hostnameBase(user.handle);
     const password = randomBytes(12).toString('base64url');
+    // The box agent's secret: what it reports is taken as coming from this box.
+    const agentToken = randomBytes(32).toString('base64url');
     // A taken hostname gets a suffix; a slot taken by a concurrent creation is just retried.
     let suffix = 0;
     for (let attempt = 0; attempt < 20; attempt++) {
       const hostname = suffix === 0 ? base : `${base}-${suffix < 5 ? suffix + 1 : randomInt(100, 10_000)}`;
       try {
         await sql.run(
-          `insert into boxes (user_id, slot, hostname, ssh_password_enc, ssh_public_key)
+          `insert into boxes (user_id, slot, hostname, ssh_password_enc, ssh_public_key, agent_token_hash, agent_token_enc)
            select ?, coalesce((select min(s) from generate_series(0, (select coalesce(max(slot) + 1, 0) from boxes)) s
-                               where not exists (select 1 from boxes where slot = s)), 0), ?, ?, ?`,
-          [userId, hostname, this.#o.sealer.seal(password), request.sshPublicKey ?? null],
+                               where not exists (select 1 from boxes where slot = s)), 0), ?, ?, ?, ?, ?`,
+          [
+            userId,
+            hostname,
+            this.#o.sealer.seal(password),
+            request.sshPublicKey ?? null,
+            agentTokenHash(agentToken),
+            this.#o.sealer.seal(agentToken),
+          ],
         );
         this.#log.info({ userId, hostname }, 'Box created');
         const box = await this.my(userId);
@@ -413,6 +424,7 @@ export class BoxService {
       power: row.desired_power,
       rootPassword: this.#o.sealer.open(row.ssh_password_enc),
       sshPublicKey: row.ssh_public_key,
+      agentToken: row.agent_token_enc ? this.#o.sealer.open(row.agent_token_enc) : null,
       resources: this.#o.resources,
     };
     const seen = await this.#o.orchestrator.applyBox(spec);

@@ -37,3 +37,4 @@ export * from './users.ts';
 export * from './boxes.ts';
 export * from './tiers.ts';
 export * from './attacks.ts';
+export * from './agent.ts';

@@ -31,6 +31,7 @@ export interface MachineSpec {
   /** crypt(3) hash of the root password, written on first start only. */
   rootPasswordHash: string;
   sshPublicKey: string | null;
+  agentToken: string | null;
   limits: BoxLimits;
 }
 
@@ -247,6 +248,7 @@ export class Machine {
       )
       .join('\n');
     await write('etc/shadow', shadow, 0o640);
+    if (spec.agentToken) await write('etc/exploit-grid/agent.token', `${spec.agentToken}\n`, 0o600);
     if (spec.sshPublicKey) {
       await mkdir(path.join(root, 'root/.ssh'), { recursive: true, mode: 0o700 });
       await chown(path.join(root, 'root/.ssh'), base, base);

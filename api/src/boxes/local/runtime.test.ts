@@ -62,6 +62,7 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     power: true,
     rootPassword: `alice-${randomBytes(6).toString('hex')}`,
     sshPublicKey: null,
+    agentToken: `agent-${randomBytes(16).toString('hex')}`,
     resources,
   };
   const bobBox: BoxSpec = {
@@ -72,6 +73,7 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     power: true,
     rootPassword: `bob-${randomBytes(6).toString('hex')}`,
     sshPublicKey: null,
+    agentToken: null,
     resources,
   };
   const boxDir = (spec: BoxSpec) => path.join(dataDir, 'boxes', spec.id);
@@ -295,12 +297,13 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
       ip(aliceBox),
       'hostname; echo "$SSH_CONNECTION"; id -u; echo kept > /root/marker; stat -c %a /; ' +
         'runuser -u nobody -- cat /etc/hostname; timeout 10 systemctl is-system-running --wait >/dev/null; ' +
-        'systemctl is-active dbus systemd-logind ssh | tr "\\n" " "',
+        'systemctl is-active dbus systemd-logind ssh | tr "\\n" " "; echo; ' +
+        'stat -c %a /etc/exploit-grid/agent.token; cat /etc/exploit-grid/agent.token',
       {
         password: aliceBox.rootPassword,
       },
     );
-    const [hostname, connection, uid, rootMode, asNobody, units] = out.trim().split('\n');
+    const [hostname, connection, uid, rootMode, asNobody, units, tokenMode, token] = out.trim().split('\n');
     expect(hostname).to.equal('alice-box');
     expect(connection!.split(' ')[0]).to.equal(session(users.alice)!.vpnAddress);
     expect(connection!.split(' ')[2]).to.equal(ip(aliceBox));
@@ -309,6 +312,9 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     expect(rootMode, 'mode of / in the box').to.equal('755');
     expect(asNobody, 'nobody reading /etc/hostname').to.equal('alice-box');
     expect(units!.trim(), 'dbus, logind and ssh').to.equal('active active active');
+    // The agent's secret is in the box, for root only.
+    expect(tokenMode).to.equal('600');
+    expect(token).to.equal(aliceBox.agentToken);
     // Bob over TCP to his own box.
     const bobOut = await bob.ssh(ip(bobBox), 'hostname; echo "$SSH_CONNECTION"', {
       password: bobBox.rootPassword,

@@ -430,6 +430,7 @@ export class LocalRuntime implements BoxOrchestrator {
       gateway: this.router.routerArenaAddress,
       rootPasswordHash: hash,
       sshPublicKey: spec.sshPublicKey,
+      agentToken: spec.agentToken,
       limits: spec.resources,
     };
   }

@@ -5,6 +5,7 @@ import { Migration20261122020000_signup_hardening } from './Migration20261122020
 import { Migration20261122030000_credit_ledger } from './Migration20261122030000_credit_ledger.ts';
 import { Migration20261122040000_boxes } from './Migration20261122040000_boxes.ts';
 import { Migration20261122050000_attacks } from './Migration20261122050000_attacks.ts';
+import { Migration20261122060000_agent } from './Migration20261122060000_agent.ts';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered from files) so the same
@@ -17,4 +18,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261122030000_credit_ledger', class: Migration20261122030000_credit_ledger },
   { name: 'Migration20261122040000_boxes', class: Migration20261122040000_boxes },
   { name: 'Migration20261122050000_attacks', class: Migration20261122050000_attacks },
+  { name: 'Migration20261122060000_agent', class: Migration20261122060000_agent },
 ];
