@@ -151,6 +151,33 @@ describe('attacks: lifecycle through the API', function () {
     expect(await attacksOf(attacker)).to.equal(0);
   });
 
+  it('ends an attack it cannot open a window for at once, and gives the cost back as it was paid', async () => {
+    const attacker = await player();
+    const target = await player();
+    const balances = async () =>
+      (
+        await t.db.query(
+          'select credits_cents::int as c, free_credits_cents::int as f from users where id = $1',
+          [attacker.id],
+        )
+      ).rows[0];
+    const before = await balances();
+    t.orchestrator.failWindows = new Error('nft refused');
+    try {
+      const answer = await attack(attacker, target.box!.id);
+      expect(answer.status).to.equal(503);
+    } finally {
+      t.orchestrator.failWindows = null;
+    }
+    expect(await balances()).to.deep.equal(before);
+    const row = (await t.db.query('select status from attacks where attacker_id = $1', [attacker.id]))
+      .rows[0];
+    expect(row.status).to.equal('CANCELLED');
+    // And the players are free for the next one.
+    expect((await attack(attacker, target.box!.id)).status).to.equal(201);
+    await t.platform.attacks.settle((await t.platform.attacks.runningFor(attacker.id))!.id, 'CANCELLED');
+  });
+
   it('lets a player take part in one running attack at a time, even when starts race', async () => {
     const [a, b, c, d] = [await player(), await player(), await player(), await player()];
     // One after the other, across roles: a target cannot attack, an attacker cannot be attacked.

@@ -19,7 +19,7 @@ import type { BoxOrchestrator } from '../boxes/orchestrator.ts';
 import { Ledger } from '../credits/ledger.ts';
 import { Sql, uniqueViolation } from '../db/sql.ts';
 import type { Orm } from '../db/orm.ts';
-import { HttpError, conflict, forbidden, notFound } from '../http/errors.ts';
+import { HttpError, conflict, forbidden, notFound, serviceUnavailable } from '../http/errors.ts';
 import type { Logger } from '../logger.ts';
 import { attackerScore, mmrChange, winnerOf } from './rating.ts';
 
@@ -169,10 +169,39 @@ export class AttackService {
       throw err;
     }
     const attack = (await this.get(attackId))!;
-    await this.#o.orchestrator.openAttackWindow(attackerId, targetBoxId, new Date(attack.endsAt));
+    try {
+      await this.#o.orchestrator.openAttackWindow(attackerId, targetBoxId, new Date(attack.endsAt));
+    } catch (err) {
+      // An attack the attacker cannot reach is no attack: it ends at once (CANCELLED: nobody's MMR moves).
+      this.#log.error({ err, attackId }, 'Could not open the attack window');
+      await this.settle(attackId, 'CANCELLED');
+      await this.#refund(attackId, attackerId);
+      throw serviceUnavailable('The attack could not be started. Try again in a moment.');
+    }
     this.#log.info({ attackId, attackerId, targetId: target.user_id }, 'Attack started');
     this.events.emit('attackStarted', attack);
     return { attack, box: attack.box! };
+  }
+
+  /** Gives back what starting the attack cost, exactly as it was paid (free credits as free credits). */
+  async #refund(attackId: string, attackerId: string): Promise<void> {
+    const sql = this.#sql();
+    const paid = await sql.one<{ credits_delta_cents: string; free_credits_delta_cents: string }>(
+      `select credits_delta_cents, free_credits_delta_cents from credit_ledger
+        where user_id = ? and reason = 'ATTACK' and reference = ?`,
+      [attackerId, `attack:${attackId}`],
+    );
+    if (!paid) return;
+    const creditsCents = -Number(paid.credits_delta_cents);
+    const freeCreditsCents = -Number(paid.free_credits_delta_cents);
+    if (creditsCents + freeCreditsCents > 0)
+      await Ledger.grant(
+        sql,
+        attackerId,
+        { creditsCents: creditsCents || undefined, freeCreditsCents: freeCreditsCents || undefined },
+        'ADJUSTMENT',
+        `refund:attack:${attackId}`,
+      );
   }
 
   /** 'Too Hard For Me': the attacker gives up; the cost is not refunded and nobody's MMR moves. */

@@ -76,6 +76,8 @@ export class TestOrchestrator implements BoxOrchestrator {
   image: OrchestratorStatus['image'] = { state: 'ready', percent: 100, step: null };
   /** When set, applyBox rejects with it (a runtime failure). */
   failApply: Error | null = null;
+  /** When set, openAttackWindow rejects with it. */
+  failWindows: Error | null = null;
   /** Runs once at the next boxIds() call, before it answers (to stage races with the loop). */
   beforeNextBoxIds: (() => Promise<void>) | null = null;
 
@@ -286,6 +288,7 @@ export class TestOrchestrator implements BoxOrchestrator {
   }
 
   async openAttackWindow(attackerUserId: string, targetBoxId: string, until: Date): Promise<void> {
+    if (this.failWindows) throw this.failWindows;
     this.#windows.set(`${attackerUserId}|${targetBoxId}`, { attackerUserId, targetBoxId, until });
   }
 
