@@ -74,8 +74,9 @@ portal/dist/index.html: $(PORTAL_SOURCES) $(API_SOURCES) node_modules/.package-l
 test: lint test-unit test-e2e ## Everything CI runs: lint, unit tests, end-to-end tests in Chromium.
 
 .PHONY: test-unit
-test-unit: deps box-deps ## API tests (mocha, real PostgreSQL, real boxes and VPN when root) and portal tests (vitest).
+test-unit: deps box-deps ## API and operator tests (mocha, real PostgreSQL, real boxes and VPN when root), portal tests (vitest).
 	npm run test --workspace @exploit-grid/api
+	npm run test --workspace @exploit-grid/operator
 	npm run test --workspace @exploit-grid/portal
 
 .PHONY: test-e2e
@@ -88,6 +89,7 @@ test-e2e: build ## End-to-end tests: the platform as `make run` starts it, drive
 lint: deps ## Type-check everything, ESLint and Prettier.
 	tsc -b
 	tsc -p api/tsconfig.test.json
+	tsc -p operator/tsconfig.test.json
 	eslint --max-warnings 0 .
 	prettier --check --log-level warn .
 

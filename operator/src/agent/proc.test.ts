@@ -1,0 +1,95 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { expect } from 'chai';
+import { listPids, peerOf, readProcess, socketInodes, tcpTable } from './proc.ts';
+
+/** Real processes with real sockets: a listener here, shells that connect to it like reverse shells. */
+describe('agent: reading /proc', function () {
+  this.timeout(20_000);
+  let server: net.Server;
+  let port: number;
+  const children: ChildProcess[] = [];
+  const sockets = new Set<net.Socket>();
+
+  before(async () => {
+    server = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as net.AddressInfo).port;
+  });
+  after(async () => {
+    // Each shell is a process group of its own: its sleep goes with it.
+    for (const child of children) {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  /** Starts `bash -c script` and answers the pid of the `sleep` it ends up running. */
+  async function shell(
+    script: string,
+    env: NodeJS.ProcessEnv = {},
+  ): Promise<{ bash: number; sleep: number }> {
+    // `; true` keeps bash as the parent (it would exec a last lone command in its own place).
+    const child = spawn('bash', ['-c', `${script}; true`], {
+      env: { ...process.env, ...env },
+      stdio: 'ignore',
+      detached: true,
+    });
+    children.push(child);
+    for (let i = 0; i < 200; i++) {
+      const sleeper = listPids().find((pid) => {
+        const info = readProcess(pid);
+        return info !== null && info.ppid === child.pid && info.command.startsWith('sleep');
+      });
+      if (sleeper) return { bash: child.pid!, sleep: sleeper };
+      await sleep(25);
+    }
+    throw new Error('the shell never started its sleep');
+  }
+
+  it('reads a process: parent, uid, command line, cwd', async () => {
+    const { bash, sleep: pid } = await shell('cd /tmp && sleep 30');
+    const info = readProcess(pid)!;
+    expect(info).to.include({ pid, ppid: bash, uid: process.getuid!(), cwd: '/tmp', command: 'sleep 30' });
+    expect(info.startTicks).to.be.a('number').and.greaterThan(0);
+    expect(readProcess(999_999_999)).to.equal(null);
+  });
+
+  it("finds the peer of a reverse shell's command through the socket it inherited", async () => {
+    const { sleep: pid } = await shell(`exec 3<>/dev/tcp/127.0.0.1/${port}; sleep 30`);
+    expect(socketInodes(pid).size).to.be.greaterThan(0);
+    const connections = [...tcpTable(pid).values()].filter(
+      (c) => c.state === 'ESTABLISHED' && c.remotePort === port,
+    );
+    expect(connections.map((c) => c.remote)).to.include('127.0.0.1');
+    expect(peerOf(pid, { includeLoopback: true })).to.equal('127.0.0.1');
+    // Loopback is nobody's session by default.
+    expect(peerOf(pid)).to.equal(null);
+  });
+
+  it('finds the peer through an ancestor when the command itself holds no socket', async () => {
+    const { bash, sleep: pid } = await shell(`exec 3<>/dev/tcp/127.0.0.1/${port}; sleep 30 3>&-`);
+    expect(socketInodes(pid).size).to.equal(0);
+    expect(socketInodes(bash).size).to.be.greaterThan(0);
+    expect(peerOf(pid, { includeLoopback: true })).to.equal('127.0.0.1');
+  });
+
+  it('takes the client of an ssh session from the environment', async () => {
+    const { sleep: pid } = await shell('sleep 30', { SSH_CONNECTION: '10.8.0.5 51234 10.66.1.1 22' });
+    expect(peerOf(pid)).to.equal('10.8.0.5');
+  });
+
+  it('answers null for a process with no session', async () => {
+    const { sleep: pid } = await shell('sleep 30', { SSH_CONNECTION: '' });
+    expect(peerOf(pid)).to.equal(null);
+  });
+});
