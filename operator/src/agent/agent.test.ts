@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, appendFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -159,5 +159,53 @@ describe('agent: reporting process starts to the API', function () {
     expect(
       received.some((e) => e.kind === 'heartbeat' && e.sessions.some((s) => s.peer === '10.8.0.9')),
     ).to.equal(true);
+  });
+});
+
+describe('agent: the program', function () {
+  this.timeout(20_000);
+
+  it('runs from its environment, reports, and refuses to start without an API address', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'eg-agent-main-'));
+    const tokenFile = path.join(dir, 'token');
+    writeFileSync(tokenFile, 'main-secret\n');
+    const got: string[] = [];
+    const server = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        got.push(`${req.headers.authorization} ${body}`);
+        const events = (JSON.parse(body) as { events: AgentEvent[] }).events;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ lastSeq: events.at(-1)!.seq, stored: events.length }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const main = path.join(import.meta.dirname, 'main.ts');
+    const env = {
+      ...process.env,
+      EG_AGENT_TOKEN_FILE: tokenFile,
+      EG_AGENT_SPOOL_DIR: path.join(dir, 'spool'),
+      EG_AGENT_HEARTBEAT_MS: '100',
+    };
+    const refused = spawn(process.execPath, [main], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    refused.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    expect(await new Promise((resolve) => refused.once('exit', resolve))).to.equal(2);
+    expect(stderr).to.include('EG_AGENT_API_URL is not set');
+
+    const agent = spawn(process.execPath, [main], {
+      env: { ...env, EG_AGENT_API_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/` },
+      stdio: 'ignore',
+    });
+    try {
+      for (let i = 0; i < 100 && got.length === 0; i++) await sleep(50);
+      expect(got[0]).to.match(/^Bearer main-secret \{"events":\[/);
+    } finally {
+      agent.kill('SIGTERM');
+      await new Promise((resolve) => agent.once('exit', resolve));
+      server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
