@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { createVerifiedAccount } from '../support/accounts.ts';
+import { sshArgs } from '../support/netns.ts';
 import { startPlatform } from '../support/platform.ts';
 
 const run = promisify(execFile);
@@ -66,27 +67,10 @@ const percentile = (values: number[], p: number) =>
 /** ssh from the router namespace (the box's gateway) with the box's password. */
 async function sshWorks(ip: string, password: string): Promise<boolean> {
   try {
-    await run(
-      'nsenter',
-      [
-        `--net=${router}`,
-        'sshpass',
-        '-p',
-        password,
-        'ssh',
-        '-o',
-        'StrictHostKeyChecking=no',
-        '-o',
-        'UserKnownHostsFile=/dev/null',
-        '-o',
-        'ConnectTimeout=1',
-        '-o',
-        'LogLevel=ERROR',
-        `root@${ip}`,
-        'true',
-      ],
-      { timeout: 3000 },
-    );
+    await run('nsenter', [`--net=${router}`, ...sshArgs({ password }, 1), `root@${ip}`, 'true'], {
+      timeout: 3000,
+      env: { ...process.env, SSHPASS: password },
+    });
     return true;
   } catch {
     return false;

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -132,7 +132,9 @@ describe('boxes in Chromium: create, run, download the VPN config, connect, ssh'
       })
     ).json()) as { ip: string; ssh_password: string };
     await page.getByText(`ssh root@${box.ip}`).first().waitFor();
-    const shell = await alice.ssh(box.ip, box.ssh_password, 'id -u; hostname; echo $SSH_CONNECTION');
+    const shell = await alice.ssh(box.ip, 'id -u; hostname; echo $SSH_CONNECTION', {
+      password: box.ssh_password,
+    });
     const [uid, hostname, connection] = shell.trim().split('\n');
     expect(uid).to.equal('0');
     expect(hostname).to.equal('trinity-box');
@@ -145,18 +147,13 @@ describe('boxes in Chromium: create, run, download the VPN config, connect, ssh'
       email: 'morpheus_box@example.test',
       password: 'correct horse battery',
     });
-    const me = (await (
-      await fetch(`${platform.url}/api/v1/users/me`, {
-        headers: { authorization: `Bearer ${other.accessToken}` },
-      })
-    ).json()) as { id: string };
     const otherConfig = (await (
-      await fetch(`${platform.url}/api/v1/user-vpn/${me.id}/TCP`, {
+      await fetch(`${platform.url}/api/v1/user-vpn/${other.id}/TCP`, {
         headers: { authorization: `Bearer ${other.accessToken}` },
       })
     ).json()) as { ovpn_config: string };
     const otherFile = path.join(downloads, 'tcp_morpheus_box.ovpn');
-    await import('node:fs/promises').then((fs) => fs.writeFile(otherFile, otherConfig.ovpn_config));
+    await writeFile(otherFile, otherConfig.ovpn_config);
     await bob.connectVpn(otherFile);
     expect(await bob.canConnect(box.ip, 22)).to.equal(false);
     expect(await alice.canConnect(box.ip, 22)).to.equal(true);

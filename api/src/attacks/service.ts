@@ -17,6 +17,7 @@ import {
 import type { BoxService } from '../boxes/service.ts';
 import type { BoxOrchestrator } from '../boxes/orchestrator.ts';
 import { Ledger } from '../credits/ledger.ts';
+import { isUuid } from '../ids.ts';
 import { Sql, uniqueViolation } from '../db/sql.ts';
 import type { Orm } from '../db/orm.ts';
 import { HttpError, conflict, forbidden, notFound, serviceUnavailable } from '../http/errors.ts';
@@ -54,7 +55,6 @@ const SELECT_ATTACK = `
     join users tu on tu.id = a.target_id
     left join boxes b on b.id = a.box_id`;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const iso = (value: string | null) => (value ? new Date(value).toISOString() : null);
 
 export interface AttackServiceOptions {
@@ -122,7 +122,7 @@ export class AttackService {
     targetBoxId: string,
     source: 'DIRECT' | 'MATCH' | 'PVP' = 'DIRECT',
   ): Promise<StartAttackResponse> {
-    if (!UUID.test(targetBoxId)) throw notFound(ATTACK_MESSAGES.targetNotFound);
+    if (!isUuid(targetBoxId)) throw notFound(ATTACK_MESSAGES.targetNotFound);
     const sql = this.#sql();
     const target = await sql.one<{ id: string; user_id: string; status: BoxStatus }>(
       'select id, user_id, status from boxes where id = ?',
@@ -346,7 +346,7 @@ export class AttackService {
   // ---- reading ------------------------------------------------------------------------
 
   async get(attackId: string): Promise<Attack | null> {
-    if (!UUID.test(attackId)) return null;
+    if (!isUuid(attackId)) return null;
     const row = await this.#sql().one<AttackRow>(`${SELECT_ATTACK} where a.id = ?`, [attackId]);
     return row ? toAttack(row) : null;
   }

@@ -16,6 +16,8 @@ import {
   type VpnProtocol,
 } from '../contracts/index.ts';
 import { Ledger } from '../credits/ledger.ts';
+import { isUuid } from '../ids.ts';
+import { KeyedLock } from '../keyed-lock.ts';
 import { agentTokenHash } from '../attacks/ingest.ts';
 import type { Sealer } from '../crypto/sealer.ts';
 import { Sql, uniqueViolation } from '../db/sql.ts';
@@ -64,7 +66,6 @@ export interface BoxServiceEvents {
 
 const SELECT_BOX = `select b.*, u.handle, u.tier from boxes b join users u on u.id = b.user_id`;
 const MINUTE_MS = 60_000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Credits (hundredths) for minute `k` (1-based) of a session at `hourCents` an hour, rounding carried. */
 export function minuteCost(hourCents: number, k: number): number {
@@ -82,7 +83,7 @@ export class BoxService {
   readonly events = new EventEmitter<BoxServiceEvents>();
   readonly #o: BoxServiceOptions;
   readonly #log: Logger;
-  readonly #locks = new Map<string, Promise<unknown>>();
+  readonly #locks = new KeyedLock();
   #timer: NodeJS.Timeout | null = null;
   #ticking: Promise<void> | null = null;
   #stopped = false;
@@ -117,7 +118,7 @@ export class BoxService {
     this.#stopped = true;
     if (this.#timer) clearInterval(this.#timer);
     await this.#ticking;
-    await Promise.allSettled([...this.#locks.values()]);
+    await this.#locks.idle();
   }
 
   // ---- player calls -------------------------------------------------------------------
@@ -204,19 +205,19 @@ export class BoxService {
   }
 
   async delete(userId: string, id: string): Promise<void> {
-    if (!UUID.test(id)) throw notFound(BOX_MESSAGES.noBox);
+    if (!isUuid(id)) throw notFound(BOX_MESSAGES.noBox);
     const sql = this.#sql();
     const row = await sql.one<BoxRow>(`${SELECT_BOX} where b.id = ? and b.user_id = ?`, [id, userId]);
     if (!row) throw notFound(BOX_MESSAGES.noBox);
-    await this.#withLock(id, async () => {
+    await this.#locks.run(id, async () => {
       await this.#account(row.id, new Date());
       await sql.run('delete from boxes where id = ?', [id]);
     });
     this.events.emit('boxUpdate', userId, { ...this.#payloadOf(this.#rowToPayloadBase(row)), deleted: true });
     // The runtime removes it now; the loop also removes anything it holds that the database does not.
-    void this.#withLock(id, () => this.#o.orchestrator.deleteBox(id)).catch((err: unknown) =>
-      this.#log.error({ err, box: id }, 'Box removal failed; the loop will retry'),
-    );
+    void this.#locks
+      .run(id, () => this.#o.orchestrator.deleteBox(id))
+      .catch((err: unknown) => this.#log.error({ err, box: id }, 'Box removal failed; the loop will retry'));
     this.#log.info({ userId, box: id }, 'Box deleted');
   }
 
@@ -346,7 +347,7 @@ export class BoxService {
   }
 
   async #mayUseVpn(commonName: string): Promise<boolean> {
-    if (!UUID.test(commonName)) return false;
+    if (!isUuid(commonName)) return false;
     const row = await this.#sql().one<{ ok: boolean }>(
       'select vpn_revoked_at is null as ok from users where id = ?',
       [commonName],
@@ -372,7 +373,7 @@ export class BoxService {
             if (!wanted.has(id)) {
               // Asked again under the box's lock: a box created since the list above was read
               // (and already prepared by the runtime) is wanted, not an orphan.
-              await this.#withLock(id, async () => {
+              await this.#locks.run(id, async () => {
                 if (await this.#sql().one('select 1 from boxes where id = ?', [id])) return;
                 this.#log.warn({ box: id }, 'Removing a box nobody owns');
                 await this.#o.orchestrator.deleteBox(id);
@@ -393,29 +394,22 @@ export class BoxService {
   kick(id: string): Promise<void> {
     // After stop() nothing new starts: the database and runtime are being closed.
     if (this.#stopped) return Promise.resolve();
-    return this.#withLock(id, () => this.#converge(id)).catch((err: unknown) =>
-      this.#log.error({ err, box: id }, 'Box convergence failed'),
-    );
-  }
-
-  #withLock<T>(id: string, fn: () => Promise<T>): Promise<T> {
-    const previous = this.#locks.get(id) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(fn);
-    this.#locks.set(id, next);
-    void next
-      .catch(() => undefined)
-      .finally(() => {
-        if (this.#locks.get(id) === next) this.#locks.delete(id);
-      });
-    return next;
+    return this.#locks
+      .run(id, () => this.#converge(id))
+      .catch((err: unknown) => this.#log.error({ err, box: id }, 'Box convergence failed'));
   }
 
   async #converge(id: string): Promise<void> {
-    const now = new Date();
-    await this.#account(id, now);
     const sql = this.#sql();
-    const row = await sql.one<BoxRow>(`${SELECT_BOX} where b.id = ?`, [id]);
+    let row = await sql.one<BoxRow>(`${SELECT_BOX} where b.id = ?`, [id]);
     if (!row) return;
+    // Only running boxes have time to count (a transaction holding the row): the rest of the
+    // boxes cost the loop one read.
+    if (row.status === 'RUNNING') {
+      await this.#account(id, new Date());
+      row = await sql.one<BoxRow>(`${SELECT_BOX} where b.id = ?`, [id]);
+      if (!row) return;
+    }
     const spec: BoxSpec = {
       id: row.id,
       slot: row.slot,

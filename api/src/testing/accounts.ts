@@ -32,13 +32,21 @@ export function uniqueHandle(prefix = 'op'): string {
  */
 export async function createAccount(
   platform: PlatformLike,
-  options: { handle?: string; password?: string } = {},
+  options: {
+    handle?: string;
+    email?: string;
+    password?: string;
+    /** Extra request headers, e.g. X-Forwarded-For to sign up many players past the per-address throttle. */
+    headers?: Record<string, string>;
+  } = {},
 ): Promise<TestAccount> {
   const handle = options.handle ?? uniqueHandle();
-  const email = `${handle.toLowerCase().replace(/[^a-z0-9]/g, '.')}.${randomBytes(3).toString('hex')}@example.test`;
+  const email =
+    options.email ??
+    `${handle.toLowerCase().replace(/[^a-z0-9]/g, '.')}.${randomBytes(3).toString('hex')}@example.test`;
   const password = options.password ?? 'correct horse battery';
   const api = `${platform.baseUrl}/api/v1`;
-  const json = { 'content-type': 'application/json' };
+  const json = { 'content-type': 'application/json', ...options.headers };
   const signup = await fetch(`${api}/auth/signup`, {
     method: 'POST',
     headers: json,

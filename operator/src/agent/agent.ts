@@ -7,7 +7,7 @@
  *
  * Runs on the box's own Node (Debian's `nodejs`, 18): node built-ins only.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { listPids, peerOf, readProcess, type ProcInfo } from './proc.ts';
 
@@ -104,14 +104,16 @@ export class Spool {
   }
 }
 
-/** uid → user name from the box's /etc/passwd (re-read when it changes). */
+/** uid → user name from the box's /etc/passwd (read again only when the file changed). */
 function userNames(passwdFile: string): (uid: number) => string {
-  let cachedText = '';
+  let cachedStamp = '';
   let names = new Map<number, string>();
   return (uid) => {
-    const text = existsSync(passwdFile) ? readFileSync(passwdFile, 'utf8') : '';
-    if (text !== cachedText) {
-      cachedText = text;
+    const stat = statSync(passwdFile, { throwIfNoEntry: false });
+    const stamp = stat ? `${stat.mtimeMs}:${stat.size}:${stat.ino}` : '';
+    if (stamp !== cachedStamp) {
+      cachedStamp = stamp;
+      const text = stat ? readFileSync(passwdFile, 'utf8') : '';
       names = new Map(
         text
           .split('\n')

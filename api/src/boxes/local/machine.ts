@@ -179,19 +179,8 @@ export class Machine {
       await mkdir(this.dir, { recursive: true, mode: 0o700 });
       await writeFile(path.join(this.dir, 'image'), imagePath);
     }
-    for (const sub of ['upper', 'work', 'root'])
-      await mkdir(path.join(this.dir, sub), { recursive: true, mode: 0o700 });
-    await chmod(this.dir, 0o700);
-    if (!(await isMountPoint(this.rootDir))) {
-      await run('mount', [
-        '-t',
-        'overlay',
-        'overlay',
-        '-o',
-        `lowerdir=${imagePath},upperdir=${path.join(this.dir, 'upper')},workdir=${path.join(this.dir, 'work')},metacopy=on,redirect_dir=on`,
-        this.rootDir,
-      ]);
-    }
+    await chmod(this.dir, 0o700).catch(() => undefined);
+    if (!(await isMountPoint(this.rootDir))) await mountOverlay(imagePath, this.dir);
     // The box's `/` is the upper directory, made 0700 above: every user of the box but root
     // (messagebus, sshd's privilege separation, services) could not get past `/`.
     // The box directory (0700) keeps host users out.
@@ -371,6 +360,20 @@ export async function listMachineDirs(boxesDir: string): Promise<string[]> {
     .map((entry) => entry.name);
 }
 
+/**
+ * Mounts `dir/root` as an overlay: the image below, `dir/upper` for the box's own changes
+ * (metacopy: a change of owner copies metadata only). Answers the root path.
+ */
+async function mountOverlay(imagePath: string, dir: string): Promise<string> {
+  for (const sub of ['upper', 'work', 'root'])
+    await mkdir(path.join(dir, sub), { recursive: true, mode: 0o700 });
+  await chmod(dir, 0o700);
+  const root = path.join(dir, 'root');
+  const layers = `lowerdir=${imagePath},upperdir=${path.join(dir, 'upper')},workdir=${path.join(dir, 'work')}`;
+  await run('mount', ['-t', 'overlay', 'overlay', '-o', `${layers},metacopy=on,redirect_dir=on`, root]);
+  return root;
+}
+
 const spareDir = (boxesDir: string, slot: number) => path.join(boxesDir, `.spare-${slot}`);
 
 /**
@@ -383,17 +386,7 @@ export async function prepareSpare(boxesDir: string, slot: number, imagePath: st
   const ready = await readFile(path.join(dir, 'ready'), 'utf8').catch(() => null);
   if (ready === imagePath) return false;
   await rm(dir, { recursive: true, force: true });
-  for (const sub of ['upper', 'work', 'root'])
-    await mkdir(path.join(dir, sub), { recursive: true, mode: 0o700 });
-  const root = path.join(dir, 'root');
-  await run('mount', [
-    '-t',
-    'overlay',
-    'overlay',
-    '-o',
-    `lowerdir=${imagePath},upperdir=${path.join(dir, 'upper')},workdir=${path.join(dir, 'work')},metacopy=on,redirect_dir=on`,
-    root,
-  ]);
+  const root = await mountOverlay(imagePath, dir);
   try {
     await shiftOwnership(root, Machine.uidBase(slot));
   } finally {

@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { testLogger } from '../../testing/logger.ts';
 import type { BoxObservation, BoxSpec, VpnIdentity, VpnSession } from '../orchestrator.ts';
+import { ClientNamespace, VpnClient, boxHostProblem } from '../../testing/netns.ts';
 import { LocalRuntime, type LocalRuntimeOptions } from './runtime.ts';
 
 const execFileAsync = promisify(execFile);
@@ -123,7 +124,7 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
 
   before(async function () {
     this.timeout(300_000);
-    const problem = await hostProblem();
+    const problem = await boxHostProblem();
     if (problem) {
       if (process.env.REQUIRE_BOX_RUNTIME === '1')
         throw new Error(`the box runtime cannot run here: ${problem}`);
@@ -718,20 +719,6 @@ async function until<T>(
   }
 }
 
-async function hostProblem(): Promise<string | null> {
-  if (process.getuid?.() !== 0) return 'not running as root';
-  const problem = await LocalRuntime.hostProblem();
-  if (problem) return problem;
-  for (const command of ['sshpass', 'ssh', 'timeout', 'bash']) {
-    const found = await execFileAsync('sh', ['-c', 'command -v "$0"', command]).then(
-      () => true,
-      () => false,
-    );
-    if (!found) return `${command} is missing (make box-deps installs the test tools)`;
-  }
-  return null;
-}
-
 /** A third octet n for 10.203.n.0/28 that no host interface uses yet. */
 async function freeHostOctet(): Promise<number> {
   const { stdout } = await execFileAsync('ip', ['-4', '-o', 'address']);
@@ -773,9 +760,6 @@ function tcpConnects(host: string, port: number): Promise<boolean> {
     socket.once('error', () => resolve(false));
   });
 }
-
-/** One word for a POSIX shell (ssh hands the remote shell a single command line). */
-const shellQuote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
 
 function killQuietly(pid: number): void {
   try {
@@ -882,182 +866,4 @@ async function cgroupProcs(group: string, machine: string): Promise<number[]> {
     for (const line of text.split('\n')) if (line) pids.add(Number(line));
   }
   return [...pids];
-}
-
-/** A stock OpenVPN client, run in a client namespace. */
-class VpnClient {
-  static readonly all = new Set<VpnClient>();
-  readonly child: ChildProcess;
-  readonly exited: Promise<number | null>;
-  log = '';
-  #done = false;
-
-  constructor(namespace: string, configFile: string) {
-    this.child = spawn('ip', ['netns', 'exec', namespace, 'openvpn', '--config', configFile], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const onData = (chunk: Buffer) => (this.log += chunk.toString());
-    this.child.stdout!.on('data', onData);
-    this.child.stderr!.on('data', onData);
-    this.exited = new Promise((resolve) =>
-      this.child.once('exit', (code) => {
-        this.#done = true;
-        resolve(code);
-      }),
-    );
-    VpnClient.all.add(this);
-  }
-
-  /** Resolves once the tunnel is up. */
-  async connected(timeoutMs = 20_000): Promise<void> {
-    await until(
-      'the VPN tunnel',
-      async () => {
-        if (this.log.includes('Initialization Sequence Completed')) return true;
-        if (this.#done) throw new Error(`openvpn exited:\n${this.log}`);
-        return false;
-      },
-      timeoutMs,
-      100,
-    );
-  }
-
-  async stop(): Promise<void> {
-    VpnClient.all.delete(this);
-    if (this.#done) return;
-    this.child.kill('SIGTERM');
-    await Promise.race([this.exited, sleep(5000)]);
-    if (!this.#done) this.child.kill('SIGKILL');
-    await this.exited;
-  }
-}
-
-/** A player's computer: a network namespace with a veth to the host and its own /30. */
-class ClientNamespace {
-  readonly name: string;
-  readonly hostAddress: string;
-  readonly clientAddress: string;
-  readonly #hostInterface: string;
-
-  constructor(name: string, hostInterface: string, net3: string, base: number) {
-    this.name = name;
-    this.#hostInterface = hostInterface;
-    this.hostAddress = `${net3}.${base + 1}`;
-    this.clientAddress = `${net3}.${base + 2}`;
-  }
-
-  async create(): Promise<void> {
-    const ip = (...args: string[]) => execFileAsync('ip', args);
-    await ip('netns', 'add', this.name);
-    await ip('link', 'add', this.#hostInterface, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', this.name);
-    await ip('address', 'add', `${this.hostAddress}/30`, 'dev', this.#hostInterface);
-    await ip('link', 'set', this.#hostInterface, 'up');
-    await ip('-n', this.name, 'address', 'add', `${this.clientAddress}/30`, 'dev', 'eth0');
-    await ip('-n', this.name, 'link', 'set', 'eth0', 'up');
-    await ip('-n', this.name, 'link', 'set', 'lo', 'up');
-    await ip('-n', this.name, 'route', 'add', 'default', 'via', this.hostAddress);
-  }
-
-  async destroy(): Promise<void> {
-    await execFileAsync('ip', ['link', 'del', this.#hostInterface]).catch(() => undefined);
-    if (existsSync(`/run/netns/${this.name}`)) await execFileAsync('ip', ['netns', 'del', this.name]);
-  }
-
-  /** The address OpenVPN gave this computer's tunnel. */
-  async tunAddress(): Promise<string> {
-    const { stdout } = await execFileAsync('ip', [
-      '-n',
-      this.name,
-      '-4',
-      '-o',
-      'address',
-      'show',
-      'dev',
-      'tun0',
-    ]);
-    return stdout.match(/inet (\d+\.\d+\.\d+\.\d+)\//)![1]!;
-  }
-
-  /** Whether a TCP connection from here to address:port opens within `seconds`. */
-  async canConnect(address: string, port: number, seconds = 2): Promise<boolean> {
-    try {
-      await execFileAsync('ip', [
-        'netns',
-        'exec',
-        this.name,
-        'timeout',
-        String(seconds),
-        'bash',
-        '-c',
-        'exec 3<>"/dev/tcp/$0/$1"',
-        address,
-        String(port),
-      ]);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
-  /**
-   * Runs a command as root on a box over ssh from here and answers its stdout; `params` become
-   * the command's $1, $2... (quoted for the remote shell, never pasted into the command).
-   */
-  async ssh(
-    address: string,
-    command: string,
-    auth: { password: string } | { keyFile: string },
-    params: string[] = [],
-  ): Promise<string> {
-    const common = [
-      '-o',
-      'StrictHostKeyChecking=no',
-      '-o',
-      'UserKnownHostsFile=/dev/null',
-      '-o',
-      'LogLevel=ERROR',
-      '-o',
-      'ConnectTimeout=4',
-    ];
-    const args =
-      'password' in auth
-        ? [
-            'sshpass',
-            '-e',
-            'ssh',
-            ...common,
-            '-o',
-            'PubkeyAuthentication=no',
-            '-o',
-            'NumberOfPasswordPrompts=1',
-          ]
-        : [
-            'ssh',
-            ...common,
-            '-o',
-            'BatchMode=yes',
-            '-o',
-            'PasswordAuthentication=no',
-            '-o',
-            'IdentitiesOnly=yes',
-            '-i',
-            auth.keyFile,
-          ];
-    const { stdout } = await execFileAsync(
-      'ip',
-      [
-        'netns',
-        'exec',
-        this.name,
-        ...args,
-        `root@${address}`,
-        params.length ? ['bash', '-c', command, 'box', ...params].map(shellQuote).join(' ') : command,
-      ],
-      {
-        timeout: 20_000,
-        env: { ...process.env, SSHPASS: 'password' in auth ? auth.password : '' },
-      },
-    );
-    return stdout;
-  }
 }

@@ -15,6 +15,7 @@ import type {
   VpnIdentity,
   VpnSession,
 } from '../orchestrator.ts';
+import { KeyedLock } from '../../keyed-lock.ts';
 import { hostAddress, networkSize, parseNetwork } from './addressing.ts';
 import { run, which } from './command.ts';
 import { BaseImage } from './image.ts';
@@ -92,7 +93,8 @@ export class LocalRuntime implements BoxOrchestrator {
   readonly #o: LocalRuntimeOptions;
   readonly #log: Logger;
   readonly #specs = new Map<string, BoxSpec>();
-  readonly #locks = new Map<string, Promise<unknown>>();
+  /** Work on one box at a time. */
+  readonly #locks = new KeyedLock();
   readonly #windows = new Map<string, { attackerUserId: string; boxId: string; until: number }>();
   readonly #servers: Record<VpnProtocol, VpnServer>;
   readonly #relay: VpnRelay;
@@ -296,19 +298,6 @@ export class LocalRuntime implements BoxOrchestrator {
     };
   }
 
-  /** Serialises work on one box. */
-  #locked<T>(id: string, fn: () => Promise<T>): Promise<T> {
-    const previous = this.#locks.get(id) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(fn);
-    this.#locks.set(id, next);
-    void next
-      .finally(() => {
-        if (this.#locks.get(id) === next) this.#locks.delete(id);
-      })
-      .catch(() => undefined);
-    return next;
-  }
-
   boxAddress(slot: number): string {
     const arena = this.router.layout.arena;
     if (FIRST_BOX_HOST + slot >= networkSize(arena) - 1) throw new RangeError('the arena network is full');
@@ -320,7 +309,7 @@ export class LocalRuntime implements BoxOrchestrator {
   }
 
   applyBox(spec: BoxSpec): Promise<BoxObservation> {
-    return this.#locked(spec.id, async () => {
+    return this.#locks.run(spec.id, async () => {
       const known = this.#specs.get(spec.id);
       this.#specs.set(spec.id, spec);
       if (!known || known.ownerId !== spec.ownerId || known.slot !== spec.slot) {
@@ -395,8 +384,9 @@ export class LocalRuntime implements BoxOrchestrator {
               );
             return observe('PROVISIONING', `Preparing the Debian base image (${now.percent}%)`);
           }
-          await machine.prepare(this.image.path, await this.#machineSpec(spec, ip));
-          await machine.start(await this.#machineSpec(spec, ip), this.router.namespacePath, BRIDGE);
+          const machineSpec = await this.#machineSpec(spec, ip);
+          await machine.prepare(this.image.path, machineSpec);
+          await machine.start(machineSpec, this.router.namespacePath, BRIDGE);
           this.#log.info({ box: spec.id, machine: machine.machineName, ip }, 'Box starting');
           void this.#watchBoot(spec.id, machine);
           return observe('PROVISIONING', 'Booting');
@@ -436,7 +426,7 @@ export class LocalRuntime implements BoxOrchestrator {
   }
 
   deleteBox(id: string): Promise<void> {
-    return this.#locked(id, async () => {
+    return this.#locks.run(id, async () => {
       const spec = this.#specs.get(id);
       const slot = spec?.slot ?? (await this.#slotOnDisk(id));
       if (slot !== null) await this.#machine({ id, slot }).destroy();

@@ -1,0 +1,236 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { LocalRuntime } from '../boxes/local/runtime.ts';
+
+/**
+ * "Players' computers" for tests of the real box runtime: network namespaces joined to the host
+ * by a veth, from where stock `openvpn` and `ssh` clients run as they would on a player's machine.
+ * Shared by the runtime's integration tests, the end-to-end tests and the box benchmark.
+ */
+
+const execFileAsync = promisify(execFile);
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+async function until(
+  what: string,
+  fn: () => Promise<boolean>,
+  timeoutMs: number,
+  intervalMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await fn())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(intervalMs);
+  }
+}
+
+/** One word for a POSIX shell (ssh hands the remote shell a single command line). */
+const shellQuote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * ssh as a test runs it, up to the destination: no host key prompts, one way to log in. With a
+ * password, run it with `SSHPASS` in the environment (never on a command line).
+ */
+export function sshArgs(
+  auth: { password: string } | { keyFile: string },
+  connectTimeoutSeconds = 4,
+): string[] {
+  const common = [
+    '-o',
+    'StrictHostKeyChecking=no',
+    '-o',
+    'UserKnownHostsFile=/dev/null',
+    '-o',
+    'LogLevel=ERROR',
+    '-o',
+    `ConnectTimeout=${connectTimeoutSeconds}`,
+  ];
+  return 'password' in auth
+    ? ['sshpass', '-e', 'ssh', ...common, '-o', 'PubkeyAuthentication=no', '-o', 'NumberOfPasswordPrompts=1']
+    : [
+        'ssh',
+        ...common,
+        '-o',
+        'BatchMode=yes',
+        '-o',
+        'PasswordAuthentication=no',
+        '-o',
+        'IdentitiesOnly=yes',
+        '-i',
+        auth.keyFile,
+      ];
+}
+
+/** Why this host cannot run the box tests (root, Linux, the box packages, the test tools), or null. */
+export async function boxHostProblem(): Promise<string | null> {
+  if (process.getuid?.() !== 0) return 'not running as root';
+  const problem = await LocalRuntime.hostProblem();
+  if (problem) return problem;
+  for (const command of ['sshpass', 'ssh', 'timeout', 'bash']) {
+    const found = await execFileAsync('sh', ['-c', 'command -v "$0"', command]).then(
+      () => true,
+      () => false,
+    );
+    if (!found) return `${command} is missing (make box-deps installs the test tools)`;
+  }
+  return null;
+}
+
+/** A stock OpenVPN client, run in a client namespace. */
+export class VpnClient {
+  static readonly all = new Set<VpnClient>();
+  readonly child: ChildProcess;
+  readonly exited: Promise<number | null>;
+  log = '';
+  #done = false;
+
+  constructor(namespace: string, configFile: string) {
+    this.child = spawn('ip', ['netns', 'exec', namespace, 'openvpn', '--config', configFile], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const onData = (chunk: Buffer) => (this.log += chunk.toString());
+    this.child.stdout!.on('data', onData);
+    this.child.stderr!.on('data', onData);
+    this.exited = new Promise((resolve) =>
+      this.child.once('exit', (code) => {
+        this.#done = true;
+        resolve(code);
+      }),
+    );
+    VpnClient.all.add(this);
+  }
+
+  /** Resolves once the tunnel is up. */
+  async connected(timeoutMs = 20_000): Promise<void> {
+    await until(
+      'the VPN tunnel',
+      async () => {
+        if (this.log.includes('Initialization Sequence Completed')) return true;
+        if (this.#done) throw new Error(`openvpn exited:\n${this.log}`);
+        return false;
+      },
+      timeoutMs,
+      100,
+    );
+  }
+
+  async stop(): Promise<void> {
+    VpnClient.all.delete(this);
+    if (this.#done) return;
+    this.child.kill('SIGTERM');
+    await Promise.race([this.exited, sleep(5000)]);
+    if (!this.#done) this.child.kill('SIGKILL');
+    await this.exited;
+  }
+}
+
+/** A player's computer: a network namespace with a veth to the host and its own /30. */
+export class ClientNamespace {
+  readonly name: string;
+  readonly hostAddress: string;
+  readonly clientAddress: string;
+  readonly #hostInterface: string;
+  readonly #clients = new Set<VpnClient>();
+
+  /** `net3.base` starts the /30 between host and namespace (host .base+1, namespace .base+2). */
+  constructor(name: string, hostInterface: string, net3: string, base: number) {
+    this.name = name;
+    this.#hostInterface = hostInterface;
+    this.hostAddress = `${net3}.${base + 1}`;
+    this.clientAddress = `${net3}.${base + 2}`;
+  }
+
+  async create(): Promise<void> {
+    const ip = (...args: string[]) => execFileAsync('ip', args);
+    await ip('netns', 'add', this.name);
+    await ip('link', 'add', this.#hostInterface, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', this.name);
+    await ip('address', 'add', `${this.hostAddress}/30`, 'dev', this.#hostInterface);
+    await ip('link', 'set', this.#hostInterface, 'up');
+    await ip('-n', this.name, 'address', 'add', `${this.clientAddress}/30`, 'dev', 'eth0');
+    await ip('-n', this.name, 'link', 'set', 'eth0', 'up');
+    await ip('-n', this.name, 'link', 'set', 'lo', 'up');
+    await ip('-n', this.name, 'route', 'add', 'default', 'via', this.hostAddress);
+  }
+
+  /** Connects a stock OpenVPN client from here with `configFile`; resolves once the tunnel is up. */
+  async connectVpn(configFile: string): Promise<VpnClient> {
+    const client = new VpnClient(this.name, configFile);
+    this.#clients.add(client);
+    await client.connected();
+    return client;
+  }
+
+  /** Stops its VPN clients and removes the namespace and its link to the host. */
+  async destroy(): Promise<void> {
+    for (const client of this.#clients) await client.stop();
+    this.#clients.clear();
+    await execFileAsync('ip', ['link', 'del', this.#hostInterface]).catch(() => undefined);
+    if (existsSync(`/run/netns/${this.name}`)) await execFileAsync('ip', ['netns', 'del', this.name]);
+  }
+
+  /** The address OpenVPN gave this computer's tunnel. */
+  async tunAddress(): Promise<string> {
+    const { stdout } = await execFileAsync('ip', [
+      '-n',
+      this.name,
+      '-4',
+      '-o',
+      'address',
+      'show',
+      'dev',
+      'tun0',
+    ]);
+    return stdout.match(/inet (\d+\.\d+\.\d+\.\d+)\//)![1]!;
+  }
+
+  /** Whether a TCP connection from here to address:port opens within `seconds`. */
+  async canConnect(address: string, port: number, seconds = 2): Promise<boolean> {
+    try {
+      await execFileAsync('ip', [
+        'netns',
+        'exec',
+        this.name,
+        'timeout',
+        String(seconds),
+        'bash',
+        '-c',
+        'exec 3<>"/dev/tcp/$0/$1"',
+        address,
+        String(port),
+      ]);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Runs a command as root on a box over ssh from here and answers its stdout; `params` become
+   * the command's $1, $2... (quoted for the remote shell, never pasted into the command).
+   */
+  async ssh(
+    address: string,
+    command: string,
+    auth: { password: string } | { keyFile: string },
+    params: string[] = [],
+  ): Promise<string> {
+    const args = sshArgs(auth);
+    const { stdout } = await execFileAsync(
+      'ip',
+      [
+        'netns',
+        'exec',
+        this.name,
+        ...args,
+        `root@${address}`,
+        params.length ? ['bash', '-c', command, 'box', ...params].map(shellQuote).join(' ') : command,
+      ],
+      {
+        timeout: 20_000,
+        env: { ...process.env, SSHPASS: 'password' in auth ? auth.password : '' },
+      },
+    );
+    return stdout;
+  }
+}
