@@ -7,7 +7,15 @@
  *
  * Runs on the box's own Node (Debian's `nodejs`, 18): node built-ins only.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { listPids, peerOf, readProcess, type ProcInfo } from './proc.ts';
 
