@@ -127,6 +127,10 @@ export async function startEmbeddedPostgres({
         // shut down already, and the package's stop() would then wait forever.
         const server = (pg as unknown as { process?: ChildProcess }).process;
         if (server && server.exitCode === null && server.signalCode === null) await pg.stop();
+        // The server's last writes (checkpoint, WAL) can follow the end of the process we
+        // started (as root it runs under another user); it is done when its pid file is gone.
+        const pidFile = path.join(clusterDir, 'postmaster.pid');
+        for (let i = 0; i < 200 && existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 50));
         log.info('Stopped embedded PostgreSQL');
       })()),
   };
