@@ -21,8 +21,6 @@ import { userRoutes } from './users/routes.ts';
 import { boxRoutes } from './boxes/routes.ts';
 import { attackRoutes } from './attacks/routes.ts';
 import type { AttackService } from './attacks/service.ts';
-import { agentRoutes } from './attacks/agent-routes.ts';
-import type { AgentIngest } from './attacks/ingest.ts';
 import type { BoxService } from './boxes/service.ts';
 import { packageInfo } from './version.ts';
 
@@ -34,22 +32,11 @@ export interface AppDeps {
   users: UserService;
   boxes: BoxService;
   attacks: AttackService;
-  ingest: AgentIngest;
   social: { passport: PassportStatic; enabled: SocialProvider[] };
 }
 
 /** Builds the Express application: security headers, logging, routes, portal, errors. */
-export function createApp({
-  config,
-  logger,
-  orm,
-  auth,
-  users,
-  boxes,
-  attacks,
-  ingest,
-  social,
-}: AppDeps): Express {
+export function createApp({ config, logger, orm, auth, users, boxes, attacks, social }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   // Client addresses (throttles, session records) come from X-Forwarded-For only behind trusted proxies.
@@ -126,9 +113,8 @@ export function createApp({
       signupGiftCents: config.startingFreeCreditsCents,
     }),
   );
-  // Box agents (not through the public ingress on Kubernetes; a box reaches only this). Batches
-  // stay under the JSON limit of every request (100 kB): the agent splits them.
-  app.use('/internal', agentRoutes({ ingest }).router);
+  // Box agents report to an application of their own on an address only boxes reach
+  // (attacks/agent-app.ts): never on the public port.
   app.use(['/api', '/internal'], apiNotFound);
 
   const portal = portalStatic(config.portalDist);

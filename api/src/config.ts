@@ -74,6 +74,8 @@ export const configSchema = z
     MMR_K: z.coerce.number().int().min(1).max(400).default(32),
     FOOTHOLD_SCORE: z.coerce.number().min(0).max(1).default(0.5),
     AGENT_SILENCE_SECONDS: z.coerce.number().int().min(5).max(3600).default(30),
+    AGENT_PORT: z.coerce.number().int().min(1).max(65_535).default(8089),
+    BOX_AGENT_BUNDLE: z.string().min(1).optional(),
     ARENA_SUBNET: ipv4Network.default('10.66.0.0/16'),
     TRANSIT_SUBNET: ipv4Network.default('10.65.0.0/30'),
     VPN_UDP_SUBNET: ipv4Network.default('10.8.0.0/16'),
@@ -145,6 +147,11 @@ export const configSchema = z
       basicDailyLimitSeconds: env.BASIC_DAILY_LIMIT_MINUTES * 60,
       arenaSubnet: env.ARENA_SUBNET,
       transitSubnet: env.TRANSIT_SUBNET,
+      agentPort: env.AGENT_PORT,
+      /** The box agent as one file (`make build` makes it). */
+      agentBundle: env.BOX_AGENT_BUNDLE
+        ? path.resolve(env.BOX_AGENT_BUNDLE)
+        : path.resolve(import.meta.dirname, '../../operator/dist/agent.js'),
     },
     attacks: {
       timeLimitMs: Math.round(env.ATTACK_TIME_LIMIT_MINUTES * 60_000),

@@ -18,6 +18,7 @@ import { createRealtime, disconnectSessions, type Realtime, type TokenVerifier }
 import { UserService } from './users/service.ts';
 import { BoxService } from './boxes/service.ts';
 import { AttackService } from './attacks/service.ts';
+import { createAgentApp } from './attacks/agent-app.ts';
 import { AgentIngest } from './attacks/ingest.ts';
 import { createOrchestrator } from './boxes/factory.ts';
 import { Sealer } from './crypto/sealer.ts';
@@ -125,7 +126,7 @@ export async function startPlatform(
     const ingest = new AgentIngest({ orm, boxes, attacks, logger, silenceMs: config.attacks.agentSilenceMs });
 
     const social = await configureSocial(config, logger);
-    const app = createApp({ config, logger, orm, auth, users, boxes, attacks, ingest, social });
+    const app = createApp({ config, logger, orm, auth, users, boxes, attacks, social });
     const httpServer = createServer(app);
     const verifyToken: TokenVerifier = options.verifyToken ?? ((token) => auth.authenticate(token));
     const realtime = createRealtime(httpServer, { verifyToken, logger });
@@ -147,6 +148,8 @@ export async function startPlatform(
     // behind. Boxes and VPN servers then outlive the API (close() only lets go of them).
     if (!options.orchestrator) cleanups.push(() => orchestrator.close());
     await orchestrator.start();
+    const stopServingAgents = await orchestrator.serveAgents(createAgentApp({ ingest, logger }));
+    cleanups.push(stopServingAgents);
     await boxes.start();
     cleanups.push(() => boxes.stop());
     await attacks.run();

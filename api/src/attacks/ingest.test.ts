@@ -52,7 +52,7 @@ describe('attacks: what box agents report', function () {
   }
 
   const report = (secret: string | null, body: unknown) =>
-    fetch(`${t.platform.baseUrl}/internal/agent/report`, {
+    fetch(`${t.orchestrator.agentUrl}/internal/agent/report`, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -130,6 +130,34 @@ describe('attacks: what box agents report', function () {
       ['www-data', '/var/www', 'id; uname -a'],
       ['root', '/root', 'cat /etc/shadow'],
     ]);
+  });
+
+  it('counts a set-user-ID root shell (effective uid 0) as OWNED', async () => {
+    const { attacker, target, attack } = await fight();
+    const suid = { ...exec(attacker.vpn, 1000, 'bash -p'), euid: 0, source: 'scan' as const };
+    expect((await report(target.secret, { events: [suid] })).status).to.equal(200);
+    expect((await t.platform.attacks.get(attack.id))!.outcome).to.equal('OWNED');
+  });
+
+  it('is not served on the public port, and holds each box to a report rate', async () => {
+    const { target, attack } = await fight();
+    const pub = await fetch(`${t.platform.baseUrl}/internal/agent/report`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${target.secret}` },
+      body: JSON.stringify({ events: [exec(null, 0, 'id')] }),
+    });
+    expect(pub.status).to.equal(404);
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, () =>
+        report(target.secret, {
+          events: [{ kind: 'heartbeat', seq: ++seq, time: new Date().toISOString(), sessions: [] }],
+        }),
+      ),
+    );
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 200).length).to.be.within(1, 20);
+    expect(statuses).to.include(429);
+    await t.platform.attacks.settle(attack.id, 'CANCELLED');
   });
 
   it("never makes the owner's own activity an attack event", async () => {

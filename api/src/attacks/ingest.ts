@@ -96,7 +96,7 @@ export class AgentIngest {
           if (!fromAttacker(event.peer)) continue;
           await this.#command(attack.id, event);
           stored++;
-          if (event.uid === 0)
+          if (event.uid === 0 || event.euid === 0)
             await this.#attacks.recordOwn(attack.id, `Root shell: ${event.command}`.slice(0, 500));
           else
             await this.#attacks.recordFoothold(

@@ -1,4 +1,5 @@
 import type { EventEmitter } from 'node:events';
+import type { RequestListener } from 'node:http';
 import type { BoxStatus, VpnProtocol } from '../contracts/boxes.ts';
 
 /**
@@ -37,6 +38,13 @@ export interface BoxOrchestrator {
    */
   openAttackWindow(attackerUserId: string, targetBoxId: string, until: Date): Promise<void>;
   closeAttackWindow(attackerUserId: string, targetBoxId: string): Promise<void>;
+  /**
+   * Serves the box agents' endpoint (`/internal/agent/report`) where the boxes reach it and
+   * nowhere else (the local runtime: the host end of its transit link, behind a NAT rule for
+   * the boxes' gateway address). Answers the function that stops serving (the platform calls it
+   * when it closes; closing the runtime stops it too).
+   */
+  serveAgents(handler: RequestListener): Promise<() => Promise<void>>;
   /** Optional: gets ready for new boxes (the local runtime prepares disks for the next free slots). */
   prepareSpares?(usedSlots: number[]): void;
   /** Lets go of the runtime; boxes and VPN servers keep running for the next start. */

@@ -24,6 +24,10 @@ export class UnavailableOrchestrator implements BoxOrchestrator {
   }
 
   async start(): Promise<void> {}
+  /** No boxes, no agents. */
+  async serveAgents(): Promise<() => Promise<void>> {
+    return async () => undefined;
+  }
   status(): OrchestratorStatus {
     return { available: false, reason: this.#reason, image: { state: 'missing', percent: 0, step: null } };
   }

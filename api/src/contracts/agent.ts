@@ -19,7 +19,10 @@ export const agentExecEventSchema = z.strictObject({
   time: z.iso.datetime(),
   pid: z.number().int().min(1),
   ppid: z.number().int().min(0),
+  /** Real uid. */
   uid: z.number().int().min(0),
+  /** Effective uid, when the agent could confirm it (a set-user-ID root shell has 0 here). */
+  euid: z.number().int().min(0).optional(),
   user: text(64),
   cwd: text(4096),
   command: text(8192),
@@ -27,6 +30,8 @@ export const agentExecEventSchema = z.strictObject({
   chain: z.array(agentProcessSchema).max(64),
   /** The VPN address the process's session comes from (its own or an ancestor's socket, or SSH_CONNECTION). */
   peer: z.ipv4().nullable(),
+  /** What saw it: the agent's /proc scan or the exec hook (snoopy). */
+  source: z.enum(['scan', 'hook']).optional(),
 });
 
 export const agentHeartbeatSchema = z.strictObject({

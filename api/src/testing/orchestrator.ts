@@ -1,4 +1,6 @@
 import { EventEmitter } from 'node:events';
+import type { RequestListener } from 'node:http';
+import { AgentEndpoint } from '../boxes/agent-endpoint.ts';
 import type { VpnProtocol } from '../contracts/boxes.ts';
 import { clientConfig } from '../boxes/local/openvpn.ts';
 import type {
@@ -57,6 +59,7 @@ const SERVER_NAME = 'test-vpn-server';
 export class TestOrchestrator implements BoxOrchestrator {
   readonly name = 'test';
   readonly events = new EventEmitter<OrchestratorEvents>();
+  readonly #agents = new AgentEndpoint();
 
   /** Every spec applyBox was given, in order. */
   readonly applied: BoxSpec[] = [];
@@ -305,8 +308,22 @@ export class TestOrchestrator implements BoxOrchestrator {
     this.spareRequests.push([...usedSlots]);
   }
 
+  /** Serves the agents' endpoint on loopback, on a port of the system's choosing (see agentUrl). */
+  async serveAgents(handler: RequestListener): Promise<() => Promise<void>> {
+    await this.#agents.listen(handler, '127.0.0.1', 0);
+    return () => this.#agents.close();
+  }
+
+  /** Where a test plays a box agent: the base URL of the endpoint served by serveAgents. */
+  get agentUrl(): string {
+    const address = this.#agents.address;
+    if (!address) throw new Error('the platform serves no agent endpoint');
+    return `http://127.0.0.1:${address.port}`;
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
+    await this.#agents.close();
   }
 
   async destroy(): Promise<void> {

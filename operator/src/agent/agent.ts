@@ -17,7 +17,8 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
-import { listPids, peerOf, readProcess, type ProcInfo } from './proc.ts';
+import type { ExecRecord, ExecSource } from './exec-hook.ts';
+import { listPids, peerOf, readProcess, readStat, type ProcInfo } from './proc.ts';
 
 export type AgentEvent =
   | {
@@ -30,8 +31,11 @@ export type AgentEvent =
       user: string;
       cwd: string;
       command: string;
+      euid: number;
       chain: { pid: number; uid: number; command: string }[];
       peer: string | null;
+      /** What saw it: the /proc scan or the exec hook. */
+      source: 'scan' | 'hook';
     }
   | { kind: 'heartbeat'; seq: number; time: string; sessions: { peer: string; uid: number }[] };
 
@@ -42,17 +46,25 @@ const MAX_BATCH_BYTES = 90_000;
 const MAX_COMMAND = 8192;
 const MAX_CWD = 4096;
 
+/** Events kept on disk while the API cannot take them; beyond this the oldest go (a full disk is worse). */
+const MAX_SPOOLED = 200_000;
+
 /** Events on disk until the API has them: `spool.jsonl` (numbered events) and `acked` (last stored number). */
 export class Spool {
   readonly #dir: string;
   #nextSeq: number;
   #acked: number;
+  /** What the file holds past `acked`, in order (read once at start). */
+  #pending: AgentEvent[];
+  dropped = 0;
 
   constructor(dir: string) {
     this.#dir = dir;
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.#acked = Number(this.#read('acked') ?? 0) || 0;
-    const last = this.#events().at(-1)?.seq ?? 0;
+    const events = this.#events();
+    this.#pending = events.filter((e) => e.seq > this.#acked);
+    const last = events.at(-1)?.seq ?? 0;
     this.#nextSeq = Math.max(last, this.#acked) + 1;
   }
 
@@ -79,6 +91,12 @@ export class Spool {
   add(event: Unnumbered<AgentEvent>): AgentEvent {
     const numbered = { ...event, seq: this.#nextSeq++ } as AgentEvent;
     appendFileSync(path.join(this.#dir, 'spool.jsonl'), `${JSON.stringify(numbered)}\n`);
+    this.#pending.push(numbered);
+    if (this.#pending.length > MAX_SPOOLED) {
+      const drop = this.#pending.length - MAX_SPOOLED;
+      this.dropped += drop;
+      this.ack(this.#pending[drop - 1]!.seq);
+    }
     return numbered;
   }
 
@@ -86,8 +104,7 @@ export class Spool {
   pending(): AgentEvent[] {
     const batch: AgentEvent[] = [];
     let bytes = 20;
-    for (const event of this.#events()) {
-      if (event.seq <= this.#acked) continue;
+    for (const event of this.#pending) {
       const size = JSON.stringify(event).length + 1;
       if (batch.length >= MAX_BATCH_EVENTS || (batch.length > 0 && bytes + size > MAX_BATCH_BYTES)) break;
       batch.push(event);
@@ -100,9 +117,10 @@ export class Spool {
   ack(seq: number): void {
     if (seq <= this.#acked) return;
     this.#acked = seq;
-    const rest = this.#events().filter((e) => e.seq > seq);
+    const index = this.#pending.findIndex((e) => e.seq > seq);
+    this.#pending = index === -1 ? [] : this.#pending.slice(index);
     const tmp = path.join(this.#dir, 'spool.jsonl.tmp');
-    writeFileSync(tmp, rest.map((e) => `${JSON.stringify(e)}\n`).join(''));
+    writeFileSync(tmp, this.#pending.map((e) => `${JSON.stringify(e)}\n`).join(''));
     renameSync(tmp, path.join(this.#dir, 'spool.jsonl'));
     writeFileSync(path.join(this.#dir, 'acked'), String(seq));
   }
@@ -143,22 +161,39 @@ export interface AgentOptions {
   heartbeatIntervalMs?: number;
   proc?: string;
   passwd?: string;
-  /** Processes of the agent itself (and anything else to leave out). */
+  /** Program starts as an exec hook sees them (snoopy through the journal in a box). */
+  execSource?: ExecSource | null;
+  /** Processes of the agent itself, whose children are left out too (default: this process). */
   ignorePids?: Set<number>;
   includeLoopback?: boolean;
   log?: (message: string) => void;
 }
 
-/** One agent: a scan loop, a heartbeat, and a sender draining the spool. */
+type ExecEvent = Extract<AgentEvent, { kind: 'exec' }>;
+
+/** How long a reported (pid, command) is remembered, so the scan and the hook report it once. */
+const RECENT_MS = 60_000;
+
+/**
+ * One agent: a scan loop over /proc (long-lived processes and the sockets that make them
+ * someone's session), an exec hook (every program start, short-lived ones too), a heartbeat,
+ * and a sender draining the spool.
+ */
 export class Agent {
   readonly spool: Spool;
-  readonly #o: Required<Omit<AgentOptions, 'ignorePids'>> & { ignorePids: Set<number> };
+  readonly #o: Required<Omit<AgentOptions, 'ignorePids' | 'execSource'>> & {
+    ignorePids: Set<number>;
+    execSource: ExecSource | null;
+  };
   readonly #seen = new Map<number, number>();
   readonly #userName: (uid: number) => string;
+  /** `pid command` → when it was reported. */
+  readonly #recent = new Map<string, number>();
   #live = new Map<number, { uid: number; peer: string | null }>();
   #timers: NodeJS.Timeout[] = [];
   #sending = false;
   #stopped = false;
+  #scans = 0;
 
   constructor(options: AgentOptions) {
     this.#o = {
@@ -169,6 +204,7 @@ export class Agent {
       includeLoopback: false,
       log: () => undefined,
       ...options,
+      execSource: options.execSource ?? null,
       ignorePids: options.ignorePids ?? new Set([process.pid]),
     };
     this.spool = new Spool(options.spoolDir);
@@ -178,6 +214,7 @@ export class Agent {
   start(): void {
     // What already runs is the box as it was: noted, not reported.
     this.scan(false);
+    this.#o.execSource?.start((record) => this.exec(record));
     this.#timers.push(setInterval(() => this.scan(true), this.#o.scanIntervalMs));
     this.#timers.push(setInterval(() => this.heartbeat(), this.#o.heartbeatIntervalMs));
     this.#timers.push(setInterval(() => void this.flush(), Math.min(1000, this.#o.scanIntervalMs * 2)));
@@ -185,52 +222,117 @@ export class Agent {
 
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#o.execSource?.stop();
     for (const timer of this.#timers) clearInterval(timer);
     await this.flush();
   }
 
+  /** Ancestors of a process, nearest first (from this scan's reads where there are some). */
+  #chain(ppid: number, infos?: Map<number, ProcInfo>): ExecEvent['chain'] {
+    const chain: ExecEvent['chain'] = [];
+    for (let p = ppid; p > 1 && chain.length < 16;) {
+      const parent = infos?.get(p) ?? readProcess(p, this.#o.proc);
+      if (!parent) break;
+      chain.push({ pid: parent.pid, uid: parent.uid, command: parent.command.slice(0, 4096) });
+      p = parent.ppid;
+    }
+    return chain;
+  }
+
+  /** Reports a program start once, whether the scan or the hook saw it first. */
+  #report(event: Omit<ExecEvent, 'seq' | 'kind' | 'user' | 'chain'>, chain: ExecEvent['chain']): boolean {
+    const key = `${event.pid} ${event.command}`;
+    if (this.#recent.has(key)) return false;
+    this.#recent.set(key, Date.now());
+    this.spool.add({
+      kind: 'exec',
+      ...event,
+      user: this.#userName(event.euid === 0 ? 0 : event.uid).slice(0, 64),
+      cwd: event.cwd.slice(0, MAX_CWD),
+      command: event.command.slice(0, MAX_COMMAND),
+      chain,
+    });
+    return true;
+  }
+
+  /** A program start the exec hook saw (the process may be gone already). */
+  exec(record: ExecRecord): void {
+    if (this.#o.ignorePids.has(record.pid) || this.#o.ignorePids.has(record.ppid)) return;
+    // The effective uid counts only when /proc confirms it (the message could be written by hand).
+    const live = readProcess(record.pid, this.#o.proc);
+    const euid = live && live.euid === record.claimedEuid ? record.claimedEuid : record.uid;
+    const peer =
+      (live ? peerOf(record.pid, { proc: this.#o.proc, includeLoopback: this.#o.includeLoopback }) : null) ??
+      this.#live.get(record.ppid)?.peer ??
+      peerOf(record.ppid, { proc: this.#o.proc, includeLoopback: this.#o.includeLoopback });
+    this.#report(
+      {
+        time: record.time,
+        pid: record.pid,
+        ppid: record.ppid,
+        uid: record.uid,
+        euid,
+        cwd: record.cwd,
+        command: record.command,
+        peer,
+        source: 'hook',
+      },
+      this.#chain(record.ppid),
+    );
+  }
+
   /** Looks at every process; each one not seen before is an exec event (when `report`). */
   scan(report = true): number {
+    this.#scans++;
     let found = 0;
     const live = new Map<number, { uid: number; peer: string | null }>();
     const infos = new Map<number, ProcInfo>();
+    const fresh: ProcInfo[] = [];
     for (const pid of listPids(this.#o.proc)) {
       if (this.#o.ignorePids.has(pid)) continue;
+      const known = this.#seen.get(pid);
+      const previous = this.#live.get(pid);
+      // A process seen before needs one small read to know it is still the same one. One
+      // without a peer is looked at again now and then: it may have connected since (a
+      // reverse shell written in a scripting language connects after it started).
+      if (known !== undefined && previous && readStat(pid, this.#o.proc)?.startTicks === known) {
+        const peer =
+          previous.peer === null && this.#scans % 5 === 0
+            ? peerOf(pid, { proc: this.#o.proc, includeLoopback: this.#o.includeLoopback })
+            : previous.peer;
+        live.set(pid, peer === previous.peer ? previous : { uid: previous.uid, peer });
+        continue;
+      }
       const info = readProcess(pid, this.#o.proc);
       if (!info) continue;
       infos.set(pid, info);
-      const known = this.#seen.get(pid);
-      const peer =
-        known === info.startTicks
-          ? (this.#live.get(pid)?.peer ?? null)
-          : peerOf(pid, { proc: this.#o.proc, includeLoopback: this.#o.includeLoopback });
-      live.set(pid, { uid: info.uid, peer });
-      if (known === info.startTicks) continue;
+      const peer = peerOf(pid, { proc: this.#o.proc, includeLoopback: this.#o.includeLoopback });
+      live.set(pid, { uid: Math.min(info.uid, info.euid), peer });
       this.#seen.set(pid, info.startTicks);
-      if (!report || info.command.startsWith('[')) continue;
-      const chain: { pid: number; uid: number; command: string }[] = [];
-      for (let p = info.ppid; p > 1 && chain.length < 16;) {
-        const parent = infos.get(p) ?? readProcess(p, this.#o.proc);
-        if (!parent) break;
-        chain.push({ pid: parent.pid, uid: parent.uid, command: parent.command.slice(0, 4096) });
-        p = parent.ppid;
-      }
-      this.spool.add({
-        kind: 'exec',
-        time: new Date().toISOString(),
-        pid: info.pid,
-        ppid: info.ppid,
-        uid: info.uid,
-        user: this.#userName(info.uid).slice(0, 64),
-        cwd: info.cwd.slice(0, MAX_CWD),
-        command: info.command.slice(0, MAX_COMMAND),
-        chain,
-        peer,
-      });
-      found++;
+      fresh.push(info);
+    }
+    for (const info of fresh) {
+      if (!report || info.command.startsWith('[') || this.#o.ignorePids.has(info.ppid)) continue;
+      const reported = this.#report(
+        {
+          time: new Date().toISOString(),
+          pid: info.pid,
+          ppid: info.ppid,
+          uid: info.uid,
+          euid: info.euid,
+          cwd: info.cwd,
+          command: info.command,
+          peer: live.get(info.pid)?.peer ?? null,
+          source: 'scan',
+        },
+        this.#chain(info.ppid, infos),
+      );
+      if (reported) found++;
     }
     for (const pid of this.#seen.keys()) if (!live.has(pid)) this.#seen.delete(pid);
     this.#live = live;
+    const old = Date.now() - RECENT_MS;
+    for (const [key, at] of this.#recent) if (at < old) this.#recent.delete(key);
     return found;
   }
 

@@ -10,6 +10,8 @@ export interface ProcInfo {
   ppid: number;
   /** Real uid. */
   uid: number;
+  /** Effective uid (0 for a root shell got through a set-user-ID binary, `bash -p`). */
+  euid: number;
   /** Start time in clock ticks since boot: with the pid, names one process for good. */
   startTicks: number;
   command: string;
@@ -38,14 +40,22 @@ export function listPids(proc = '/proc'): number[] {
     .map(Number);
 }
 
+/** The parent and start time of a process (one small read), or null when it is gone. */
+export function readStat(pid: number, proc = '/proc'): { ppid: number; startTicks: number } | null {
+  const stat = read(`${proc}/${pid}/stat`);
+  if (!stat) return null;
+  // Fields after the command name, which may itself hold spaces and parentheses.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { ppid: Number(fields[1]), startTicks: Number(fields[19]) };
+}
+
 /** One process, or null when it is gone (or not readable). */
 export function readProcess(pid: number, proc = '/proc'): ProcInfo | null {
   const stat = read(`${proc}/${pid}/stat`);
   const status = read(`${proc}/${pid}/status`);
   if (!stat || !status) return null;
-  // Fields after the command name, which may itself hold spaces and parentheses.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const uidLine = /^Uid:\s+(\d+)/m.exec(status);
+  const uidLine = /^Uid:\s+(\d+)\s+(\d+)/m.exec(status);
   const cmdline = read(`${proc}/${pid}/cmdline`) ?? '';
   const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
   let cwd = '';
@@ -58,6 +68,7 @@ export function readProcess(pid: number, proc = '/proc'): ProcInfo | null {
     pid,
     ppid: Number(fields[1]),
     uid: uidLine ? Number(uidLine[1]) : -1,
+    euid: uidLine ? Number(uidLine[2]) : -1,
     startTicks: Number(fields[19]),
     command: cmdline ? cmdline.replace(/\0+$/, '').split('\0').join(' ') : `[${comm}]`,
     cwd,

@@ -10,10 +10,11 @@ import {
   readdir,
   rename,
   rm,
+  symlink,
   writeFile,
 } from 'node:fs/promises';
 import path from 'node:path';
-import { BOX_NETWORK_FILE } from './image.ts';
+import { AGENT_FILES, AGENT_UNIT, BOX_NETWORK_FILE } from './image.ts';
 import { BoxCgroup, type BoxLimits } from './cgroups.ts';
 import { run } from './command.ts';
 
@@ -32,6 +33,8 @@ export interface MachineSpec {
   rootPasswordHash: string;
   sshPublicKey: string | null;
   agentToken: string | null;
+  /** The box agent to install (copied in at every start, so boxes get the current one). */
+  agent: { bundle: string; apiUrl: string } | null;
   limits: BoxLimits;
 }
 
@@ -212,17 +215,28 @@ export class Machine {
     const base = Machine.uidBase(spec.slot);
     const root = this.rootDir;
     const firstStart = !existsSync(path.join(this.dir, 'provisioned'));
-    const write = async (file: string, content: string, mode = 0o644) => {
-      const full = path.join(root, file);
-      await mkdir(path.dirname(full), { recursive: true });
-      await writeFile(full, content, { mode });
+    // Box root may have planted symlinks on its last run: nothing written here follows one
+    // (a link to an absolute path would lead to the host's file of that name).
+    const write = async (file: string, content: string | Buffer, mode = 0o644) => {
+      const full = path.join(await boxDirectory(root, path.dirname(file), base), path.basename(file));
+      await rm(full, { force: true });
+      await writeFile(full, content, { mode, flag: 'wx' });
       await chmod(full, mode);
-      await chown(full, base, base);
+      await lchown(full, base, base);
     };
     await write(
       BOX_NETWORK_FILE.slice(1),
       `ADDRESS=${spec.address}/${spec.prefixLength}\nGATEWAY=${spec.gateway}\n`,
     );
+    if (spec.agent) {
+      await write(AGENT_FILES.program.slice(1), await readFile(spec.agent.bundle));
+      await write(AGENT_FILES.environment.slice(1), `EG_AGENT_API_URL=${spec.agent.apiUrl}\n`, 0o600);
+      await write(AGENT_FILES.unit.slice(1), AGENT_UNIT);
+      const wants = path.join(root, 'etc/systemd/system/multi-user.target.wants/exploit-grid-agent.service');
+      await rm(wants, { force: true });
+      await symlink(AGENT_FILES.unit, wants);
+      await lchown(wants, base, base);
+    }
     if (!firstStart) return;
     await write('etc/hostname', `${spec.hostname}\n`);
     await write(
@@ -346,6 +360,26 @@ export class Machine {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * `root/relative` as a real directory inside the box: each missing part is made (owned by box
+ * root), and a part that is a symlink or not a directory is refused, never followed.
+ */
+async function boxDirectory(root: string, relative: string, owner: number): Promise<string> {
+  let dir = root;
+  for (const part of relative.split('/').filter(Boolean)) {
+    dir = path.join(dir, part);
+    const stat = await lstat(dir).catch(() => null);
+    if (!stat) {
+      await mkdir(dir, { mode: 0o755 });
+      await chown(dir, owner, owner);
+    } else if (stat.isSymbolicLink() || !stat.isDirectory())
+      throw new Error(
+        `/${path.relative(root, dir)} in the box is not a plain directory; the platform will not write through it`,
+      );
+  }
+  return dir;
+}
 
 async function isMountPoint(dir: string): Promise<boolean> {
   const mounts = await readFile('/proc/self/mounts', 'utf8');

@@ -16,6 +16,8 @@ export interface RouterLayout {
   vpnTcp: Ipv4Network;
   /** OpenVPN's port inside the router namespace (UDP and TCP). */
   vpnPort: number;
+  /** Where the API serves box agents on the host's transit address (boxes reach it as `http://<gateway>/`). */
+  agentPort: number;
 }
 
 /** A box's place on the arena network. */
@@ -140,12 +142,15 @@ export class RouterNetwork {
    * The whole firewall, replaced atomically. Sets are filled by `setAccess` and `setBoxPorts`.
    * - forward: VPN ↔ box only for pairs in @access (owner always; attacker inside a window);
    *   nothing else crosses (no box ↔ box, no VPN client ↔ VPN client, nothing to the host).
-   * - input: the router itself answers only OpenVPN on the transit link (and, for boxes, the
-   *   agent endpoint when one is configured).
+   * - input: the router itself answers only OpenVPN on the transit link.
+   * - agents: a box's `http://<gateway>:80` is carried (DNAT, then masquerade) to the API's agent
+   *   endpoint on the host end of the transit link; boxes reach nothing else outside the arena.
    * - bridge: a box may only use its own address (no spoofing of another box or the router).
    */
   async #loadBaseRules(): Promise<void> {
-    const { vpnPort, vpnUdp, vpnTcp } = this.layout;
+    const { vpnPort, vpnUdp, vpnTcp, agentPort } = this.layout;
+    const gateway = this.routerArenaAddress;
+    const api = this.hostTransitAddress;
     const ruleset = `
 add table inet ${TABLE}
 delete table inet ${TABLE}
@@ -168,6 +173,16 @@ table inet ${TABLE} {
     type filter hook forward priority filter; policy drop;
     iifname { "${TUN_UDP}", "${TUN_TCP}" } oifname "${BRIDGE}" ip saddr . ip daddr @access accept
     iifname "${BRIDGE}" oifname { "${TUN_UDP}", "${TUN_TCP}" } ip daddr . ip saddr @access accept
+    iifname "${BRIDGE}" oifname "${TRANSIT}" ip daddr ${api} tcp dport ${agentPort} ct status dnat accept
+    iifname "${TRANSIT}" oifname "${BRIDGE}" ct state established,related ct status dnat accept
+  }
+  chain agents_in {
+    type nat hook prerouting priority dstnat; policy accept;
+    iifname "${BRIDGE}" ip daddr ${gateway} tcp dport 80 dnat ip to ${api}:${agentPort}
+  }
+  chain agents_out {
+    type nat hook postrouting priority srcnat; policy accept;
+    oifname "${TRANSIT}" ip daddr ${api} tcp dport ${agentPort} masquerade
   }
 }
 table bridge ${TABLE} {

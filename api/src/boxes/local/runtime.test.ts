@@ -2,6 +2,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import dgram from 'node:dgram';
 import { existsSync } from 'node:fs';
+import type { RequestListener } from 'node:http';
 import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -11,9 +12,13 @@ import { expect } from 'chai';
 import { testLogger } from '../../testing/logger.ts';
 import type { BoxObservation, BoxSpec, VpnIdentity, VpnSession } from '../orchestrator.ts';
 import { ClientNamespace, VpnClient, boxHostProblem } from '../../testing/netns.ts';
+import type { AgentReport } from '../../contracts/agent.ts';
 import { LocalRuntime, type LocalRuntimeOptions } from './runtime.ts';
 
 const execFileAsync = promisify(execFile);
+/** Built by `make build` (test-unit makes it first). */
+const AGENT_BUNDLE = path.resolve(import.meta.dirname, '../../../../operator/dist/agent.js');
+type AgentEvent = AgentReport['events'][number];
 
 /**
  * The local box runtime with real parts: systemd-nspawn boxes, the two OpenVPN servers, the
@@ -81,6 +86,22 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
   const machineName = (spec: BoxSpec) => `${prefix}-b${spec.slot}`;
   const ip = (spec: BoxSpec) => runtime!.boxAddress(spec.slot);
   const session = (userId: string) => runtime!.vpnSessions().find((s) => s.userId === userId);
+
+  /** What box agents sent to the agents' endpoint: the Authorization header and the events. */
+  const agentReports: { authorization: string; events: AgentEvent[] }[] = [];
+  const agentEvents = (token: string | null) =>
+    agentReports.filter((r) => r.authorization === `Bearer ${token}`).flatMap((r) => r.events);
+  /** Plays the API's agents' endpoint: stores what comes and acknowledges it. */
+  const agentHandler: RequestListener = (req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      const { events } = JSON.parse(body) as { events: AgentEvent[] };
+      agentReports.push({ authorization: req.headers.authorization ?? '', events });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ lastSeq: events.at(-1)!.seq, stored: events.length }));
+    });
+  };
 
   /** A runtime object as the API makes it; the authorizer refuses the players in `refused`. */
   function newRuntime(): LocalRuntime {
@@ -168,11 +189,14 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
       vpnTcpPort: port,
       vpnMaxClients: MAX_CLIENTS,
       stopTimeoutMs: 5000,
+      agentPort: await freePort(),
+      agentBundle: AGENT_BUNDLE,
       logger: testLogger,
     };
     runtime = newRuntime();
     await runtime.start();
     expect(runtime.status().reason, 'runtime status').to.equal(null);
+    await runtime.serveAgents(agentHandler);
     // Built once per cache directory (about a minute); later runs reuse it.
     await runtime.image.ensure();
     expect(runtime.status()).to.deep.include({ available: true });
@@ -322,6 +346,52 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     });
     expect(bobOut.trim().split('\n')[0]).to.equal('bob-box');
     expect(bobOut.trim().split('\n')[1]!.split(' ')[0]).to.equal(session(users.bob)!.vpnAddress);
+  });
+
+  it('runs the box agent: every program start reaches the agents’ endpoint with its VPN peer', async function () {
+    this.timeout(60_000);
+    const peer = session(users.alice)!.vpnAddress;
+    // Short-lived commands (the exec hook), one that lasts (the /proc scan), in a known directory;
+    // the session stays open past a heartbeat.
+    const held = alice.ssh(ip(aliceBox), 'cd /tmp && id && uname -a >/dev/null && sleep 6', {
+      password: aliceBox.rootPassword,
+    });
+    const execs = await until('the commands of Alice’s session', async () => {
+      const found = agentEvents(aliceBox.agentToken).filter(
+        (e): e is Extract<AgentEvent, { kind: 'exec' }> => e.kind === 'exec' && e.peer === peer,
+      );
+      const commands = found.map((e) => e.command);
+      return ['id', 'uname -a', 'sleep 6'].every((c) => commands.includes(c)) ? found : undefined;
+    });
+    const id = execs.find((e) => e.command === 'id')!;
+    expect(id).to.include({ uid: 0, user: 'root', cwd: '/tmp', source: 'hook' });
+    expect(id.chain.map((p) => p.command).join(' | ')).to.match(/sshd/);
+    // Heartbeats name the sessions held.
+    await until(
+      'a heartbeat with Alice’s session',
+      async () =>
+        agentEvents(aliceBox.agentToken).some(
+          (e) => e.kind === 'heartbeat' && e.sessions.some((s) => s.peer === peer && s.uid === 0),
+        ),
+      10_000,
+    );
+    await held;
+    // Each program start once, whichever part of the agent saw it first.
+    expect(
+      agentEvents(aliceBox.agentToken).filter((e) => e.kind === 'exec' && e.command === 'sleep 6'),
+    ).to.have.length(1);
+    // Nothing comes from Bob's box (it has no agent secret).
+    expect(agentReports.every((r) => r.authorization === `Bearer ${aliceBox.agentToken}`)).to.equal(true);
+    // Boxes reach the agents' endpoint through their gateway, and nothing else outside the arena.
+    const gateway = runtime!.router.routerArenaAddress;
+    const host = runtime!.router.hostTransitAddress;
+    const reach = await alice.ssh(
+      ip(aliceBox),
+      `for t in ${gateway}/80 ${host}/${options.agentPort} ${host}/22 ${gateway}/22; do ` +
+        `timeout 2 bash -c "exec 3<>/dev/tcp/\${t%/*}/\${t#*/}" 2>/dev/null && echo open || echo closed; done`,
+      { password: aliceBox.rootPassword },
+    );
+    expect(reach.trim().split('\n')).to.deep.equal(['open', 'closed', 'closed', 'closed']);
   });
 
   it('lets the owner in with their SSH key; a wrong password is refused', async () => {
@@ -474,6 +544,7 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     runtime = newRuntime();
     await runtime.start();
     expect(runtime.status().reason).to.equal(null);
+    await runtime.serveAgents(agentHandler);
     // Learned again from the management interface before anything else happened.
     expect(session(users.alice), 'Alice’s session after the restart').to.deep.include({
       protocol: 'UDP',

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import type { RequestListener } from 'node:http';
 import path from 'node:path';
 import type { VpnProtocol } from '../../contracts/boxes.ts';
 import type { Logger } from '../../logger.ts';
@@ -16,6 +17,7 @@ import type {
   VpnSession,
 } from '../orchestrator.ts';
 import { KeyedLock } from '../../keyed-lock.ts';
+import { AgentEndpoint } from '../agent-endpoint.ts';
 import { hostAddress, networkSize, parseNetwork } from './addressing.ts';
 import { run, which } from './command.ts';
 import { BaseImage } from './image.ts';
@@ -48,6 +50,10 @@ export interface LocalRuntimeOptions {
   vpnTcpPort: number;
   vpnMaxClients: number;
   stopTimeoutMs: number;
+  /** Port of the agents' endpoint on the host's transit address (AGENT_PORT). */
+  agentPort: number;
+  /** The bundled box agent copied into every box (operator/dist/agent.js); null: boxes run without it. */
+  agentBundle: string | null;
   logger: Logger;
 }
 
@@ -98,6 +104,7 @@ export class LocalRuntime implements BoxOrchestrator {
   readonly #windows = new Map<string, { attackerUserId: string; boxId: string; until: number }>();
   readonly #servers: Record<VpnProtocol, VpnServer>;
   readonly #relay: VpnRelay;
+  readonly #agents = new AgentEndpoint();
   #pki: VpnPki | null = null;
   #tlsCryptKey = '';
   #serverName: string;
@@ -122,6 +129,7 @@ export class LocalRuntime implements BoxOrchestrator {
         vpnUdp,
         vpnTcp,
         vpnPort: ROUTER_VPN_PORT,
+        agentPort: options.agentPort,
       },
       options.logger,
     );
@@ -421,8 +429,43 @@ export class LocalRuntime implements BoxOrchestrator {
       rootPasswordHash: hash,
       sshPublicKey: spec.sshPublicKey,
       agentToken: spec.agentToken,
+      agent: this.#agentFiles(spec),
       limits: spec.resources,
     };
+  }
+
+  #agentMissingLogged = false;
+
+  /**
+   * The agent to install in a box: a box with a secret gets it, when the bundle exists (`make
+   * build` makes it; said once when it does not). Boxes reach the API at their gateway.
+   */
+  #agentFiles(spec: BoxSpec): MachineSpec['agent'] {
+    if (!spec.agentToken) return null;
+    const bundle = this.#o.agentBundle;
+    if (bundle && existsSync(bundle)) return { bundle, apiUrl: `http://${this.router.routerArenaAddress}` };
+    if (!this.#agentMissingLogged) {
+      this.#agentMissingLogged = true;
+      this.#log.error(
+        { bundle },
+        'The box agent is not built (run `make build`): boxes start without it and attacks on them go undetected',
+      );
+    }
+    return null;
+  }
+
+  /**
+   * Serves the agents' endpoint on the host end of the transit link, where the router's NAT
+   * rule carries a box's `http://<gateway>/` (and where nothing but the boxes comes from).
+   */
+  async serveAgents(handler: RequestListener): Promise<() => Promise<void>> {
+    if (this.#unavailable) return async () => undefined;
+    await this.#agents.listen(handler, this.router.hostTransitAddress, this.#o.agentPort);
+    this.#log.info(
+      { address: `${this.router.hostTransitAddress}:${this.#o.agentPort}` },
+      'Serving box agents on the transit link',
+    );
+    return () => this.#agents.close();
   }
 
   deleteBox(id: string): Promise<void> {
@@ -593,6 +636,7 @@ export class LocalRuntime implements BoxOrchestrator {
 
   async close(): Promise<void> {
     this.#closing = true;
+    await this.#agents.close();
     await this.#sparing;
     await this.#relay.close();
     for (const server of Object.values(this.#servers)) server.detach();
@@ -601,6 +645,7 @@ export class LocalRuntime implements BoxOrchestrator {
 
   async destroy(options: { keepDisks?: boolean } = {}): Promise<void> {
     this.#closing = true;
+    await this.#agents.close();
     await this.#sparing;
     await this.#relay.close();
     for (const id of await this.boxIds()) {

@@ -1,0 +1,41 @@
+import { createHash } from 'node:crypto';
+import express, { type Express } from 'express';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { apiNotFound, errorHandler } from '../http/errors.ts';
+import type { Logger } from '../logger.ts';
+import { agentRoutes } from './agent-routes.ts';
+import type { AgentIngest } from './ingest.ts';
+
+/** Reports a box may send per second (an agent sends a batch at most every 400 ms, more to catch up). */
+const REPORTS_PER_SECOND = 20;
+
+/**
+ * The internal application box agents report to (`POST /internal/agent/report`), served apart
+ * from the public one: only on the address boxes reach (the local runtime's transit link; a
+ * cluster-internal Service on Kubernetes), never through the public port. Batches stay under
+ * the JSON limit (100 kB): the agent splits them. Each box is held to a request rate.
+ */
+export function createAgentApp(deps: { ingest: AgentIngest; logger: Logger }): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  const limiter = new RateLimiterMemory({ points: REPORTS_PER_SECOND, duration: 1 });
+  app.use((req, res, next) => {
+    const key = createHash('sha256')
+      .update(req.get('authorization') ?? req.socket.remoteAddress ?? '')
+      .digest('hex');
+    limiter.consume(key).then(
+      () => next(),
+      (rejection: unknown) => {
+        if (!(rejection instanceof RateLimiterRes)) return next(rejection);
+        res.setHeader('Retry-After', String(Math.ceil(rejection.msBeforeNext / 1000)));
+        res.status(429).json({ message: 'Too many reports; send them in larger batches.' });
+      },
+    );
+  });
+  app.use(express.json({ limit: '100kb' }));
+  app.use('/internal', agentRoutes({ ingest: deps.ingest }).router);
+  app.use(apiNotFound);
+  app.use(errorHandler(deps.logger));
+  return app;
+}

@@ -1,0 +1,205 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { expect } from 'chai';
+import { Agent, type AgentEvent } from './agent.ts';
+import { JournalSource, parseJournalEntry, type ExecRecord, type ExecSource } from './exec-hook.ts';
+
+const entry = (message: unknown, pid = 4242, uid = 1000) => ({
+  SYSLOG_IDENTIFIER: 'snoopy',
+  MESSAGE: message,
+  _PID: String(pid),
+  _UID: String(uid),
+  __REALTIME_TIMESTAMP: '1795000000123456',
+  __CURSOR: `s=abc;i=${pid}`,
+});
+
+describe('agent: exec hook records (snoopy lines in the journal)', () => {
+  it('reads a snoopy line with the journal’s trusted pid and uid', () => {
+    const record = parseJournalEntry(
+      entry('eg1 pid=4242 ppid=4200 uid=1000 euid=0 cwd=/home/a b cmd=cat /etc/shadow'),
+    );
+    expect(record).to.deep.equal({
+      time: new Date(1795000000123.456).toISOString(),
+      pid: 4242,
+      ppid: 4200,
+      uid: 1000,
+      claimedEuid: 0,
+      cwd: '/home/a b',
+      command: 'cat /etc/shadow',
+    });
+  });
+
+  it('takes the uid from the journal, not from the message', () => {
+    const record = parseJournalEntry(entry('eg1 pid=4242 ppid=1 uid=0 euid=0 cwd=/ cmd=id', 4242, 1000));
+    expect(record!.uid).to.equal(1000);
+  });
+
+  it('drops lines written by hand for another process, other programs’ lines and junk', () => {
+    expect(parseJournalEntry(entry('eg1 pid=1 ppid=0 uid=0 euid=0 cwd=/ cmd=bash', 4242))).to.equal(null);
+    expect(
+      parseJournalEntry({
+        ...entry('eg1 pid=4242 ppid=1 uid=0 euid=0 cwd=/ cmd=id'),
+        SYSLOG_IDENTIFIER: 'sshd',
+      }),
+    ).to.equal(null);
+    expect(parseJournalEntry(entry('hello'))).to.equal(null);
+    expect(parseJournalEntry(entry(null))).to.equal(null);
+    expect(
+      parseJournalEntry({ ...entry('eg1 pid=4242 ppid=1 uid=0 euid=0 cwd=/ cmd=id'), _PID: 'x' }),
+    ).to.equal(null);
+  });
+
+  it('reads a message the journal gives as bytes (not UTF-8 clean)', () => {
+    const bytes = [...Buffer.from('eg1 pid=4242 ppid=1 uid=1000 euid=1000 cwd=/tmp cmd=echo '), 0xff];
+    expect(parseJournalEntry(entry(bytes))!.command).to.match(/^echo /);
+  });
+});
+
+describe('agent: following the journal', function () {
+  this.timeout(20_000);
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(path.join(os.tmpdir(), 'eg-journal-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  /**
+   * journalctl as the agent runs it, from a recording: prints the recorded entries after the
+   * cursor it is given (all of them without one) and records its arguments.
+   */
+  function recordedJournalctl(entries: object[]): string {
+    const lines = path.join(dir, 'entries.jsonl');
+    writeFileSync(lines, entries.map((e) => JSON.stringify(e)).join('\n') + '\n');
+    const script = path.join(dir, 'journalctl');
+    writeFileSync(
+      script,
+      `#!/bin/sh
+echo "$*" >> "${dir}/calls"
+after=$(printf '%s\\n' "$@" | sed -n 's/^--after-cursor=//p')
+if [ -n "$after" ]; then sed -n "/$after\\"/,\\$p" "${lines}" | tail -n +2; else cat "${lines}"; fi
+exec sleep 30
+`,
+    );
+    chmodSync(script, 0o755);
+    return script;
+  }
+
+  it('hands over each record, keeps its place, and goes on from there after a restart', async () => {
+    const entries = [1, 2, 3].map((i) =>
+      entry(`eg1 pid=${100 + i} ppid=1 uid=0 euid=0 cwd=/ cmd=step${i}`, 100 + i, 0),
+    );
+    const command = recordedJournalctl(entries);
+    const cursorFile = path.join(dir, 'cursor');
+    const got: ExecRecord[] = [];
+    const first = new JournalSource({ cursorFile, command });
+    first.start((r) => got.push(r));
+    for (let i = 0; i < 100 && got.length < 3; i++) await sleep(20);
+    first.stop();
+    expect(got.map((r) => r.command)).to.deep.equal(['step1', 'step2', 'step3']);
+    expect(readFileSync(cursorFile, 'utf8')).to.equal('s=abc;i=103');
+
+    writeFileSync(cursorFile, 's=abc;i=101');
+    const again: ExecRecord[] = [];
+    const second = new JournalSource({ cursorFile, command });
+    second.start((r) => again.push(r));
+    for (let i = 0; i < 100 && again.length < 2; i++) await sleep(20);
+    second.stop();
+    expect(again.map((r) => r.command)).to.deep.equal(['step2', 'step3']);
+    const calls = readFileSync(path.join(dir, 'calls'), 'utf8').trim().split('\n');
+    expect(calls[0]).to.equal('--follow --output=json --all --no-pager --lines=0 SYSLOG_IDENTIFIER=snoopy');
+    expect(calls[1]).to.include('--after-cursor=s=abc;i=101');
+  });
+});
+
+const AGENT_PID = 999_999_990;
+
+describe('agent: program starts from the exec hook', function () {
+  this.timeout(20_000);
+  let dir: string;
+  let agent: Agent;
+  let feed: (record: ExecRecord) => void;
+  const children: ChildProcess[] = [];
+  const source: ExecSource = { start: (onRecord) => (feed = onRecord), stop: () => undefined };
+
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'eg-hook-'));
+    agent = new Agent({
+      apiUrl: 'http://127.0.0.1:9',
+      token: 't',
+      spoolDir: dir,
+      execSource: source,
+      scanIntervalMs: 60_000,
+      heartbeatIntervalMs: 60_000,
+      // The test's own children stand for the box's processes; a made-up pid for the agent.
+      ignorePids: new Set([AGENT_PID]),
+    });
+    agent.start();
+  });
+  afterEach(async () => {
+    await agent.stop();
+    for (const child of children) child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const execs = () =>
+    agent.spool.pending().filter((e): e is Extract<AgentEvent, { kind: 'exec' }> => e.kind === 'exec');
+  const record = (over: Partial<ExecRecord>): ExecRecord => ({
+    time: new Date().toISOString(),
+    pid: 999_999_998,
+    ppid: 1,
+    uid: 1000,
+    claimedEuid: 1000,
+    cwd: '/tmp',
+    command: 'id',
+    ...over,
+  });
+
+  it('reports a program that is gone already, attributed through its live parent', () => {
+    const shell = spawn('sleep', ['30'], {
+      env: { PATH: process.env.PATH, SSH_CONNECTION: '10.8.0.44 5000 10.66.1.2 22' },
+    });
+    children.push(shell);
+    feed(record({ ppid: shell.pid! }));
+    const [event] = execs();
+    expect(event).to.include({ command: 'id', peer: '10.8.0.44', uid: 1000, euid: 1000, source: 'hook' });
+    expect(event!.chain[0]!.command).to.equal('sleep 30');
+  });
+
+  it('believes an effective uid only when /proc shows it', () => {
+    // Gone: the claim cannot be checked, so it does not count.
+    feed(record({ claimedEuid: 0 }));
+    // Alive, and /proc says otherwise.
+    const live = spawn('sleep', ['30']);
+    children.push(live);
+    feed(record({ pid: live.pid!, uid: 0, claimedEuid: 4321, command: 'sleep 30' }));
+    expect(execs().map((e) => e.euid)).to.deep.equal([1000, 0]);
+  });
+
+  it('reports a program once when the scan saw it too, whichever came first', async () => {
+    const child = spawn('sleep', ['31']);
+    children.push(child);
+    await sleep(100);
+    expect(agent.scan()).to.be.greaterThan(0);
+    const scanned = execs().filter((e) => e.pid === child.pid);
+    expect(scanned.map((e) => e.source)).to.deep.equal(['scan']);
+    feed(record({ pid: child.pid!, uid: 0, claimedEuid: 0, command: 'sleep 31' }));
+    expect(execs().filter((e) => e.pid === child.pid)).to.have.length(1);
+    // Hook first, scan later.
+    const other = spawn('sleep', ['32']);
+    children.push(other);
+    feed(record({ pid: other.pid!, uid: 0, claimedEuid: 0, command: 'sleep 32' }));
+    await sleep(100);
+    agent.scan();
+    expect(
+      execs()
+        .filter((e) => e.pid === other.pid)
+        .map((e) => e.source),
+    ).to.deep.equal(['hook']);
+  });
+
+  it('leaves out the agent’s own children', () => {
+    feed(record({ ppid: AGENT_PID, command: 'journalctl --follow' }));
+    expect(execs()).to.have.length(0);
+  });
+});
