@@ -189,6 +189,11 @@ export class Agent {
   readonly #userName: (uid: number) => string;
   /** `pid command` → when it was reported. */
   readonly #recent = new Map<string, number>();
+  /** What the exec hook told of recent processes (kept a minute: their children may outlive them). */
+  readonly #hooked = new Map<
+    number,
+    { pid: number; ppid: number; uid: number; command: string; peer: string | null; at: number }
+  >();
   #live = new Map<number, { uid: number; peer: string | null }>();
   #timers: NodeJS.Timeout[] = [];
   #sending = false;
@@ -231,7 +236,8 @@ export class Agent {
   #chain(ppid: number, infos?: Map<number, ProcInfo>): ExecEvent['chain'] {
     const chain: ExecEvent['chain'] = [];
     for (let p = ppid; p > 1 && chain.length < 16;) {
-      const parent = infos?.get(p) ?? readProcess(p, this.#o.proc);
+      // Gone already: what the hook said of it, when it said something.
+      const parent = infos?.get(p) ?? readProcess(p, this.#o.proc) ?? this.#hooked.get(p);
       if (!parent) break;
       chain.push({ pid: parent.pid, uid: parent.uid, command: parent.command.slice(0, 4096) });
       p = parent.ppid;
@@ -261,10 +267,23 @@ export class Agent {
     // The effective uid counts only when /proc confirms it (the message could be written by hand).
     const live = readProcess(record.pid, this.#o.proc);
     const euid = live && live.euid === record.claimedEuid ? record.claimedEuid : record.uid;
+    // The session it belongs to: its own sockets while it lives, else its parent's (as the last
+    // scan knew it, as the hook learned it when the parent started, or as /proc says now). A
+    // quick `sudo id` is gone, sudo too, by the time its line is read: the hook's own record of
+    // sudo, made while sudo's parent shell was there to ask, still names the session.
     const peer =
       (live ? peerOf(record.pid, { proc: this.#o.proc, includeLoopback: this.#o.includeLoopback }) : null) ??
       this.#live.get(record.ppid)?.peer ??
+      this.#hooked.get(record.ppid)?.peer ??
       peerOf(record.ppid, { proc: this.#o.proc, includeLoopback: this.#o.includeLoopback });
+    this.#hooked.set(record.pid, {
+      pid: record.pid,
+      ppid: record.ppid,
+      uid: record.uid,
+      command: record.command,
+      peer,
+      at: Date.now(),
+    });
     this.#report(
       {
         time: record.time,
@@ -333,6 +352,7 @@ export class Agent {
     this.#live = live;
     const old = Date.now() - RECENT_MS;
     for (const [key, at] of this.#recent) if (at < old) this.#recent.delete(key);
+    for (const [pid, known] of this.#hooked) if (known.at < old) this.#hooked.delete(pid);
     return found;
   }
 

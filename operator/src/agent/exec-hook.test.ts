@@ -166,6 +166,18 @@ describe('agent: program starts from the exec hook', function () {
     expect(event!.chain[0]!.command).to.equal('sleep 30');
   });
 
+  it('attributes a quick chain (sudo id) whose processes are all gone through what the hook saw', () => {
+    const shell = spawn('sleep', ['30'], {
+      env: { PATH: process.env.PATH, SSH_CONNECTION: '10.8.0.45 5000 10.66.1.2 22' },
+    });
+    children.push(shell);
+    feed(record({ pid: 999_999_970, ppid: shell.pid!, command: 'sudo -n id' }));
+    feed(record({ pid: 999_999_971, ppid: 999_999_970, uid: 0, claimedEuid: 0, command: 'id' }));
+    const id = execs().find((e) => e.command === 'id')!;
+    expect(id).to.include({ peer: '10.8.0.45', uid: 0 });
+    expect(id.chain.slice(0, 2).map((p) => p.command)).to.deep.equal(['sudo -n id', 'sleep 30']);
+  });
+
   it('believes an effective uid only when /proc shows it', () => {
     // Gone: the claim cannot be checked, so it does not count.
     feed(record({ claimedEuid: 0 }));
