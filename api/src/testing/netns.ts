@@ -205,6 +205,33 @@ export class ClientNamespace {
     }
   }
 
+  /** An HTTP GET from here (answers the body; throws on no answer within `seconds`). */
+  async httpGet(url: string, seconds = 5): Promise<string> {
+    const { stdout } = await execFileAsync(
+      'ip',
+      [
+        'netns',
+        'exec',
+        this.name,
+        process.execPath,
+        '-e',
+        `fetch(process.argv[1], { signal: AbortSignal.timeout(${seconds * 1000}) })
+           .then((r) => r.text()).then((t) => process.stdout.write(t))
+           .catch((e) => { console.error(e.message); process.exit(1); })`,
+        url,
+      ],
+      { timeout: (seconds + 5) * 1000 },
+    );
+    return stdout;
+  }
+
+  /** Waits here for a reverse shell on `port`, as an attacker's `nc -lvnp PORT` does. */
+  async listenForShell(port: number): Promise<ShellListener> {
+    const listener = new ShellListener(this.name, port);
+    await listener.listening;
+    return listener;
+  }
+
   /**
    * Runs a command as root on a box over ssh from here and answers its stdout; `params` become
    * the command's $1, $2... (quoted for the remote shell, never pasted into the command).
@@ -232,5 +259,84 @@ export class ClientNamespace {
       },
     );
     return stdout;
+  }
+}
+
+/** A shell a box opened back to a player's computer: send it commands, read what they print. */
+export class ShellListener {
+  readonly listening: Promise<void>;
+  readonly connected: Promise<void>;
+  readonly closed: Promise<void>;
+  #output = '';
+  #marker = 0;
+  readonly #child: ChildProcess;
+
+  constructor(namespace: string, port: number) {
+    // nc -l in a few lines of Node (the test host need not have netcat).
+    const script = `const net = require('net');
+      const server = net.createServer((c) => {
+        process.stderr.write('connected\\n');
+        server.close();
+        process.stdin.pipe(c);
+        c.pipe(process.stdout);
+        c.on('error', () => undefined);
+        c.on('close', () => { process.stderr.write('closed\\n'); process.exit(0); });
+      });
+      server.listen(Number(process.argv[1]), '0.0.0.0', () => process.stderr.write('listening\\n'));`;
+    this.#child = spawn('ip', ['netns', 'exec', namespace, process.execPath, '-e', script, String(port)], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let status = '';
+    const said = (word: string) =>
+      new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (status.includes(`${word}\n`)) resolve();
+        };
+        this.#child.stderr!.on('data', (chunk: Buffer) => {
+          status += chunk.toString();
+          check();
+        });
+        this.#child.once('exit', () =>
+          status.includes(`${word}\n`)
+            ? resolve()
+            : reject(new Error(`shell listener ended before '${word}': ${status}`)),
+        );
+      });
+    this.listening = said('listening');
+    this.connected = said('connected');
+    this.closed = said('closed');
+    for (const p of [this.listening, this.connected, this.closed]) p.catch(() => undefined);
+    this.#child.stdout!.on('data', (chunk: Buffer) => (this.#output += chunk.toString()));
+  }
+
+  /** Everything the shell printed so far. */
+  get output(): string {
+    return this.#output;
+  }
+
+  /** Sends a command line and answers what it printed (up to a marker echoed after it). */
+  async run(line: string, timeoutMs = 15_000): Promise<string> {
+    // An interactive shell echoes the line it reads: the marker it prints is not in that line.
+    const n = ++this.#marker;
+    const marker = `__eg_done_${n}__`;
+    const start = this.#output.length;
+    this.#child.stdin!.write(`${line}; printf '%s_%s__\\n' __eg_done ${n}\n`);
+    const deadline = Date.now() + timeoutMs;
+    while (!this.#output.slice(start).includes(`${marker}\n`)) {
+      if (Date.now() > deadline)
+        throw new Error(`no answer to '${line}' within ${timeoutMs} ms; got: ${this.#output.slice(start)}`);
+      await sleep(50);
+    }
+    const answer = this.#output.slice(start);
+    return answer.slice(0, answer.indexOf(marker));
+  }
+
+  /** Sends a line without waiting for anything. */
+  send(line: string): void {
+    this.#child.stdin!.write(`${line}\n`);
+  }
+
+  close(): void {
+    this.#child.kill('SIGKILL');
   }
 }
