@@ -59,14 +59,14 @@ box-deps: ## Install the Debian packages of the local box runtime (nspawn, deboo
 	@hack/ensure-box-deps.sh
 
 .PHONY: build
-build: deps api/dist/main.js operator/dist/api-group.js operator/dist/agent.js portal/dist/index.html ## Build the API, the operator, the box agent and the portal.
+build: deps api/dist/main.js operator/dist/api-group.js operator/dist/agent.cjs portal/dist/index.html ## Build the API, the operator, the box agent and the portal.
 
 api/dist/main.js operator/dist/api-group.js &: $(API_SOURCES) $(OPERATOR_SOURCES) tsconfig.json tsconfig.base.json
 	tsc -b api operator
 	@touch api/dist/main.js operator/dist/api-group.js
 
 # The box agent as one file for the boxes' own Node (Debian's nodejs 18).
-operator/dist/agent.js: $(filter-out %.test.ts,$(wildcard operator/src/agent/*.ts)) hack/bundle-agent.ts node_modules/.package-lock.json
+operator/dist/agent.cjs: $(filter-out %.test.ts,$(wildcard operator/src/agent/*.ts)) hack/bundle-agent.ts node_modules/.package-lock.json
 	node hack/bundle-agent.ts $@
 
 portal/dist/index.html: $(PORTAL_SOURCES) $(API_SOURCES) node_modules/.package-lock.json
@@ -78,7 +78,7 @@ portal/dist/index.html: $(PORTAL_SOURCES) $(API_SOURCES) node_modules/.package-l
 test: lint test-unit test-e2e ## Everything CI runs: lint, unit tests, end-to-end tests in Chromium.
 
 .PHONY: test-unit
-test-unit: deps box-deps operator/dist/agent.js ## API and operator tests (mocha, real PostgreSQL, real boxes and VPN when root), portal tests (vitest).
+test-unit: deps box-deps operator/dist/agent.cjs ## API and operator tests (mocha, real PostgreSQL, real boxes and VPN when root), portal tests (vitest).
 	npm run test --workspace @exploit-grid/api
 	npm run test --workspace @exploit-grid/operator
 	npm run test --workspace @exploit-grid/portal
@@ -109,6 +109,10 @@ bench: build ## Throughput of our stack's /healthz against raw node:http (autoca
 .PHONY: bench-boxes
 bench-boxes: build box-deps ## Box start time to ssh (vs a bare nspawn boot) and idle boxes per host; needs root.
 	node test/bench/boxes.ts
+
+.PHONY: bench-detection
+bench-detection: build box-deps ## Attack detection latency (shell command to stored event) and the box agent's CPU; needs root.
+	node test/bench/detection.ts
 
 ##@ Clean
 

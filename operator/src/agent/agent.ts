@@ -18,7 +18,15 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import type { ExecRecord, ExecSource } from './exec-hook.ts';
-import { listPids, peerOf, readProcess, readStat, type ProcInfo } from './proc.ts';
+import {
+  listPids,
+  ownPeer,
+  peerOf,
+  readProcess,
+  readStat,
+  type ProcInfo,
+  type TcpConnection,
+} from './proc.ts';
 
 export type AgentEvent =
   | {
@@ -171,6 +179,16 @@ export interface AgentOptions {
 
 type ExecEvent = Extract<AgentEvent, { kind: 'exec' }>;
 
+/** A process as the last scan saw it: the lower of its uids, its session's peer, what it runs. */
+interface LiveProcess {
+  uid: number;
+  peer: string | null;
+  info: ProcInfo;
+}
+
+/** Scans between two looks at whether a process without a session has connected since. */
+const RECHECK_EVERY = 10;
+
 /** How long a reported (pid, command) is remembered, so the scan and the hook report it once. */
 const RECENT_MS = 60_000;
 
@@ -194,11 +212,14 @@ export class Agent {
     number,
     { pid: number; ppid: number; uid: number; command: string; peer: string | null; at: number }
   >();
-  #live = new Map<number, { uid: number; peer: string | null }>();
+  #live = new Map<number, LiveProcess>();
+  /** TCP tables by network namespace, read at most once per scan (again when a socket is missing). */
+  #tables = new Map<string, Map<string, TcpConnection>>();
   #timers: NodeJS.Timeout[] = [];
   #sending = false;
   #stopped = false;
   #scans = 0;
+  #flushSoon: NodeJS.Timeout | null = null;
 
   constructor(options: AgentOptions) {
     this.#o = {
@@ -229,6 +250,7 @@ export class Agent {
     this.#stopped = true;
     this.#o.execSource?.stop();
     for (const timer of this.#timers) clearInterval(timer);
+    if (this.#flushSoon) clearTimeout(this.#flushSoon);
     await this.flush();
   }
 
@@ -237,12 +259,22 @@ export class Agent {
     const chain: ExecEvent['chain'] = [];
     for (let p = ppid; p > 1 && chain.length < 16;) {
       // Gone already: what the hook said of it, when it said something.
-      const parent = infos?.get(p) ?? readProcess(p, this.#o.proc) ?? this.#hooked.get(p);
+      const parent =
+        infos?.get(p) ?? this.#live.get(p)?.info ?? readProcess(p, this.#o.proc) ?? this.#hooked.get(p);
       if (!parent) break;
       chain.push({ pid: parent.pid, uid: parent.uid, command: parent.command.slice(0, 4096) });
       p = parent.ppid;
     }
     return chain;
+  }
+
+  #peerOptions(tables: Map<string, Map<string, TcpConnection>>) {
+    return {
+      proc: this.#o.proc,
+      includeLoopback: this.#o.includeLoopback,
+      tables,
+      known: (p: number) => this.#live.get(p)?.peer,
+    };
   }
 
   /** Reports a program start once, whether the scan or the hook saw it first. */
@@ -258,6 +290,12 @@ export class Agent {
       command: event.command.slice(0, MAX_COMMAND),
       chain,
     });
+    // Program starts go out at once (a batch of whatever came within a few milliseconds);
+    // heartbeats wait for the regular flush.
+    this.#flushSoon ??= setTimeout(() => {
+      this.#flushSoon = null;
+      void this.flush();
+    }, 20);
     return true;
   }
 
@@ -265,17 +303,22 @@ export class Agent {
   exec(record: ExecRecord): void {
     if (this.#o.ignorePids.has(record.pid) || this.#o.ignorePids.has(record.ppid)) return;
     // The effective uid counts only when /proc confirms it (the message could be written by hand).
-    const live = readProcess(record.pid, this.#o.proc);
-    const euid = live && live.euid === record.claimedEuid ? record.claimedEuid : record.uid;
+    const alive = readStat(record.pid, this.#o.proc) !== null;
+    let euid = record.uid;
+    if (record.claimedEuid !== record.uid && alive) {
+      const info = readProcess(record.pid, this.#o.proc);
+      if (info?.euid === record.claimedEuid) euid = record.claimedEuid;
+    }
     // The session it belongs to: its own sockets while it lives, else its parent's (as the last
     // scan knew it, as the hook learned it when the parent started, or as /proc says now). A
     // quick `sudo id` is gone, sudo too, by the time its line is read: the hook's own record of
     // sudo, made while sudo's parent shell was there to ask, still names the session.
+    const options = this.#peerOptions(this.#tables);
     const peer =
-      (live ? peerOf(record.pid, { proc: this.#o.proc, includeLoopback: this.#o.includeLoopback }) : null) ??
+      (alive ? peerOf(record.pid, options) : null) ??
       this.#live.get(record.ppid)?.peer ??
       this.#hooked.get(record.ppid)?.peer ??
-      peerOf(record.ppid, { proc: this.#o.proc, includeLoopback: this.#o.includeLoopback });
+      peerOf(record.ppid, options);
     this.#hooked.set(record.pid, {
       pid: record.pid,
       ppid: record.ppid,
@@ -304,9 +347,11 @@ export class Agent {
   scan(report = true): number {
     this.#scans++;
     let found = 0;
-    const live = new Map<number, { uid: number; peer: string | null }>();
+    const live = new Map<number, LiveProcess>();
     const infos = new Map<number, ProcInfo>();
     const fresh: ProcInfo[] = [];
+    const tables = new Map<string, Map<string, TcpConnection>>();
+    this.#tables = tables;
     for (const pid of listPids(this.#o.proc)) {
       if (this.#o.ignorePids.has(pid)) continue;
       const known = this.#seen.get(pid);
@@ -316,17 +361,23 @@ export class Agent {
       // reverse shell written in a scripting language connects after it started).
       if (known !== undefined && previous && readStat(pid, this.#o.proc)?.startTicks === known) {
         const peer =
-          previous.peer === null && this.#scans % 5 === 0
-            ? peerOf(pid, { proc: this.#o.proc, includeLoopback: this.#o.includeLoopback })
+          previous.peer === null && this.#scans % RECHECK_EVERY === 0
+            ? ownPeer(pid, this.#peerOptions(tables))
             : previous.peer;
-        live.set(pid, peer === previous.peer ? previous : { uid: previous.uid, peer });
+        live.set(pid, peer === previous.peer ? previous : { ...previous, peer });
         continue;
       }
       const info = readProcess(pid, this.#o.proc);
       if (!info) continue;
+      // Parents seen in this scan or the last one answer for their children.
+      const peer = peerOf(pid, {
+        ...this.#peerOptions(tables),
+        known: (p) => (live.has(p) ? live.get(p)!.peer : this.#live.get(p)?.peer),
+      });
+      // Gone while we looked (its sockets with it): the exec hook reports it, with its session.
+      if (readStat(pid, this.#o.proc)?.startTicks !== info.startTicks) continue;
       infos.set(pid, info);
-      const peer = peerOf(pid, { proc: this.#o.proc, includeLoopback: this.#o.includeLoopback });
-      live.set(pid, { uid: Math.min(info.uid, info.euid), peer });
+      live.set(pid, { uid: Math.min(info.uid, info.euid), peer, info });
       this.#seen.set(pid, info.startTicks);
       fresh.push(info);
     }

@@ -107,7 +107,10 @@ exec sleep 30
     second.stop();
     expect(again.map((r) => r.command)).to.deep.equal(['step2', 'step3']);
     const calls = readFileSync(path.join(dir, 'calls'), 'utf8').trim().split('\n');
-    expect(calls[0]).to.equal('--follow --output=json --all --no-pager --lines=0 SYSLOG_IDENTIFIER=snoopy');
+    expect(calls[0]).to.equal(
+      '--follow --output=json --all --no-pager --output-fields=SYSLOG_IDENTIFIER,MESSAGE,_PID,_UID ' +
+        '--lines=0 SYSLOG_IDENTIFIER=snoopy',
+    );
     expect(calls[1]).to.include('--after-cursor=s=abc;i=101');
   });
 });

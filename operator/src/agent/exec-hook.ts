@@ -97,6 +97,8 @@ export class JournalSource implements ExecSource {
       '--output=json',
       '--all',
       '--no-pager',
+      // Only what the agent reads (the cursor and time come with every entry).
+      '--output-fields=SYSLOG_IDENTIFIER,MESSAGE,_PID,_UID',
       ...(saved ? [`--after-cursor=${saved}`] : ['--lines=0']),
       'SYSLOG_IDENTIFIER=snoopy',
     ];

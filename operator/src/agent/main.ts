@@ -2,7 +2,7 @@
  * The box agent's entry point (a systemd unit in each box runs it as root):
  *
  *   EG_AGENT_API_URL=http://10.66.0.1 EG_AGENT_TOKEN_FILE=/etc/exploit-grid/agent.token \
- *   EG_AGENT_SPOOL_DIR=/var/lib/exploit-grid-agent node agent.js
+ *   EG_AGENT_SPOOL_DIR=/var/lib/exploit-grid-agent node agent.cjs
  *
  * EG_AGENT_EXEC_HOOK=journal (the default where the box has journalctl) follows snoopy's
  * records in the journal; `off` leaves the agent to its /proc scan.
@@ -36,7 +36,7 @@ const agent = new Agent({
   spoolDir,
   execSource:
     hook === 'journal' ? new JournalSource({ cursorFile: path.join(spoolDir, 'journal.cursor'), log }) : null,
-  scanIntervalMs: Number(process.env.EG_AGENT_SCAN_MS ?? 200),
+  scanIntervalMs: Number(process.env.EG_AGENT_SCAN_MS ?? 500),
   heartbeatIntervalMs: Number(process.env.EG_AGENT_HEARTBEAT_MS ?? 5000),
   includeLoopback: process.env.EG_AGENT_INCLUDE_LOOPBACK === '1',
   log,

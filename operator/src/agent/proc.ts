@@ -148,30 +148,72 @@ export function sshClient(pid: number, proc = '/proc'): string | null {
 
 const LOOPBACK = /^(127\.|::1$|0\.0\.0\.0$|::$)/;
 
+const tableReadAt = new WeakMap<Map<string, TcpConnection>, number>();
+
+export interface PeerOptions {
+  proc?: string;
+  includeLoopback?: boolean;
+  /** TCP tables already read, by network namespace (one read per namespace per scan). */
+  tables?: Map<string, Map<string, TcpConnection>>;
+}
+
 /**
- * The network peer a process works for: the remote address of an established TCP connection
- * that it or its nearest ancestor holds (a reverse shell, a bind shell, a web server's child),
- * or the client of the ssh session in its environment. Loopback is nobody's session.
+ * The network peer a process itself works for, without looking at its ancestors: the remote
+ * address of an established TCP connection it holds, or the client of the ssh session in its
+ * environment. Loopback is nobody's session. A process holding no socket costs one directory
+ * read (no TCP table is read for it).
  */
-export function peerOf(
-  pid: number,
-  options: { proc?: string; includeLoopback?: boolean; maxDepth?: number } = {},
-): string | null {
+export function ownPeer(pid: number, options: PeerOptions = {}): string | null {
   const proc = options.proc ?? '/proc';
-  let current: number | null = pid;
-  let table: Map<string, TcpConnection> | null = null;
-  for (let depth = 0; current !== null && current > 1 && depth < (options.maxDepth ?? 32); depth++) {
-    table ??= tcpTable(current, proc);
-    for (const inode of socketInodes(current, proc)) {
+  const inodes = socketInodes(pid, proc);
+  if (inodes.size > 0) {
+    let namespace = '';
+    try {
+      namespace = readlinkSync(`${proc}/${pid}/ns/net`);
+    } catch {
+      // gone, or not ours to read: read its table directly
+    }
+    let table = namespace ? options.tables?.get(namespace) : undefined;
+    // A table read earlier may predate a socket: a missing inode (or a UNIX socket's, which is
+    // in no TCP table) means read it again, unless it is only just read.
+    if (table && Date.now() - (tableReadAt.get(table) ?? 0) > 20 && [...inodes].some((i) => !table!.has(i)))
+      table = undefined;
+    if (!table) {
+      table = tcpTable(pid, proc);
+      tableReadAt.set(table, Date.now());
+      if (namespace) options.tables?.set(namespace, table);
+    }
+    for (const inode of inodes) {
       const connection = table.get(inode);
       if (connection?.state !== 'ESTABLISHED') continue;
       if (!options.includeLoopback && LOOPBACK.test(connection.remote)) continue;
       return connection.remote;
     }
-    const ssh = sshClient(current, proc);
-    if (ssh && (options.includeLoopback || !LOOPBACK.test(ssh))) return ssh;
-    const info = readProcess(current, proc);
-    current = info ? info.ppid : null;
+  }
+  const ssh = sshClient(pid, proc);
+  if (ssh && (options.includeLoopback || !LOOPBACK.test(ssh))) return ssh;
+  return null;
+}
+
+/**
+ * The network peer a process works for: its own (see ownPeer) or its nearest ancestor's (a
+ * reverse shell's commands, a web server's child). `known` answers for ancestors whose peer
+ * is known already (the agent's last scan), ending the walk there.
+ */
+export function peerOf(
+  pid: number,
+  options: PeerOptions & { maxDepth?: number; known?: (pid: number) => string | null | undefined } = {},
+): string | null {
+  const proc = options.proc ?? '/proc';
+  let current: number | null = pid;
+  for (let depth = 0; current !== null && current > 1 && depth < (options.maxDepth ?? 32); depth++) {
+    if (depth > 0) {
+      const known = options.known?.(current);
+      if (known !== undefined) return known;
+    }
+    const peer = ownPeer(current, options);
+    if (peer) return peer;
+    current = readStat(current, proc)?.ppid ?? null;
   }
   return null;
 }

@@ -74,7 +74,7 @@ path-include /usr/share/doc/*/copyright
 
 /** Where the runtime puts the box agent in each box (at every start). */
 export const AGENT_FILES = {
-  program: '/usr/local/lib/exploit-grid/agent.js',
+  program: '/usr/local/lib/exploit-grid/agent.cjs',
   environment: '/etc/exploit-grid/agent.env',
   unit: '/etc/systemd/system/exploit-grid-agent.service',
 };

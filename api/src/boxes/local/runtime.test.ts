@@ -17,7 +17,7 @@ import { LocalRuntime, type LocalRuntimeOptions } from './runtime.ts';
 
 const execFileAsync = promisify(execFile);
 /** Built by `make build` (test-unit makes it first). */
-const AGENT_BUNDLE = path.resolve(import.meta.dirname, '../../../../operator/dist/agent.js');
+const AGENT_BUNDLE = path.resolve(import.meta.dirname, '../../../../operator/dist/agent.cjs');
 type AgentEvent = AgentReport['events'][number];
 
 /**

@@ -52,7 +52,7 @@ export interface LocalRuntimeOptions {
   stopTimeoutMs: number;
   /** Port of the agents' endpoint on the host's transit address (AGENT_PORT). */
   agentPort: number;
-  /** The bundled box agent copied into every box (operator/dist/agent.js); null: boxes run without it. */
+  /** The bundled box agent copied into every box (operator/dist/agent.cjs); null: boxes run without it. */
   agentBundle: string | null;
   logger: Logger;
 }

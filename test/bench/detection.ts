@@ -1,0 +1,201 @@
+// Detection of attackers' shells (issue: attacks and the box agent). Needs root and the box
+// packages (make box-deps); starts the built API with the local runtime, as `make run` does.
+//
+// 1. Latency, from a shell's first command to the stored event: the attacker opens a reverse
+//    shell on the target box (a command injection in a service the defender runs) and sends one
+//    command; timed from sending it until the command is in the attack's kill chain through the
+//    API (`GET /attack/{id}/logs`, polled every 25 ms). Baseline in the same run: the same
+//    command's round trip through the shell (sent → its output back on the attacker's computer).
+//    Goal: p95 <= 2 s.
+// 2. The agent's CPU (its process in the target box and its journalctl, from /proc), as a share
+//    of one core: idle
+//    (nothing happening), and while the attacker's shell runs programs as fast as the box lets
+//    it (`/bin/true` in a loop; the rate reached is printed, and the agent's CPU per 1,000
+//    programs a second). Every program must end up in the kill chain; the lag after the loop is
+//    printed. Goal: idle < 2 % of a core.
+//
+//   node test/bench/detection.ts            (or: make bench-detection)
+//   BENCH_SAMPLES=20 BENCH_EXECS=3000 node test/bench/detection.ts
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { Arena, until, type ArenaPlayer, type AttackRef } from '../support/arena.ts';
+import { ClientNamespace, boxHostProblem } from '../support/netns.ts';
+import { freePort, repoRoot, startPlatform } from '../support/platform.ts';
+
+const run = promisify(execFile);
+const LATENCY_GOAL_MS = 2000;
+const IDLE_CPU_GOAL = 0.02;
+const samples = Number(process.env.BENCH_SAMPLES ?? 20);
+const execs = Math.min(4900, Number(process.env.BENCH_EXECS ?? 3000));
+const CLOCK_TICKS = 100;
+
+const problem = await boxHostProblem();
+if (problem) {
+  console.error(`bench-detection: this host cannot run boxes: ${problem}`);
+  process.exit(2);
+}
+
+const prefix = `egd${randomBytes(1).toString('hex')}`;
+const env = {
+  LOG_LEVEL: 'warn',
+  ORCHESTRATOR: 'local',
+  BOX_PREFIX: prefix,
+  BOX_IMAGE_DIR: path.join(
+    process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'),
+    'exploit-grid/images',
+  ),
+  ARENA_SUBNET: '10.234.0.0/16',
+  TRANSIT_SUBNET: '172.29.9.0/30',
+  VPN_UDP_SUBNET: '10.235.0.0/16',
+  VPN_TCP_SUBNET: '10.236.0.0/16',
+  VPN_UDP_PORT: String(await freePort()),
+  VPN_TCP_PORT: String(await freePort()),
+  VPN_PUBLIC_HOST: '172.29.9.5',
+  BOX_TICK_MS: '500',
+  // The box may use both cores: the exec rate is then the agent's and the journal's limit.
+  BOX_CPU_MILLIS: '2000',
+  STARTING_FREE_CREDITS: '1000',
+  ATTACK_TIME_LIMIT_MINUTES: '60',
+};
+const dataDir = await mkdtemp(path.join(os.tmpdir(), 'eg-bench-detection-'));
+const attackerComputer = new ClientNamespace(`${prefix}-att`, `${prefix}-c0`, '172.29.9', 4);
+const targetComputer = new ClientNamespace(`${prefix}-def`, `${prefix}-c1`, '172.29.9', 8);
+const platform = await startPlatform({ env, dataDir, timeoutMs: 300_000 });
+const arena = new Arena(platform, dataDir);
+
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))]!;
+const ms = (value: number) => `${Math.round(value)} ms`;
+
+/** CPU seconds used so far by the box agent of `box`: its node process (found in the box's cgroup) and its journalctl. */
+async function agentCpuSeconds(box: ArenaPlayer['box']): Promise<number> {
+  const slot = (await readFile(path.join(dataDir, 'boxes', box.id, 'slot'), 'utf8')).trim();
+  const machine = `${prefix}-b${slot}`;
+  const stats = new Map<number, string[]>();
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => null);
+    if (stat) stats.set(Number(entry), stat.slice(stat.lastIndexOf(')') + 2).split(' '));
+  }
+  for (const [pid] of stats) {
+    const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+    if (!cmdline.includes('exploit-grid/agent.cjs')) continue;
+    const cgroup = await readFile(`/proc/${pid}/cgroup`, 'utf8').catch(() => '');
+    if (!cgroup.includes(`/${machine}/`)) continue;
+    let ticks = 0;
+    for (const [child, fields] of stats)
+      if (child === pid || Number(fields[1]) === pid) ticks += Number(fields[11]) + Number(fields[12]);
+    return ticks / CLOCK_TICKS;
+  }
+  throw new Error(`no agent running in box ${machine}`);
+}
+
+async function cpuShare(
+  box: ArenaPlayer['box'],
+  during: () => Promise<unknown>,
+): Promise<{ share: number; seconds: number }> {
+  const cpu0 = await agentCpuSeconds(box);
+  const t0 = Date.now();
+  await during();
+  const seconds = (Date.now() - t0) / 1000;
+  return { share: ((await agentCpuSeconds(box)) - cpu0) / seconds, seconds };
+}
+
+let failed = false;
+try {
+  await attackerComputer.create();
+  await targetComputer.create();
+  const [attacker, target] = await Promise.all([
+    arena.join(`bench_attacker_${prefix}`, attackerComputer),
+    arena.join(`bench_target_${prefix}`, targetComputer),
+  ]);
+  await arena.plantVulnerableService(target);
+  const attack: AttackRef = await arena.startAttack(attacker, target);
+
+  // 1. Latency.
+  const detection: number[] = [];
+  const roundTrip: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const shell = await arena.reverseShell(attacker, target, 5000 + i);
+    const probe = `/bin/echo probe-${i}-${randomBytes(3).toString('hex')}`;
+    const sent = Date.now();
+    const answered = shell.run(probe).then(() => Date.now());
+    await until(
+      `probe ${i} in the kill chain`,
+      async () => (await arena.commands(attacker, attack)).some((l) => l.command === probe),
+      20_000,
+      25,
+    );
+    detection.push(Date.now() - sent);
+    roundTrip.push((await answered) - sent);
+    shell.close();
+  }
+  const p50 = percentile(detection, 50);
+  const p95 = percentile(detection, 95);
+  console.log(`\nDetection latency, first command of a new reverse shell → stored (${samples} shells)`);
+  console.log(`  stored:     p50 ${ms(p50)}, p95 ${ms(p95)}, max ${ms(Math.max(...detection))}`);
+  console.log(
+    `  baseline (the command's round trip through the shell): p50 ${ms(percentile(roundTrip, 50))}`,
+  );
+  console.log(
+    `  ratio p50 stored / round trip: ${(p50 / Math.max(1, percentile(roundTrip, 50))).toFixed(1)}`,
+  );
+  console.log(`  goal p95 <= ${LATENCY_GOAL_MS} ms: ${p95 <= LATENCY_GOAL_MS ? 'met' : 'MISSED'}`);
+  if (p95 > LATENCY_GOAL_MS) failed = true;
+
+  // 2. CPU, idle.
+  const idle = await cpuShare(target.box, () => sleep(20_000));
+  console.log(`\nBox agent CPU (share of one core)`);
+  console.log(`  idle for ${idle.seconds.toFixed(0)} s: ${(idle.share * 100).toFixed(2)} %`);
+  console.log(`  goal idle < ${IDLE_CPU_GOAL * 100} %: ${idle.share < IDLE_CPU_GOAL ? 'met' : 'MISSED'}`);
+  if (idle.share >= IDLE_CPU_GOAL) failed = true;
+
+  // 2b. CPU under a storm of program starts.
+  const shell = await arena.reverseShell(attacker, target, 6000);
+  const before = (await arena.commands(attacker, attack)).filter((l) => l.command === '/bin/true').length;
+  let loopSeconds = 0;
+  const busy = await cpuShare(target.box, async () => {
+    const t0 = Date.now();
+    await shell.run(`for i in $(seq ${execs}); do /bin/true; done`, 300_000);
+    loopSeconds = (Date.now() - t0) / 1000;
+  });
+  const loopEnd = Date.now();
+  let stored = 0;
+  await until(
+    'every program in the kill chain',
+    async () => {
+      stored =
+        (await arena.commands(attacker, attack)).filter((l) => l.command === '/bin/true').length - before;
+      return stored >= execs;
+    },
+    120_000,
+    100,
+  ).catch((err: Error) => {
+    throw new Error(`${err.message} (${stored} of ${execs} stored)`);
+  });
+  const lag = Date.now() - loopEnd;
+  const rate = execs / loopSeconds;
+  console.log(
+    `  ${execs} programs at ${Math.round(rate)}/s: ${(busy.share * 100).toFixed(1)} % ` +
+      `(${((busy.share * 100 * 1000) / rate).toFixed(1)} % per 1,000 programs/s); all stored ${ms(lag)} after the last`,
+  );
+  shell.close();
+} catch (err) {
+  console.error(err);
+  failed = true;
+} finally {
+  arena.closeShells();
+  await attackerComputer.destroy().catch(() => undefined);
+  await targetComputer.destroy().catch(() => undefined);
+  await platform.stop();
+  await run(process.execPath, [path.join(repoRoot, 'api/dist/boxes-down.js'), '--purge'], {
+    env: { ...process.env, ...env, DATA_DIR: dataDir, LOG_FORMAT: 'json' },
+  });
+  await rm(dataDir, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);
