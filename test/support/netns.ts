@@ -1,2 +1,8 @@
 /** Players' computers for end-to-end tests and benchmarks: the API tests' helpers. */
-export { ClientNamespace, ShellListener, VpnClient, boxHostProblem, sshArgs } from '../../api/src/testing/netns.ts';
+export {
+  ClientNamespace,
+  ShellListener,
+  VpnClient,
+  boxHostProblem,
+  sshArgs,
+} from '../../api/src/testing/netns.ts';
