@@ -223,7 +223,7 @@ export class Agent {
 
   constructor(options: AgentOptions) {
     this.#o = {
-      scanIntervalMs: 200,
+      scanIntervalMs: 500,
       heartbeatIntervalMs: 5000,
       proc: '/proc',
       passwd: '/etc/passwd',

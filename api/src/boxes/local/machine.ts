@@ -215,8 +215,8 @@ export class Machine {
     const base = Machine.uidBase(spec.slot);
     const root = this.rootDir;
     const firstStart = !existsSync(path.join(this.dir, 'provisioned'));
-    // Box root may have planted symlinks on its last run: nothing written here follows one
-    // (a link to an absolute path would lead to the host's file of that name).
+    // Box root may have planted symlinks on its last run: nothing written here follows one (a
+    // link to an absolute path would lead to the host's file of that name; see boxDirectory).
     const write = async (file: string, content: string | Buffer, mode = 0o644) => {
       const full = path.join(await boxDirectory(root, path.dirname(file), base), path.basename(file));
       await rm(full, { force: true });
@@ -232,11 +232,14 @@ export class Machine {
       await write(AGENT_FILES.program.slice(1), await readFile(spec.agent.bundle));
       await write(AGENT_FILES.environment.slice(1), `EG_AGENT_API_URL=${spec.agent.apiUrl}\n`, 0o600);
       await write(AGENT_FILES.unit.slice(1), AGENT_UNIT);
-      const wants = path.join(root, 'etc/systemd/system/multi-user.target.wants/exploit-grid-agent.service');
+      const wantedBy = await boxDirectory(root, 'etc/systemd/system/multi-user.target.wants', base);
+      const wants = path.join(wantedBy, 'exploit-grid-agent.service');
       await rm(wants, { force: true });
       await symlink(AGENT_FILES.unit, wants);
       await lchown(wants, base, base);
     }
+    // The agent's secret too, at every start (a box whose root removed it gets it back).
+    if (spec.agentToken) await write('etc/exploit-grid/agent.token', `${spec.agentToken}\n`, 0o600);
     if (!firstStart) return;
     await write('etc/hostname', `${spec.hostname}\n`);
     await write(
@@ -251,7 +254,6 @@ export class Machine {
       )
       .join('\n');
     await write('etc/shadow', shadow, 0o640);
-    if (spec.agentToken) await write('etc/exploit-grid/agent.token', `${spec.agentToken}\n`, 0o600);
     if (spec.sshPublicKey) {
       await mkdir(path.join(root, 'root/.ssh'), { recursive: true, mode: 0o700 });
       await chown(path.join(root, 'root/.ssh'), base, base);
@@ -362,21 +364,20 @@ export class Machine {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * `root/relative` as a real directory inside the box: each missing part is made (owned by box
- * root), and a part that is a symlink or not a directory is refused, never followed.
+ * `root/relative` as a real directory inside the box, never following a link: a missing part is
+ * made, and a part that is a symlink or not a directory (box root may have put one there, even
+ * pointing at a host path) is replaced by a directory. New directories belong to box root.
  */
 async function boxDirectory(root: string, relative: string, owner: number): Promise<string> {
   let dir = root;
   for (const part of relative.split('/').filter(Boolean)) {
     dir = path.join(dir, part);
     const stat = await lstat(dir).catch(() => null);
-    if (!stat) {
-      await mkdir(dir, { mode: 0o755 });
-      await chown(dir, owner, owner);
-    } else if (stat.isSymbolicLink() || !stat.isDirectory())
-      throw new Error(
-        `/${path.relative(root, dir)} in the box is not a plain directory; the platform will not write through it`,
-      );
+    if (stat?.isDirectory()) continue;
+    // rm removes a link itself, not what it points at.
+    if (stat) await rm(dir, { force: true });
+    await mkdir(dir, { mode: 0o755 });
+    await chown(dir, owner, owner);
   }
   return dir;
 }

@@ -684,15 +684,19 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
 
   it('stops a running box completely and keeps its disk for the next start', async function () {
     this.timeout(90_000);
+    const hostTrap = path.join(tmp!, 'written-through-a-box-symlink');
     expect((await runtime!.applyBox(aliceBox)).phase).to.equal('PROVISIONING');
     await waitPhase(aliceBox, 'RUNNING', ['PROVISIONING'], 40_000);
     const out = await until(
       'ssh after the start',
       () =>
         alice
-          .ssh(ip(aliceBox), 'cat /root/marker; echo again > /root/marker2; sync', {
-            password: aliceBox.rootPassword,
-          })
+          .ssh(
+            ip(aliceBox),
+            // Box root points the platform's directory at a host path: it must not write there.
+            `cat /root/marker; echo again > /root/marker2; rm -rf /etc/exploit-grid; ln -s ${hostTrap} /etc/exploit-grid; sync`,
+            { password: aliceBox.rootPassword },
+          )
           .catch(() => undefined),
       10_000,
       500,
@@ -722,12 +726,23 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
       'ssh after the restart',
       () =>
         alice
-          .ssh(ip(aliceBox), 'cat /root/marker /root/marker2; hostname', { password: aliceBox.rootPassword })
+          .ssh(
+            ip(aliceBox),
+            'cat /root/marker /root/marker2; hostname; stat -c %F /etc/exploit-grid; cat /etc/exploit-grid/agent.token',
+            { password: aliceBox.rootPassword },
+          )
           .catch(() => undefined),
       10_000,
       500,
     );
-    expect(again.trim().split('\n')).to.deep.equal(['kept', 'again', 'alice-box']);
+    expect(again.trim().split('\n')).to.deep.equal([
+      'kept',
+      'again',
+      'alice-box',
+      'directory',
+      aliceBox.agentToken,
+    ]);
+    expect(existsSync(hostTrap), 'the host path the box pointed at').to.equal(false);
   });
 
   it('deletes a box: its directory, cgroups and mounts are gone', async () => {
