@@ -201,7 +201,7 @@ function wireBoxEvents(realtime: Realtime, boxes: BoxService, logger: Logger): v
   });
 }
 
-/** /grid: both players of an attack hear it start and end (the Grid issue widens the audience). */
+/** /grid: both players of an attack hear it start and end, and of its target box's changes (the Grid issue widens the audience). */
 function wireAttackEvents(realtime: Realtime, attacks: AttackService): void {
   attacks.events.on('attackStarted', (attack) =>
     realtime.grid
@@ -210,6 +210,9 @@ function wireAttackEvents(realtime: Realtime, attacks: AttackService): void {
   );
   attacks.events.on('attackEnded', ({ attackerId, targetId, ...payload }) =>
     realtime.grid.to([userRoom(attackerId), userRoom(targetId)]).emit('attackEnded', payload),
+  );
+  attacks.events.on('attackBoxUpdated', ({ attackerId, targetId, ...payload }) =>
+    realtime.grid.to([userRoom(attackerId), userRoom(targetId)]).emit('attackBoxUpdated', payload),
   );
 }
 

@@ -98,6 +98,36 @@ describe('attacks: lifecycle through the API', function () {
     await t.call('POST', `/attack/${started.id}/cancel`, { token: attacker.token });
   });
 
+  it('publishes changes of the target box while the attack runs, once each, and none after it', async () => {
+    const attacker = await player();
+    const target = await player();
+    const seen: { attackId: string; box: { openPorts: Record<string, string>; status: string } }[] = [];
+    const listener = (e: (typeof seen)[number]) => seen.push(e);
+    t.platform.attacks.events.on('attackBoxUpdated', listener);
+    try {
+      const { attack: started } = (await attack(attacker, target.box!.id)).body;
+      t.orchestrator.setOpenPorts(target.box!.id, { '22': 'ssh', '8080': 'http-alt' });
+      await waitFor(
+        () => seen.filter((e) => e.box.openPorts['8080'] === 'http-alt'),
+        (found) => found.length > 0,
+        { what: 'the new port published' },
+      );
+      // The loop's next passes (same box) publish nothing new.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      const published = seen.filter((e) => e.attackId === started.id);
+      expect(published.filter((e) => e.box.openPorts['8080'])).to.have.length(1);
+      expect(published.every((e) => e.box.status === 'RUNNING')).to.equal(true);
+
+      await t.call('POST', `/attack/${started.id}/cancel`, { token: attacker.token });
+      const count = seen.length;
+      t.orchestrator.setOpenPorts(target.box!.id, { '22': 'ssh' });
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(seen.length, 'published after the attack ended').to.equal(count);
+    } finally {
+      t.platform.attacks.events.off('attackBoxUpdated', listener);
+    }
+  });
+
   it('refuses what the rules forbid, with a message, and starts nothing', async () => {
     const attacker = await player();
     const offVpn = await player({ vpn: false });

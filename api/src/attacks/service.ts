@@ -71,6 +71,8 @@ export interface AttackServiceOptions {
 export interface AttackServiceEvents {
   attackStarted: [Attack];
   attackEnded: [AttackEndedPayload & { attackerId: string; targetId: string }];
+  /** The target box of a running attack changed (status, address, open ports): for both players. */
+  attackBoxUpdated: [{ attackId: string; attackerId: string; targetId: string; box: TargetBox }];
 }
 
 /**
@@ -86,9 +88,41 @@ export class AttackService {
   #settling: Promise<void> | null = null;
   #stopped = false;
 
+  /** The target box as last published, by attack (only changes are published). */
+  readonly #publishedBoxes = new Map<string, string>();
+
   constructor(options: AttackServiceOptions) {
     this.#o = options;
     this.#log = options.logger.child({ component: 'attacks' });
+    options.boxes.events.on('boxUpdate', (_userId, update) => {
+      if (this.#stopped || update.deleted) return;
+      this.#boxChanged({
+        id: update.id,
+        hostname: update.hostname,
+        ip: update.vpnIp,
+        status: update.status,
+        openPorts: update.openPorts,
+      }).catch((err: unknown) => this.#log.error({ err }, 'Could not publish a target box change'));
+    });
+    this.events.on('attackEnded', ({ attackId }) => this.#publishedBoxes.delete(attackId));
+  }
+
+  /** Publishes `attackBoxUpdated` when the box is the target of a running attack and looks different. */
+  async #boxChanged(box: TargetBox): Promise<void> {
+    const attack = await this.#sql().one<{ id: string; attacker_id: string; target_id: string }>(
+      `select id, attacker_id, target_id from attacks where box_id = ? and status = 'PENDING'`,
+      [box.id],
+    );
+    if (!attack) return;
+    const json = JSON.stringify(box);
+    if (this.#publishedBoxes.get(attack.id) === json) return;
+    this.#publishedBoxes.set(attack.id, json);
+    this.events.emit('attackBoxUpdated', {
+      attackId: attack.id,
+      attackerId: attack.attacker_id,
+      targetId: attack.target_id,
+      box,
+    });
   }
 
   #sql(): Sql {
