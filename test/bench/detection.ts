@@ -16,18 +16,15 @@
 //
 //   node test/bench/detection.ts            (or: make bench-detection)
 //   BENCH_SAMPLES=20 BENCH_EXECS=3000 node test/bench/detection.ts
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
 import { Arena, until, type ArenaPlayer, type AttackRef } from '../support/arena.ts';
 import { ClientNamespace, boxHostProblem } from '../support/netns.ts';
-import { freePort, repoRoot, startPlatform } from '../support/platform.ts';
+import { freePort, localRuntimeEnv, startPlatform, takeDownBoxes } from '../support/platform.ts';
 
-const run = promisify(execFile);
 const LATENCY_GOAL_MS = 2000;
 const IDLE_CPU_GOAL = 0.02;
 const samples = Number(process.env.BENCH_SAMPLES ?? 20);
@@ -42,21 +39,8 @@ if (problem) {
 
 const prefix = `egd${randomBytes(1).toString('hex')}`;
 const env = {
+  ...localRuntimeEnv({ prefix, net3: '172.29.9', octet: 234, vpnPort: await freePort() }),
   LOG_LEVEL: 'warn',
-  ORCHESTRATOR: 'local',
-  BOX_PREFIX: prefix,
-  BOX_IMAGE_DIR: path.join(
-    process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'),
-    'exploit-grid/images',
-  ),
-  ARENA_SUBNET: '10.234.0.0/16',
-  TRANSIT_SUBNET: '172.29.9.0/30',
-  VPN_UDP_SUBNET: '10.235.0.0/16',
-  VPN_TCP_SUBNET: '10.236.0.0/16',
-  VPN_UDP_PORT: String(await freePort()),
-  VPN_TCP_PORT: String(await freePort()),
-  VPN_PUBLIC_HOST: '172.29.9.5',
-  BOX_TICK_MS: '500',
   // The box may use both cores: the exec rate is then the agent's and the journal's limit.
   BOX_CPU_MILLIS: '2000',
   STARTING_FREE_CREDITS: '1000',
@@ -193,9 +177,7 @@ try {
   await attackerComputer.destroy().catch(() => undefined);
   await targetComputer.destroy().catch(() => undefined);
   await platform.stop();
-  await run(process.execPath, [path.join(repoRoot, 'api/dist/boxes-down.js'), '--purge'], {
-    env: { ...process.env, ...env, DATA_DIR: dataDir, LOG_FORMAT: 'json' },
-  });
+  await takeDownBoxes(env, dataDir);
   await rm(dataDir, { recursive: true, force: true });
 }
 process.exit(failed ? 1 : 0);

@@ -1,16 +1,18 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { Arena, until, type ArenaPlayer, type AttackRef } from '../support/arena.ts';
 import { ClientNamespace, boxHostProblem } from '../support/netns.ts';
-import { freePort, repoRoot, startPlatform, type RunningPlatform } from '../support/platform.ts';
-
-const run = promisify(execFile);
+import {
+  freePort,
+  localRuntimeEnv,
+  startPlatform,
+  takeDownBoxes,
+  type RunningPlatform,
+} from '../support/platform.ts';
 
 /**
  * Attacks for real, without flags, on the local runtime as `make run` starts it: four players
@@ -47,25 +49,11 @@ describe('attacks on real boxes: reverse shells, root, kill chains, settlement',
       console.warn(`\n  SKIPPED: attacks end to end need a host that can run boxes: ${problem}\n`);
       this.skip();
     }
-    const vpnPort = await freePort();
     env = {
-      // The same address after the API restarts (the players' tokens name it).
+      ...localRuntimeEnv({ prefix, net3: `172.30.${octet}`, octet, vpnPort: await freePort() }),
+      // The same address after the API restarts (the players' tokens name it); the VPN port is
+      // fixed for the same reason.
       PORT: String(await freePort()),
-      ORCHESTRATOR: 'local',
-      BOX_PREFIX: prefix,
-      BOX_IMAGE_DIR: path.join(
-        process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'),
-        'exploit-grid/images',
-      ),
-      ARENA_SUBNET: `10.${octet}.0.0/16`,
-      TRANSIT_SUBNET: `172.30.${octet}.0/30`,
-      VPN_UDP_SUBNET: `10.${octet + 1}.0.0/16`,
-      VPN_TCP_SUBNET: `10.${octet + 2}.0.0/16`,
-      // Fixed, so the VPN is where the clients are after the API restarts.
-      VPN_UDP_PORT: String(vpnPort),
-      VPN_TCP_PORT: String(vpnPort),
-      VPN_PUBLIC_HOST: `172.30.${octet}.5`,
-      BOX_TICK_MS: '500',
       ATTACK_TIME_LIMIT_MINUTES: String(LIMIT_SECONDS / 60),
     };
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'eg-e2e-attacks-'));
@@ -87,10 +75,7 @@ describe('attacks on real boxes: reverse shells, root, kill chains, settlement',
     for (const computer of computers) await computer.destroy().catch(() => undefined);
     await platform?.stop();
     // Boxes outlive the API by design: take this test's runtime down as `make boxes-down --purge` does.
-    if (dataDir)
-      await run(process.execPath, [path.join(repoRoot, 'api/dist/boxes-down.js'), '--purge'], {
-        env: { ...process.env, ...env, DATA_DIR: dataDir, LOG_FORMAT: 'json' },
-      });
+    if (dataDir) await takeDownBoxes(env, dataDir);
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 

@@ -1,18 +1,14 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { createVerifiedAccount } from '../support/accounts.ts';
 import { launchBrowser, type Browser } from '../support/browser.ts';
 import { ClientNamespace, boxHostProblem } from '../support/netns.ts';
-import { repoRoot, startPlatform, type RunningPlatform } from '../support/platform.ts';
-
-const run = promisify(execFile);
+import { localRuntimeEnv, startPlatform, takeDownBoxes, type RunningPlatform } from '../support/platform.ts';
 
 /**
  * The whole box path as a new player walks it, on the real local runtime: create a box in
@@ -25,22 +21,7 @@ describe('boxes in Chromium: create, run, download the VPN config, connect, ssh'
   const id = randomBytes(2).toString('hex');
   const prefix = `ege${id.slice(0, 3)}`;
   const octet = 100 + (parseInt(id, 16) % 100);
-  const env = {
-    ORCHESTRATOR: 'local',
-    BOX_PREFIX: prefix,
-    BOX_IMAGE_DIR: path.join(
-      process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'),
-      'exploit-grid/images',
-    ),
-    ARENA_SUBNET: `10.${octet}.0.0/16`,
-    TRANSIT_SUBNET: `172.31.${octet}.0/30`,
-    VPN_UDP_SUBNET: `10.${octet + 1}.0.0/16`,
-    VPN_TCP_SUBNET: `10.${octet + 2}.0.0/16`,
-    VPN_UDP_PORT: '0',
-    VPN_TCP_PORT: '0',
-    VPN_PUBLIC_HOST: `172.31.${octet}.5`,
-    BOX_TICK_MS: '500',
-  };
+  const env = localRuntimeEnv({ prefix, net3: `172.31.${octet}`, octet });
   let platform: RunningPlatform;
   let browser: Browser;
   let page: Page;
@@ -73,10 +54,7 @@ describe('boxes in Chromium: create, run, download the VPN config, connect, ssh'
     await bob.destroy();
     await platform?.stop();
     // Boxes outlive the API by design: take this test's runtime down as `make boxes-down --purge` does.
-    if (dataDir)
-      await run(process.execPath, [path.join(repoRoot, 'api/dist/boxes-down.js'), '--purge'], {
-        env: { ...process.env, ...env, DATA_DIR: dataDir, LOG_FORMAT: 'json' },
-      });
+    if (dataDir) await takeDownBoxes(env, dataDir);
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
     if (downloads) await rm(downloads, { recursive: true, force: true });
     if (platform)

@@ -14,6 +14,48 @@ export const mainScript = path.join(repoRoot, 'api/dist/main.js');
 /** A port free on 127.0.0.1 (the API's own helper). */
 export const freePort = freeLoopbackPort;
 
+/** Where the box tests and benchmarks share the Debian base image (built once). */
+export const boxImageDir = path.join(
+  process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'),
+  'exploit-grid/images',
+);
+
+/**
+ * The environment of a platform on the local box runtime with names and subnets of its own, so
+ * it runs beside `make run` and other tests: `a.b.c` (`net3`) is the /24 of its transit link
+ * (.0/30) and of the players' computers (/30s from .4, see ClientNamespace; the VPN is
+ * reached at .5), and 10.`octet`–10.`octet+2` hold the arena and the two VPN subnets.
+ */
+export function localRuntimeEnv(options: {
+  prefix: string;
+  net3: string;
+  octet: number;
+  /** Fixed VPN port (UDP and TCP), for a platform restarted where its clients are; default: any. */
+  vpnPort?: number;
+}): Record<string, string> {
+  const { prefix, net3, octet } = options;
+  return {
+    ORCHESTRATOR: 'local',
+    BOX_PREFIX: prefix,
+    BOX_IMAGE_DIR: boxImageDir,
+    ARENA_SUBNET: `10.${octet}.0.0/16`,
+    TRANSIT_SUBNET: `${net3}.0/30`,
+    VPN_UDP_SUBNET: `10.${octet + 1}.0.0/16`,
+    VPN_TCP_SUBNET: `10.${octet + 2}.0.0/16`,
+    VPN_UDP_PORT: String(options.vpnPort ?? 0),
+    VPN_TCP_PORT: String(options.vpnPort ?? 0),
+    VPN_PUBLIC_HOST: `${net3}.5`,
+    BOX_TICK_MS: '500',
+  };
+}
+
+/** Stops every box and VPN server of a platform's runtime and removes its disks (`make boxes-down --purge`). */
+export async function takeDownBoxes(env: Record<string, string>, dataDir: string): Promise<void> {
+  await promisify(execFile)(process.execPath, [path.join(repoRoot, 'api/dist/boxes-down.js'), '--purge'], {
+    env: { ...process.env, ORCHESTRATOR: 'none', ...env, DATA_DIR: dataDir, LOG_FORMAT: 'json' },
+  });
+}
+
 export interface RunningPlatform {
   url: string;
   dataDir: string;
@@ -80,14 +122,7 @@ export async function startPlatform(
       }
       if (ownsDataDir) {
         // Boxes outlive the API: take them down before their disks go.
-        if (existsSync(path.join(dataDir, 'boxes')))
-          await promisify(execFile)(
-            process.execPath,
-            [path.join(repoRoot, 'api/dist/boxes-down.js'), '--purge'],
-            {
-              env: { ...process.env, ORCHESTRATOR: 'none', ...env, DATA_DIR: dataDir, LOG_FORMAT: 'json' },
-            },
-          );
+        if (existsSync(path.join(dataDir, 'boxes'))) await takeDownBoxes(env, dataDir);
         await rm(dataDir, { recursive: true, force: true });
       }
       return code;
