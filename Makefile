@@ -75,13 +75,18 @@ portal/dist/index.html: $(PORTAL_SOURCES) $(API_SOURCES) node_modules/.package-l
 ##@ Test
 
 .PHONY: test
-test: lint test-unit test-e2e ## Everything CI runs: lint, unit tests, end-to-end tests in Chromium.
+test: lint test-unit test-operator test-e2e ## Everything CI runs: lint, unit tests, operator tests on a real API server, end-to-end tests in Chromium.
 
 .PHONY: test-unit
 test-unit: deps box-deps operator/dist/agent.cjs ## API and operator tests (mocha, real PostgreSQL, real boxes and VPN when root), portal tests (vitest).
 	npm run test --workspace @exploit-grid/api
 	npm run test --workspace @exploit-grid/operator
 	npm run test --workspace @exploit-grid/portal
+
+.PHONY: test-operator
+test-operator: deps ## CRDs and operator against a real kube-apiserver + etcd (built once from Go modules by hack/ensure-kube-testbin.sh).
+	@hack/ensure-kube-testbin.sh >/dev/null
+	mocha --config test/operator/.mocharc.json
 
 .PHONY: test-e2e
 test-e2e: build ## End-to-end tests: the platform as `make run` starts it, driven in Chromium.

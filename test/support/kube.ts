@@ -1,0 +1,168 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { freeLoopbackPort } from '../../api/src/net.ts';
+import { repoRoot } from './platform.ts';
+
+const run = promisify(execFile);
+
+/**
+ * A real Kubernetes control plane for tests, started the way controller-runtime's envtest
+ * starts one: etcd on loopback, kube-apiserver with a certificate directory of its own,
+ * service-account keys, RBAC, and a static token for an administrator (system:masters).
+ * Nothing else runs (no scheduler, no controller manager, no garbage collector): a test writes
+ * what those would. The binaries are built from Go modules by hack/ensure-kube-testbin.sh.
+ */
+export interface ControlPlane {
+  /** https://127.0.0.1:<port> */
+  server: string;
+  /** The administrator's bearer token. */
+  token: string;
+  /** A kubeconfig file for the administrator (CA pinned to the API server's certificate). */
+  kubeconfig: string;
+  /** What etcd and the API server printed (for failures). */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** The directory with kube-apiserver and etcd (built once, cached). */
+export async function kubeBinaries(): Promise<string> {
+  const { stdout } = await run(path.join(repoRoot, 'hack/ensure-kube-testbin.sh'), {
+    maxBuffer: 16 * 1024 * 1024,
+    timeout: 40 * 60_000,
+  });
+  return stdout.trim().split('\n').at(-1)!;
+}
+
+export async function startControlPlane(options: { timeoutMs?: number } = {}): Promise<ControlPlane> {
+  const bin = await kubeBinaries();
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'eg-kube-'));
+  const children: ChildProcess[] = [];
+  let output = '';
+  const started = (name: string, child: ChildProcess) => {
+    children.push(child);
+    child.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-200_000)));
+    child.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-200_000)));
+    child.once('exit', (code) => (output += `\n[${name} exited with ${code}]\n`));
+  };
+  const stop = async () => {
+    for (const child of children.reverse()) {
+      if (child.exitCode !== null || child.signalCode !== null) continue;
+      child.kill('SIGTERM');
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      if ((await Promise.race([exited, sleep(10_000).then(() => 'late')])) === 'late') child.kill('SIGKILL');
+    }
+    await rm(dir, { recursive: true, force: true });
+  };
+
+  try {
+    const [clientPort, peerPort, securePort] = [
+      await freeLoopbackPort(),
+      await freeLoopbackPort(),
+      await freeLoopbackPort(),
+    ];
+    const etcdUrl = `http://127.0.0.1:${clientPort}`;
+    started(
+      'etcd',
+      spawn(
+        path.join(bin, 'etcd'),
+        [
+          `--data-dir=${path.join(dir, 'etcd')}`,
+          `--listen-client-urls=${etcdUrl}`,
+          `--advertise-client-urls=${etcdUrl}`,
+          `--listen-peer-urls=http://127.0.0.1:${peerPort}`,
+          `--initial-advertise-peer-urls=http://127.0.0.1:${peerPort}`,
+          `--initial-cluster=default=http://127.0.0.1:${peerPort}`,
+          '--unsafe-no-fsync',
+          '--log-level=warn',
+        ],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      ),
+    );
+
+    const token = randomBytes(24).toString('hex');
+    await writeFile(path.join(dir, 'tokens.csv'), `${token},admin,admin-uid,"system:masters"\n`, {
+      mode: 0o600,
+    });
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    await writeFile(path.join(dir, 'sa.key'), privateKey.export({ type: 'pkcs8', format: 'pem' }), {
+      mode: 0o600,
+    });
+    await writeFile(path.join(dir, 'sa.pub'), publicKey.export({ type: 'spki', format: 'pem' }));
+    const certDir = path.join(dir, 'certs');
+    started(
+      'kube-apiserver',
+      spawn(
+        path.join(bin, 'kube-apiserver'),
+        [
+          `--etcd-servers=${etcdUrl}`,
+          `--cert-dir=${certDir}`,
+          '--bind-address=127.0.0.1',
+          '--advertise-address=127.0.0.1',
+          `--secure-port=${securePort}`,
+          `--token-auth-file=${path.join(dir, 'tokens.csv')}`,
+          '--authorization-mode=RBAC',
+          `--service-account-key-file=${path.join(dir, 'sa.pub')}`,
+          `--service-account-signing-key-file=${path.join(dir, 'sa.key')}`,
+          '--service-account-issuer=https://kubernetes.default.svc',
+          '--service-cluster-ip-range=10.0.0.0/24',
+          '--disable-admission-plugins=ServiceAccount',
+          '--allow-privileged=true',
+          '--v=0',
+        ],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      ),
+    );
+
+    const server = `https://127.0.0.1:${securePort}`;
+    const deadline = Date.now() + (options.timeoutMs ?? 120_000);
+    for (;;) {
+      if (children.some((c) => c.exitCode !== null)) throw new Error(`control plane ended:\n${output}`);
+      const ready = await readyz(server, token);
+      if (ready) break;
+      if (Date.now() > deadline) throw new Error(`control plane not ready:\n${output}`);
+      await sleep(250);
+    }
+    const ca = await readFile(path.join(certDir, 'apiserver.crt'));
+    const kubeconfig = path.join(dir, 'kubeconfig');
+    await writeFile(
+      kubeconfig,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [
+          { name: 'test', cluster: { server, 'certificate-authority-data': ca.toString('base64') } },
+        ],
+        users: [{ name: 'admin', user: { token } }],
+        contexts: [{ name: 'test', context: { cluster: 'test', user: 'admin', namespace: 'default' } }],
+        'current-context': 'test',
+      }),
+      { mode: 0o600 },
+    );
+    return { server, token, kubeconfig, output: () => output, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** Whether the API server answers /readyz with 200 (its certificate is not known yet: not checked). */
+function readyz(server: string, token: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const request = https.get(
+      `${server}/readyz`,
+      { headers: { authorization: `Bearer ${token}` }, rejectUnauthorized: false, timeout: 2000 },
+      (response) => {
+        response.resume();
+        resolve(response.statusCode === 200);
+      },
+    );
+    request.on('error', () => resolve(false));
+    request.on('timeout', () => request.destroy());
+  });
+}
