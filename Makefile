@@ -72,6 +72,11 @@ operator/dist/agent.cjs: $(filter-out %.test.ts,$(wildcard operator/src/agent/*.
 portal/dist/index.html: $(PORTAL_SOURCES) $(API_SOURCES) node_modules/.package-lock.json
 	npm run build --workspace @exploit-grid/portal
 
+# KUBEVIRT_SPEC: a path or URL of KubeVirt's swagger.json (default: the pinned release's, upstream).
+.PHONY: generate-kubevirt
+generate-kubevirt: deps ## Regenerate the operator's typed KubeVirt API (operator/src/generated/kubevirt.ts).
+	node hack/generate-kubevirt-client.ts $(KUBEVIRT_SPEC)
+
 ##@ Test
 
 .PHONY: test
