@@ -147,8 +147,15 @@ describe('attacks on real boxes: reverse shells, root, kill chains, settlement',
       (await arena.events(carol, attack)).some((e) => e.type === 'FOOTHOLD'),
     );
 
-    // Commands that run on the box while the API (and with it the VPN relay) is down.
-    shell.send('sleep 2; whoami; hostname; echo typed-while-down');
+    // Commands that run on the box while the API (and with it the VPN relay) is down: the line is
+    // on the box (its `sleep` is in the kill chain) before the API stops, and the rest runs later.
+    shell.send('sleep 4; whoami; hostname; echo typed-while-down');
+    await until(
+      'the sleep on the box',
+      async () => (await arena.commands(carol, attack)).some((l) => l.command === 'sleep 4'),
+      10_000,
+      50,
+    );
     const stoppedAt = Date.now();
     await platform.stop();
     await sleep(5000);
