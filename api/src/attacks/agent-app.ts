@@ -8,6 +8,11 @@ import type { AgentIngest } from './ingest.ts';
 
 /** Reports a box may send per second (an agent sends a batch at most every 400 ms, more to catch up). */
 const REPORTS_PER_SECOND = 20;
+/**
+ * Reports all boxes together may send per second. Boxes come through one NAT address, so a box
+ * sending made-up secrets (each a database lookup) is held back by this cap, not by the one above.
+ */
+const ALL_REPORTS_PER_SECOND = 2000;
 
 /**
  * The internal application box agents report to (`POST /internal/agent/report`), served apart
@@ -19,17 +24,23 @@ export function createAgentApp(deps: { ingest: AgentIngest; logger: Logger }): E
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  const limiter = new RateLimiterMemory({ points: REPORTS_PER_SECOND, duration: 1 });
+  const perBox = new RateLimiterMemory({ points: REPORTS_PER_SECOND, duration: 1 });
+  const overall = new RateLimiterMemory({ points: ALL_REPORTS_PER_SECOND, duration: 1 });
   app.use((req, res, next) => {
     const key = createHash('sha256')
-      .update(req.get('authorization') ?? req.socket.remoteAddress ?? '')
+      .update(req.get('authorization') ?? '')
       .digest('hex');
-    limiter.consume(key).then(
+    Promise.all([overall.consume('all'), perBox.consume(key)]).then(
       () => next(),
       (rejection: unknown) => {
         if (!(rejection instanceof RateLimiterRes)) return next(rejection);
+        // The agent keeps what it could not send and tries again.
         res.setHeader('Retry-After', String(Math.ceil(rejection.msBeforeNext / 1000)));
-        res.status(429).json({ message: 'Too many reports; send them in larger batches.' });
+        res.status(429).json({
+          statusCode: 429,
+          message: 'Too many reports; send them in larger batches.',
+          error: 'Too Many Requests',
+        });
       },
     );
   });

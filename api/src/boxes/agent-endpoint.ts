@@ -8,10 +8,6 @@ import type { AddressInfo } from 'node:net';
 export class AgentEndpoint {
   #server: Server | null = null;
 
-  get listening(): boolean {
-    return this.#server !== null;
-  }
-
   /** host:port it listens on (the port the system picked when asked for 0). */
   get address(): { host: string; port: number } | null {
     const address = this.#server?.address() as AddressInfo | null | undefined;
