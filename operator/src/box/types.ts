@@ -1,0 +1,47 @@
+/** The Box resource as crds/box.yaml defines it (group exploitgrid.io, version v1alpha1). */
+
+export const GROUP = 'exploitgrid.io';
+export const VERSION = 'v1alpha1';
+export const API_VERSION = `${GROUP}/${VERSION}`;
+
+export interface BoxSpec {
+  owner: { id: string; handle: string };
+  hostname: string;
+  power: 'On' | 'Off';
+  image: string;
+  resources: { memoryMiB: number; cpuMillis: number };
+  features: { persistentIp: boolean };
+  sshPublicKey?: string;
+  /** A Secret with the keys rootPassword and agentToken. */
+  secretRef: { name: string };
+  attackWindows: { attackId: string; sourceAddress: string; until: string }[];
+}
+
+export type BoxPhase = 'Pending' | 'Provisioning' | 'Running' | 'Stopped' | 'Crashed';
+
+export interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  observedGeneration?: number;
+  lastTransitionTime: string;
+  reason: string;
+  message: string;
+}
+
+export interface BoxStatus {
+  phase?: BoxPhase;
+  ip?: string;
+  openPorts?: Record<string, string>;
+  reason?: string;
+  observedGeneration?: number;
+  conditions?: Condition[];
+}
+
+/** A Box as read from the API server (defaults applied by the CRD's schema). */
+export interface Box {
+  apiVersion: typeof API_VERSION;
+  kind: 'Box';
+  metadata: { name: string; namespace: string; uid: string; generation?: number; finalizers?: string[] };
+  spec: BoxSpec;
+  status?: BoxStatus;
+}
