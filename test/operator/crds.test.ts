@@ -1,10 +1,6 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import * as k8s from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { startControlPlane, type ControlPlane } from '../support/kube.ts';
-import { repoRoot } from '../support/platform.ts';
+import { installCrds, projectCrds, startControlPlane, type ControlPlane } from '../support/kube.ts';
 
 const GROUP = 'exploitgrid.io';
 const VERSION = 'v1alpha1';
@@ -25,20 +21,8 @@ describe('CRDs on a real API server', function () {
     plane = await startControlPlane();
     const config = new k8s.KubeConfig();
     config.loadFromFile(plane.kubeconfig);
-    const extensions = config.makeApiClient(k8s.ApiextensionsV1Api);
     objects = config.makeApiClient(k8s.CustomObjectsApi);
-    for (const file of ['box.yaml', 'vpnpool.yaml']) {
-      const text = await readFile(path.join(repoRoot, 'crds', file), 'utf8');
-      for (const crd of k8s.loadAllYaml(text) as k8s.V1CustomResourceDefinition[]) {
-        await extensions.createCustomResourceDefinition({ body: crd });
-        for (let i = 0; ; i++) {
-          const got = await extensions.readCustomResourceDefinition({ name: crd.metadata!.name! });
-          if (got.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
-          if (i > 100) throw new Error(`${crd.metadata!.name} not established`);
-          await sleep(100);
-        }
-      }
-    }
+    await installCrds(plane.kubeconfig, await projectCrds());
   });
   after(async () => {
     await plane?.stop();

@@ -1,4 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import * as k8s from '@kubernetes/client-node';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import https from 'node:https';
@@ -166,3 +167,69 @@ function readyz(server: string, token: string): Promise<boolean> {
     request.on('timeout', () => request.destroy());
   });
 }
+
+/** Creates CustomResourceDefinitions and waits until the API server serves them. */
+export async function installCrds(kubeconfig: string, crds: k8s.V1CustomResourceDefinition[]): Promise<void> {
+  const config = new k8s.KubeConfig();
+  config.loadFromFile(kubeconfig);
+  const extensions = config.makeApiClient(k8s.ApiextensionsV1Api);
+  for (const crd of crds) {
+    await extensions.createCustomResourceDefinition({ body: crd });
+    for (let i = 0; ; i++) {
+      const got = await extensions.readCustomResourceDefinition({ name: crd.metadata!.name! });
+      if (got.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
+      if (i > 100) throw new Error(`${crd.metadata!.name} is not served`);
+      await sleep(100);
+    }
+  }
+}
+
+/** The project's CRDs (crds/*.yaml). */
+export async function projectCrds(): Promise<k8s.V1CustomResourceDefinition[]> {
+  const crds: k8s.V1CustomResourceDefinition[] = [];
+  for (const file of ['box.yaml', 'vpnpool.yaml'])
+    crds.push(
+      ...(k8s.loadAllYaml(
+        await readFile(path.join(repoRoot, 'crds', file), 'utf8'),
+      ) as k8s.V1CustomResourceDefinition[]),
+    );
+  return crds;
+}
+
+/**
+ * KubeVirt's VirtualMachine resource as far as the API server needs it to store VMs (KubeVirt
+ * itself, which validates them with webhooks, does not run here): kubevirt.io/v1, namespaced,
+ * with a status subresource; the test writes the status KubeVirt would.
+ */
+export const kubevirtVirtualMachineCrd: k8s.V1CustomResourceDefinition = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'virtualmachines.kubevirt.io' },
+  spec: {
+    group: 'kubevirt.io',
+    scope: 'Namespaced',
+    names: {
+      kind: 'VirtualMachine',
+      plural: 'virtualmachines',
+      singular: 'virtualmachine',
+      shortNames: ['vm'],
+    },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: { type: 'object', x_kubernetes_preserve_unknown_fields: true },
+              status: { type: 'object', x_kubernetes_preserve_unknown_fields: true },
+            },
+          },
+        },
+      },
+    ],
+  },
+};

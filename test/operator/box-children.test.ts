@@ -1,0 +1,119 @@
+import * as k8s from '@kubernetes/client-node';
+import { expect } from 'chai';
+import {
+  MANAGER,
+  cloudInitSecretFor,
+  virtualMachineFor,
+  type VirtualMachine,
+} from '../../operator/src/box/builders.ts';
+import type { Box } from '../../operator/src/box/types.ts';
+import {
+  installCrds,
+  kubevirtVirtualMachineCrd,
+  projectCrds,
+  startControlPlane,
+  type ControlPlane,
+} from '../support/kube.ts';
+
+const NAMESPACE = 'arena';
+
+/**
+ * What the Box builders make, applied the way the operator applies it (server-side apply with
+ * its field manager) to a real API server with the Box CRD and KubeVirt's VirtualMachine
+ * resource: accepted, owned by the Box, and changed in place when the Box changes.
+ */
+describe('Box children on a real API server', function () {
+  this.timeout(120_000);
+  let plane: ControlPlane;
+  let objects: k8s.KubernetesObjectApi;
+  let custom: k8s.CustomObjectsApi;
+  let core: k8s.CoreV1Api;
+
+  before(async function () {
+    this.timeout(45 * 60_000); // the first run builds kube-apiserver and etcd
+    plane = await startControlPlane();
+    await installCrds(plane.kubeconfig, [...(await projectCrds()), kubevirtVirtualMachineCrd]);
+    const config = new k8s.KubeConfig();
+    config.loadFromFile(plane.kubeconfig);
+    objects = k8s.KubernetesObjectApi.makeApiClient(config);
+    custom = config.makeApiClient(k8s.CustomObjectsApi);
+    core = config.makeApiClient(k8s.CoreV1Api);
+    await core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
+  });
+  after(async () => {
+    await plane?.stop();
+  });
+
+  const apply = (object: k8s.KubernetesObject) =>
+    objects.patch(object, undefined, undefined, MANAGER, true, k8s.PatchStrategy.ServerSideApply);
+  const readVm = async (name: string) =>
+    (await custom.getNamespacedCustomObject({
+      group: 'kubevirt.io',
+      version: 'v1',
+      namespace: NAMESPACE,
+      plural: 'virtualmachines',
+      name,
+    })) as VirtualMachine;
+
+  it('applies the VirtualMachine and its cloud-init Secret for a Box, owned by it', async () => {
+    const box = (await custom.createNamespacedCustomObject({
+      group: 'exploitgrid.io',
+      version: 'v1alpha1',
+      namespace: NAMESPACE,
+      plural: 'boxes',
+      body: {
+        apiVersion: 'exploitgrid.io/v1alpha1',
+        kind: 'Box',
+        metadata: { name: 'trinity' },
+        spec: {
+          owner: { id: '0c7d5f4e-1111-4222-8333-444455556666', handle: 'trinity' },
+          hostname: 'trinity-box',
+          power: 'On',
+          secretRef: { name: 'trinity-secrets' },
+        },
+      },
+    })) as Box;
+
+    await apply(virtualMachineFor(box, { arenaNetwork: `${NAMESPACE}/arena` }) as k8s.KubernetesObject);
+    await apply(
+      cloudInitSecretFor(box, {
+        rootPassword: 'red pill',
+        address: '10.66.1.9',
+        prefixLength: 16,
+        gateway: '10.66.0.1',
+      }) as k8s.KubernetesObject,
+    );
+
+    const vm = await readVm('trinity');
+    expect(vm.spec!.runStrategy).to.equal('Always');
+    expect(vm.metadata!.ownerReferences![0]).to.deep.include({
+      kind: 'Box',
+      name: 'trinity',
+      uid: box.metadata.uid,
+    });
+    expect(vm.metadata!.managedFields!.map((f) => f.manager)).to.include(MANAGER);
+    // The defaults of the Box reached the VM.
+    expect(vm.spec!.template.spec!.domain.resources!.requests).to.deep.equal({
+      memory: '512Mi',
+      cpu: '500m',
+    });
+
+    const secret = await core.readNamespacedSecret({ name: 'trinity-cloud-init', namespace: NAMESPACE });
+    const userData = Buffer.from(secret.data!.userdata!, 'base64').toString();
+    expect(userData)
+      .to.match(/^#cloud-config\n/)
+      .and.include('trinity-box');
+    expect(secret.metadata!.ownerReferences![0]!.uid).to.equal(box.metadata.uid);
+
+    // Powered off: the same VM, halted, in place.
+    await apply(
+      virtualMachineFor(
+        { ...box, spec: { ...box.spec, power: 'Off' } },
+        { arenaNetwork: `${NAMESPACE}/arena` },
+      ) as k8s.KubernetesObject,
+    );
+    const halted = await readVm('trinity');
+    expect(halted.spec!.runStrategy).to.equal('Halted');
+    expect(halted.metadata!.uid).to.equal(vm.metadata!.uid);
+  });
+});
