@@ -91,18 +91,27 @@ export class AgentIngest {
       const ownerPeers = new Set(this.#boxes.vpnAddressesOf(attack.target_id));
       const fromAttacker = (peer: string | null) =>
         peer !== null && attackerPeers.has(peer) && !ownerPeers.has(peer);
+      // Within a batch (up to 500 events, a storm of commands) the attack's state is written once:
+      // the first user shell marks the foothold, the first root shell settles; a heartbeat may
+      // change it again (eviction), so it resets what the batch has written.
+      let footholdWritten = false;
+      let ownWritten = false;
       for (const event of fresh.events) {
         if (event.kind === 'exec') {
           if (!fromAttacker(event.peer)) continue;
           await this.#command(attack.id, event);
           stored++;
-          if (event.uid === 0 || event.euid === 0)
-            await this.#attacks.recordOwn(attack.id, `Root shell: ${event.command}`.slice(0, 500));
-          else
+          if (event.uid === 0 || event.euid === 0) {
+            if (!ownWritten)
+              await this.#attacks.recordOwn(attack.id, `Root shell: ${event.command}`.slice(0, 500));
+            ownWritten = true;
+          } else if (!footholdWritten) {
             await this.#attacks.recordFoothold(
               attack.id,
               `User shell as ${event.user}: ${event.command}`.slice(0, 500),
             );
+            footholdWritten = true;
+          }
         } else {
           const held = event.sessions.filter((s) => fromAttacker(s.peer));
           if (held.length) await this.#attacks.recordFoothold(attack.id, 'The attacker holds a session.');
@@ -111,6 +120,7 @@ export class AgentIngest {
               attack.id,
               'The attacker no longer holds a session on the box.',
             );
+          footholdWritten = held.length > 0;
         }
       }
     }
