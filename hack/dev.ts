@@ -11,7 +11,7 @@ const vite = path.join(
 );
 
 const children: ChildProcess[] = [
-  spawn(process.execPath, ['--watch', '--watch-preserve-output', 'api/src/main.ts'], {
+  spawn(process.execPath, ['--conditions=source', '--watch', '--watch-preserve-output', 'api/src/main.ts'], {
     cwd: root,
     stdio: 'inherit',
   }),

@@ -1,5 +1,5 @@
 // First: sets up reflect-metadata and the crypto provider @peculiar/x509 needs.
-import '../vpn/pki.ts';
+import '@exploit-grid/operator/pki';
 import { randomUUID } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import { expect } from 'chai';

@@ -13,7 +13,7 @@ import type {
   VpnIdentity,
   VpnSession,
 } from '../boxes/orchestrator.ts';
-import { VpnPki, newTlsCryptKey } from '../vpn/pki.ts';
+import { VpnPki, newTlsCryptKey } from '@exploit-grid/operator/pki';
 
 /**
  * How a powered-on box boots: `next-apply` answers PROVISIONING on the call that starts it and

@@ -11,6 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Agent } from './agent.ts';
 import { JournalSource } from './exec-hook.ts';
+import { AGENT_FILES } from './install.ts';
 
 function setting(name: string, fallback?: string): string {
   const value = process.env[name] ?? fallback;
@@ -23,7 +24,7 @@ function setting(name: string, fallback?: string): string {
 
 const log = (message: string) => process.stderr.write(`exploit-grid-agent: ${message}\n`);
 const apiUrl = setting('EG_AGENT_API_URL').replace(/\/+$/, '');
-const token = readFileSync(setting('EG_AGENT_TOKEN_FILE', '/etc/exploit-grid/agent.token'), 'utf8').trim();
+const token = readFileSync(setting('EG_AGENT_TOKEN_FILE', AGENT_FILES.token), 'utf8').trim();
 const spoolDir = setting('EG_AGENT_SPOOL_DIR', '/var/lib/exploit-grid-agent');
 const hook = process.env.EG_AGENT_EXEC_HOOK ?? (which('journalctl') ? 'journal' : 'off');
 if (hook !== 'journal' && hook !== 'off') {

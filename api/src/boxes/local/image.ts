@@ -72,28 +72,6 @@ path-exclude /usr/share/doc/*
 path-include /usr/share/doc/*/copyright
 `;
 
-/** Where the runtime puts the box agent in each box (at every start). */
-export const AGENT_FILES = {
-  program: '/usr/local/lib/exploit-grid/agent.cjs',
-  environment: '/etc/exploit-grid/agent.env',
-  unit: '/etc/systemd/system/exploit-grid-agent.service',
-};
-
-export const AGENT_UNIT = `[Unit]
-Description=Exploit Grid box agent (reports process starts to the arena)
-After=exploit-grid-network.service systemd-journald.service
-ConditionPathExists=${AGENT_FILES.program}
-
-[Service]
-EnvironmentFile=${AGENT_FILES.environment}
-ExecStart=/usr/bin/node --max-old-space-size=48 ${AGENT_FILES.program}
-Restart=always
-RestartSec=1
-
-[Install]
-WantedBy=multi-user.target
-`;
-
 /**
  * snoopy logs every execve of a dynamically linked program to the journal in the format the
  * agent parses (operator/src/agent/exec-hook.ts, SNOOPY_FORMAT: keep the two the same).

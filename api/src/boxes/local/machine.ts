@@ -14,7 +14,13 @@ import {
   writeFile,
 } from 'node:fs/promises';
 import path from 'node:path';
-import { AGENT_FILES, AGENT_UNIT, BOX_NETWORK_FILE } from './image.ts';
+import {
+  AGENT_FILES,
+  AGENT_SERVICE,
+  AGENT_UNIT,
+  agentEnvironment,
+} from '@exploit-grid/operator/agent-install';
+import { BOX_NETWORK_FILE } from './image.ts';
 import { BoxCgroup, type BoxLimits } from './cgroups.ts';
 import { run } from './command.ts';
 
@@ -230,16 +236,16 @@ export class Machine {
     );
     if (spec.agent) {
       await write(AGENT_FILES.program.slice(1), await readFile(spec.agent.bundle));
-      await write(AGENT_FILES.environment.slice(1), `EG_AGENT_API_URL=${spec.agent.apiUrl}\n`, 0o600);
+      await write(AGENT_FILES.environment.slice(1), agentEnvironment(spec.agent.apiUrl), 0o600);
       await write(AGENT_FILES.unit.slice(1), AGENT_UNIT);
       const wantedBy = await boxDirectory(root, 'etc/systemd/system/multi-user.target.wants', base);
-      const wants = path.join(wantedBy, 'exploit-grid-agent.service');
+      const wants = path.join(wantedBy, AGENT_SERVICE);
       await rm(wants, { force: true });
       await symlink(AGENT_FILES.unit, wants);
       await lchown(wants, base, base);
     }
     // The agent's secret too, at every start (a box whose root removed it gets it back).
-    if (spec.agentToken) await write('etc/exploit-grid/agent.token', `${spec.agentToken}\n`, 0o600);
+    if (spec.agentToken) await write(AGENT_FILES.token.slice(1), `${spec.agentToken}\n`, 0o600);
     if (!firstStart) return;
     await write('etc/hostname', `${spec.hostname}\n`);
     await write(

@@ -5,7 +5,7 @@ import type { RequestListener } from 'node:http';
 import path from 'node:path';
 import type { VpnProtocol } from '../../contracts/boxes.ts';
 import type { Logger } from '../../logger.ts';
-import { VpnPki, newTlsCryptKey } from '../../vpn/pki.ts';
+import { VpnPki, newTlsCryptKey } from '@exploit-grid/operator/pki';
 import type {
   BoxObservation,
   BoxOrchestrator,

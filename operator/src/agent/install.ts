@@ -1,0 +1,31 @@
+/**
+ * Where a box keeps its agent, for every runtime that installs it (the local runtime copies
+ * these files in at each start; on Kubernetes, cloud-init writes them).
+ */
+export const AGENT_FILES = {
+  program: '/usr/local/lib/exploit-grid/agent.cjs',
+  environment: '/etc/exploit-grid/agent.env',
+  /** The box's own secret, for root only (operator/src/agent/main.ts reads it). */
+  token: '/etc/exploit-grid/agent.token',
+  unit: '/etc/systemd/system/exploit-grid-agent.service',
+};
+
+export const AGENT_SERVICE = 'exploit-grid-agent.service';
+
+export const AGENT_UNIT = `[Unit]
+Description=Exploit Grid box agent (reports process starts to the arena)
+After=exploit-grid-network.service systemd-journald.service
+ConditionPathExists=${AGENT_FILES.program}
+
+[Service]
+EnvironmentFile=${AGENT_FILES.environment}
+ExecStart=/usr/bin/node --max-old-space-size=48 ${AGENT_FILES.program}
+Restart=always
+RestartSec=1
+
+[Install]
+WantedBy=multi-user.target
+`;
+
+/** The agent's environment file: where it reports. */
+export const agentEnvironment = (apiUrl: string) => `EG_AGENT_API_URL=${apiUrl}\n`;
