@@ -14,6 +14,8 @@ export interface BoxSpec {
   sshPublicKey?: string;
   /** A Secret with the keys rootPassword and agentToken. */
   secretRef: { name: string };
+  /** The owner's current VPN addresses (the API keeps them from the VPN sessions). */
+  ownerAddresses?: string[];
   attackWindows: { attackId: string; sourceAddress: string; until: string }[];
 }
 
@@ -41,7 +43,17 @@ export interface BoxStatus {
 export interface Box {
   apiVersion: typeof API_VERSION;
   kind: 'Box';
-  metadata: { name: string; namespace: string; uid: string; generation?: number; finalizers?: string[] };
+  metadata: {
+    name: string;
+    namespace: string;
+    uid: string;
+    generation?: number;
+    resourceVersion?: string;
+    finalizers?: string[];
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    deletionTimestamp?: string | Date;
+  };
   spec: BoxSpec;
   status?: BoxStatus;
 }
