@@ -78,9 +78,11 @@ describe('Box children on a real API server', function () {
     await apply(
       cloudInitSecretFor(box, {
         rootPassword: 'red pill',
+        agentToken: 'agent secret',
+        agent: { bundle: Buffer.from('// agent\n'), apiUrl: 'http://10.66.0.10/' },
         address: '10.66.1.9',
         prefixLength: 16,
-        gateway: '10.66.0.1',
+        routes: [{ to: '10.8.0.0/16', via: '10.66.0.10' }],
       }) as k8s.KubernetesObject,
     );
 

@@ -1,7 +1,10 @@
 import { expect } from 'chai';
 import {
+  boxStatusFor,
   cloudInitSecretFor,
   cloudInitSecretName,
+  networkPolicyFor,
+  serviceFor,
   virtualMachineFor,
   type VirtualMachine,
 } from './builders.ts';
@@ -78,7 +81,17 @@ describe('Box → VirtualMachine', () => {
 });
 
 describe('Box → cloud-init Secret', () => {
-  const input = { rootPassword: 's3cret pass', address: '10.66.1.8', prefixLength: 16, gateway: '10.66.0.1' };
+  const input = {
+    rootPassword: 's3cret pass',
+    agentToken: 'agent-token-1',
+    agent: { bundle: Buffer.from('console.log("agent")\n'), apiUrl: 'http://172.30.0.10/' },
+    address: '10.66.1.8',
+    prefixLength: 16,
+    routes: [
+      { to: '10.8.0.0/17', via: '10.66.0.10' },
+      { to: '10.8.128.0/17', via: '10.66.0.11' },
+    ],
+  };
 
   it('sets the hostname, root’s password and sshd for root, and the arena address', () => {
     const secret = cloudInitSecretFor(box(), input);
@@ -95,7 +108,7 @@ describe('Box → cloud-init Secret', () => {
       ethernets: Record<string, { addresses: string[]; routes: unknown[] }>;
     };
     expect(network.ethernets.arena!.addresses).to.deep.equal(['10.66.1.8/16']);
-    expect(network.ethernets.arena!.routes).to.deep.equal([{ to: 'default', via: '10.66.0.1' }]);
+    expect(network.ethernets.arena!.routes).to.deep.equal(input.routes);
     expect(secret.metadata!.name).to.equal('box-1-cloud-init');
     expect(secret.metadata!.ownerReferences![0]!.uid).to.equal(box().metadata.uid);
   });
@@ -108,5 +121,137 @@ describe('Box → cloud-init Secret', () => {
     expect(config.users).to.deep.equal([
       { name: 'root', ssh_authorized_keys: ['ssh-ed25519 AAAAC3Nza neo@zion'] },
     ]);
+  });
+});
+
+describe('Box → cloud-init agent', () => {
+  const input = {
+    rootPassword: 'pw',
+    agentToken: 'agent-token-1',
+    agent: { bundle: Buffer.from('console.log("agent")\n'), apiUrl: 'http://172.30.0.10/' },
+    address: '172.30.1.1',
+    prefixLength: 16,
+    routes: [],
+  };
+
+  it('installs the agent with its unit, environment and secret (root only) and starts it', () => {
+    const config = JSON.parse(
+      cloudInitSecretFor(box(), input).stringData!.userdata!.slice('#cloud-config\n'.length),
+    ) as {
+      write_files: { path: string; permissions: string; content: string; encoding?: string }[];
+      runcmd: string[][];
+    };
+    const file = (path: string) => config.write_files.find((f) => f.path === path)!;
+    const program = file('/usr/local/lib/exploit-grid/agent.cjs');
+    expect(Buffer.from(program.content, 'base64').toString()).to.equal('console.log("agent")\n');
+    expect(file('/etc/exploit-grid/agent.token')).to.include({
+      permissions: '0600',
+      content: 'agent-token-1\n',
+    });
+    expect(file('/etc/exploit-grid/agent.env')).to.include({
+      permissions: '0600',
+      content: 'EG_AGENT_API_URL=http://172.30.0.10/\n',
+    });
+    expect(file('/etc/systemd/system/exploit-grid-agent.service').content).to.include(
+      'ExecStart=/usr/bin/node',
+    );
+    expect(config.runcmd).to.deep.include(['systemctl', 'enable', '--now', 'exploit-grid-agent.service']);
+  });
+});
+
+describe('Box → Service and NetworkPolicy', () => {
+  const now = new Date('2026-11-22T12:00:00Z');
+  const agentEndpoint = { cidr: '172.30.0.10/32', port: 80 };
+
+  it('names the box with a headless Service on its VM pod', () => {
+    const service = serviceFor(box());
+    expect(service.spec!.clusterIP).to.equal('None');
+    expect(service.spec!.selector).to.deep.equal({ 'exploitgrid.io/box': 'box-1' });
+    expect(service.metadata!.ownerReferences![0]!.uid).to.equal(box().metadata.uid);
+  });
+
+  it('admits nobody by default and lets the box reach only the agents’ endpoint', () => {
+    const policy = networkPolicyFor(box(), { now, agentEndpoint });
+    expect(policy.spec!.podSelector!.matchLabels).to.deep.equal({ 'exploitgrid.io/box': 'box-1' });
+    expect(policy.spec!.policyTypes).to.deep.equal(['Ingress', 'Egress']);
+    expect(policy.spec!.ingress).to.deep.equal([]);
+    expect(policy.spec!.egress).to.deep.equal([
+      { to: [{ ipBlock: { cidr: '172.30.0.10/32' } }], ports: [{ protocol: 'TCP', port: 80 }] },
+    ]);
+  });
+
+  it('admits the owner’s VPN addresses and open attack windows’ sources, not ended ones', () => {
+    const policy = networkPolicyFor(
+      box({
+        ownerAddresses: ['10.8.0.2'],
+        attackWindows: [
+          { attackId: 'a1', sourceAddress: '10.8.0.9', until: '2026-11-22T12:05:00Z' },
+          { attackId: 'a0', sourceAddress: '10.9.0.4', until: '2026-11-22T11:59:59Z' },
+        ],
+      }),
+      { now, agentEndpoint },
+    );
+    expect(policy.spec!.ingress).to.deep.equal([
+      { _from: [{ ipBlock: { cidr: '10.8.0.2/32' } }, { ipBlock: { cidr: '10.8.0.9/32' } }] },
+    ]);
+  });
+});
+
+describe('Box status from its VM', () => {
+  const now = new Date('2026-11-22T12:00:00Z');
+  const vm = (status: NonNullable<VirtualMachine['status']>): VirtualMachine =>
+    ({
+      apiVersion: 'kubevirt.io/v1',
+      kind: 'VirtualMachine',
+      metadata: {},
+      spec: { template: {} },
+      status,
+    }) as VirtualMachine;
+
+  it('is Running with its address once the VM is ready', () => {
+    const status = boxStatusFor(
+      box(),
+      { vm: vm({ ready: true, printableStatus: 'Running' }), address: '172.30.1.1' },
+      now,
+    );
+    expect(status).to.include({ phase: 'Running', ip: '172.30.1.1' });
+    expect(status.conditions!.find((c) => c.type === 'Ready')).to.include({ status: 'True' });
+  });
+
+  it('is Provisioning while the VM starts, Crashed when KubeVirt gives up, Stopped when halted', () => {
+    expect(boxStatusFor(box(), { vm: undefined, address: '172.30.1.1' }, now).phase).to.equal('Provisioning');
+    expect(
+      boxStatusFor(box(), { vm: vm({ printableStatus: 'Starting' }), address: '172.30.1.1' }, now),
+    ).to.include({ phase: 'Provisioning', reason: 'Starting' });
+    const crashed = boxStatusFor(box(), { vm: vm({ printableStatus: 'ErrImagePull' }), address: 'x' }, now);
+    expect(crashed).to.include({ phase: 'Crashed', reason: 'ErrImagePull' });
+    expect(crashed).to.not.have.property('ip');
+    expect(
+      boxStatusFor(box({ power: 'Off' }), { vm: vm({ created: false }), address: 'x' }, now).phase,
+    ).to.equal('Stopped');
+    expect(boxStatusFor(box({ power: 'Off' }), { vm: vm({ created: true }), address: 'x' }, now)).to.include({
+      phase: 'Provisioning',
+      reason: 'Stopping',
+    });
+  });
+
+  it('is Pending with the problem in Synced, and keeps transition times of unchanged conditions', () => {
+    const pending = boxStatusFor(
+      box(),
+      { vm: undefined, address: undefined, problem: { reason: 'SecretMissing', message: 'Waiting.' } },
+      now,
+    );
+    expect(pending.phase).to.equal('Pending');
+    expect(pending.conditions!.find((c) => c.type === 'Synced')).to.include({
+      status: 'False',
+      reason: 'SecretMissing',
+    });
+    const later = new Date('2026-11-22T12:10:00Z');
+    const again = boxStatusFor(
+      { ...box(), status: pending },
+      { vm: undefined, address: undefined, problem: { reason: 'SecretMissing', message: 'Waiting.' } },
+      later,
+    );
+    expect(again.conditions!.find((c) => c.type === 'Ready')!.lastTransitionTime).to.equal(now.toISOString());
   });
 });

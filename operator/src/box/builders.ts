@@ -3,9 +3,10 @@
  * controller looked up for it) to the children it applies with server-side apply. No I/O here,
  * so each child's spec is tested on its own (builders.test.ts).
  */
-import type { V1OwnerReference, V1Secret } from '@kubernetes/client-node';
+import type { V1NetworkPolicy, V1OwnerReference, V1Secret, V1Service } from '@kubernetes/client-node';
+import { AGENT_FILES, AGENT_SERVICE, AGENT_UNIT, agentEnvironment } from '../agent/install.ts';
 import type { components } from '../generated/kubevirt.ts';
-import { API_VERSION, type Box } from './types.ts';
+import { API_VERSION, type Box, type BoxStatus, type Condition } from './types.ts';
 
 export type VirtualMachine = components['schemas']['v1.VirtualMachine'];
 
@@ -13,7 +14,17 @@ export const LABELS = {
   managedBy: 'app.kubernetes.io/managed-by',
   box: 'exploitgrid.io/box',
   owner: 'exploitgrid.io/owner',
+  /** On the Box (set by the API): the platform's id of the box. */
+  boxId: 'exploitgrid.io/box-id',
 } as const;
+
+export const ANNOTATIONS = {
+  /** The box's arena address, allocated once by the operator and kept for the Box's lifetime. */
+  address: 'exploitgrid.io/address',
+} as const;
+
+/** Held on a Box until the operator has removed its children (no garbage collector is assumed). */
+export const FINALIZER = 'exploitgrid.io/box-children';
 export const MANAGER = 'exploit-grid-operator';
 
 /** Labels every child of a box carries (and the VM's pod, through the template). */
@@ -87,18 +98,24 @@ export function virtualMachineFor(box: Box, options: { arenaNetwork: string }): 
   };
 }
 
-/** What cloud-init needs that is not in the Box: its secrets and its place on the arena. */
+/** What cloud-init needs that is not in the Box: its secrets, its agent and its place on the arena. */
 export interface CloudInitInput {
   rootPassword: string;
+  agentToken: string;
+  /** The agent bundle (operator/dist/agent.cjs) and where the box reports. */
+  agent: { bundle: Buffer; apiUrl: string };
   address: string;
   prefixLength: number;
-  gateway: string;
+  /** The VPN client subnets and the routers (VPN server pods) that hold them. */
+  routes: { to: string; via: string }[];
 }
 
 /**
- * The box's cloud-init, in a Secret (it holds the root password): user data (hostname, root's
- * password and key, sshd allowing root) and network data (the arena address, static).
- * JSON is YAML, so `#cloud-config` followed by JSON is a valid cloud-config.
+ * The box's cloud-init, in a Secret (it holds the root password and the agent's token): user
+ * data (hostname, root's password and key, sshd allowing root, the agent with its unit,
+ * environment and secret, started at once) and network data (the arena address, static, and a
+ * route per VPN client slice through the server holding it: no NAT, the box sees players' real
+ * VPN addresses). JSON is YAML, so `#cloud-config` followed by JSON is a valid cloud-config.
  */
 export function cloudInitSecretFor(box: Box, input: CloudInitInput): V1Secret {
   const userData = {
@@ -116,8 +133,21 @@ export function cloudInitSecretFor(box: Box, input: CloudInitInput): V1Secret {
         permissions: '0644',
         content: 'PermitRootLogin yes\nPasswordAuthentication yes\n',
       },
+      {
+        path: AGENT_FILES.program,
+        permissions: '0644',
+        encoding: 'b64',
+        content: input.agent.bundle.toString('base64'),
+      },
+      { path: AGENT_FILES.environment, permissions: '0600', content: agentEnvironment(input.agent.apiUrl) },
+      { path: AGENT_FILES.token, permissions: '0600', content: `${input.agentToken}\n` },
+      { path: AGENT_FILES.unit, permissions: '0644', content: AGENT_UNIT },
     ],
-    runcmd: [['systemctl', 'restart', 'ssh']],
+    runcmd: [
+      ['systemctl', 'restart', 'ssh'],
+      ['systemctl', 'daemon-reload'],
+      ['systemctl', 'enable', '--now', AGENT_SERVICE],
+    ],
   };
   const networkData = {
     version: 2,
@@ -125,7 +155,7 @@ export function cloudInitSecretFor(box: Box, input: CloudInitInput): V1Secret {
       arena: {
         match: { name: 'e*' },
         addresses: [`${input.address}/${input.prefixLength}`],
-        routes: [{ to: 'default', via: input.gateway }],
+        routes: input.routes,
       },
     },
   };
@@ -143,5 +173,152 @@ export function cloudInitSecretFor(box: Box, input: CloudInitInput): V1Secret {
       userdata: `#cloud-config\n${JSON.stringify(userData, null, 2)}\n`,
       networkdata: `${JSON.stringify(networkData, null, 2)}\n`,
     },
+  };
+}
+
+/**
+ * A headless Service naming the box (`<box>.<namespace>.svc` → its VM pod, whose primary
+ * network is the arena), for platform engineers and tools; players reach boxes through the VPN.
+ */
+export function serviceFor(box: Box): V1Service {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: {
+      name: box.metadata.name,
+      namespace: box.metadata.namespace,
+      labels: boxLabels(box),
+      ownerReferences: [ownerReferenceTo(box)],
+    },
+    spec: {
+      clusterIP: 'None',
+      selector: { [LABELS.box]: box.metadata.name },
+      ports: [{ name: 'ssh', port: 22, targetPort: 22, protocol: 'TCP' }],
+      publishNotReadyAddresses: true,
+    },
+  };
+}
+
+/** The attack windows still open at `now`, soonest end first. */
+export function openWindows(box: Box, now: Date): Box['spec']['attackWindows'] {
+  return (box.spec.attackWindows ?? [])
+    .filter((window) => new Date(window.until).getTime() > now.getTime())
+    .sort((a, b) => new Date(a.until).getTime() - new Date(b.until).getTime());
+}
+
+/**
+ * The box's NetworkPolicy: nothing in or out by default; in, its owner's VPN addresses and each
+ * open attack window's source; out, the agents' endpoint only. (On the arena bridge the VPN
+ * pods' nftables do the same filtering, docs/kubernetes.md; this holds wherever the arena is a
+ * network the cluster's policy engine enforces.) Rebuilt when a window ends.
+ */
+export function networkPolicyFor(
+  box: Box,
+  options: { now: Date; agentEndpoint: { cidr: string; port: number } },
+): V1NetworkPolicy {
+  const sources = [
+    ...(box.spec.ownerAddresses ?? []),
+    ...openWindows(box, options.now).map((window) => window.sourceAddress),
+  ];
+  const unique = [...new Set(sources)].sort();
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: {
+      name: box.metadata.name,
+      namespace: box.metadata.namespace,
+      labels: boxLabels(box),
+      ownerReferences: [ownerReferenceTo(box)],
+    },
+    spec: {
+      podSelector: { matchLabels: { [LABELS.box]: box.metadata.name } },
+      policyTypes: ['Ingress', 'Egress'],
+      ingress:
+        unique.length > 0
+          ? [{ _from: unique.map((address) => ({ ipBlock: { cidr: `${address}/32` } })) }]
+          : [],
+      egress: [
+        {
+          to: [{ ipBlock: { cidr: options.agentEndpoint.cidr } }],
+          ports: [{ protocol: 'TCP', port: options.agentEndpoint.port }],
+        },
+      ],
+    },
+  };
+}
+
+/** What the operator saw of the box's VM (KubeVirt's VirtualMachine status). */
+export interface Observed {
+  vm: VirtualMachine | undefined;
+  address: string | undefined;
+  /** Why the box cannot be made now (its Secret is missing, no address is free, ...). */
+  problem?: { reason: string; message: string };
+}
+
+/** KubeVirt's printable statuses that mean the VM cannot run without someone's help. */
+const CRASHED = new Set([
+  'CrashLoopBackOff',
+  'ErrorUnschedulable',
+  'ErrImagePull',
+  'ImagePullBackOff',
+  'ErrorPvcNotFound',
+  'DataVolumeError',
+  'Unknown',
+]);
+
+/**
+ * The Box's status from what the operator saw: phase (the API maps it onto PROVISIONING /
+ * RUNNING / STOPPED / CRASHED), address, reason and the Ready and Synced conditions. Earlier
+ * conditions keep their transition time when their status did not change.
+ */
+export function boxStatusFor(box: Box, observed: Observed, now: Date): BoxStatus {
+  const vmStatus = observed.vm?.status;
+  const printable = vmStatus?.printableStatus;
+  let phase: NonNullable<BoxStatus['phase']>;
+  let reason: string | undefined;
+  if (observed.problem) {
+    phase = 'Pending';
+    reason = observed.problem.message;
+  } else if (box.spec.power === 'Off') {
+    phase = vmStatus?.created ? 'Provisioning' : 'Stopped';
+    reason = vmStatus?.created ? 'Stopping' : undefined;
+  } else if (printable && CRASHED.has(printable)) {
+    phase = 'Crashed';
+    const failure = vmStatus?.conditions?.find((c) => c.status === 'False' && c.message)?.message;
+    reason = failure ? `${printable}: ${failure}` : printable;
+  } else if (vmStatus?.ready) {
+    phase = 'Running';
+  } else {
+    phase = 'Provisioning';
+    reason = printable ?? 'Creating the virtual machine';
+  }
+  const previous = box.status?.conditions ?? [];
+  const condition = (type: string, status: Condition['status'], why: string, message: string): Condition => {
+    const before = previous.find((c) => c.type === type);
+    return {
+      type,
+      status,
+      observedGeneration: box.metadata.generation,
+      lastTransitionTime: before && before.status === status ? before.lastTransitionTime : now.toISOString(),
+      reason: why,
+      message,
+    };
+  };
+  return {
+    phase,
+    ...(phase === 'Running' && observed.address ? { ip: observed.address } : {}),
+    ...(reason ? { reason } : {}),
+    observedGeneration: box.metadata.generation,
+    conditions: [
+      condition(
+        'Ready',
+        phase === 'Running' ? 'True' : 'False',
+        phase,
+        reason ?? `The box is ${phase.toLowerCase()}.`,
+      ),
+      observed.problem
+        ? condition('Synced', 'False', observed.problem.reason, observed.problem.message)
+        : condition('Synced', 'True', 'Applied', 'The virtual machine and its children are applied.'),
+    ],
   };
 }

@@ -1,0 +1,202 @@
+/**
+ * The Box controller: level-based, from whatever a Box is now to its children and status. For a
+ * Box it holds a finalizer, gives it an arena address (once), reads its Secret, server-side
+ * applies its VirtualMachine, cloud-init Secret, Service and NetworkPolicy (pure builders), and
+ * writes its status from the VM's. A deleted Box has its children removed before its finalizer
+ * goes. Nothing here remembers anything between calls but the informers' caches.
+ */
+import type * as k8s from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { Kube } from '../controller/kube.ts';
+import { statusOf } from '../controller/leader.ts';
+import type { HandlerResult } from '../controller/queue.ts';
+import { allocateBoxAddress, inSubnet, type ArenaSubnet } from './addresses.ts';
+import {
+  ANNOTATIONS,
+  FINALIZER,
+  boxStatusFor,
+  cloudInitSecretFor,
+  cloudInitSecretName,
+  networkPolicyFor,
+  openWindows,
+  serviceFor,
+  virtualMachineFor,
+  type Observed,
+  type VirtualMachine,
+} from './builders.ts';
+import { GROUP, VERSION, type Box, type BoxStatus } from './types.ts';
+
+export const BOX_RESOURCE = { group: GROUP, version: VERSION, plural: 'boxes', kind: 'Box' } as const;
+
+/** While a Box's Secret is missing, look again this often (the API writes it just before the Box). */
+const SECRET_RETRY_MS = 2_000;
+/** Children gone yet? (A VM with a running instance takes KubeVirt a while to delete.) */
+const DELETION_POLL_MS = 2_000;
+
+export interface BoxControllerOptions {
+  kube: Kube;
+  logger: Logger;
+  arenaNetwork: string;
+  arenaSubnet: ArenaSubnet;
+  /** The agents' endpoint as boxes reach it, e.g. http://172.30.0.10/ */
+  agentApiUrl: () => string;
+  /** Routes to the VPN client slices through the servers holding them, for this namespace. */
+  routes: (namespace: string) => { to: string; via: string }[];
+  agentBundle: Buffer;
+  boxes: { get(name: string, namespace: string): Box | undefined; list(): Box[] };
+  vms: { get(name: string, namespace: string): VirtualMachine | undefined };
+  now?: () => Date;
+}
+
+export class BoxController {
+  readonly #options: BoxControllerOptions;
+  /** Addresses handed out and not yet visible in the cache (the annotation's watch event may lag). */
+  readonly #pending = new Map<string, string>();
+
+  constructor(options: BoxControllerOptions) {
+    this.#options = options;
+  }
+
+  async reconcile(key: string): Promise<HandlerResult> {
+    const [namespace, name] = splitKey(key);
+    const box = this.#options.boxes.get(name, namespace);
+    if (!box) return; // gone: its finalizer made sure its children went first
+    const logger = this.#options.logger.child({ box: key });
+    if (box.metadata.deletionTimestamp) return this.#finalize(box, logger);
+
+    const { kube } = this.#options;
+    if (!box.metadata.finalizers?.includes(FINALIZER)) {
+      await kube.patchMetadata(box, { finalizers: [...(box.metadata.finalizers ?? []), FINALIZER] });
+      return; // the update comes back through the watch
+    }
+
+    const address = await this.#address(box);
+    if (!address) return this.#problem(box, 'NoAddress', 'No arena address is free for this box.', 30_000);
+
+    const secrets = await this.#secrets(box);
+    if (!secrets) {
+      return this.#problem(
+        box,
+        'SecretMissing',
+        `Waiting for the box's Secret ${box.spec.secretRef.name}.`,
+        SECRET_RETRY_MS,
+      );
+    }
+
+    const now = this.#options.now?.() ?? new Date();
+    const agentUrl = this.#options.agentApiUrl();
+    await kube.apply(
+      cloudInitSecretFor(box, {
+        ...secrets,
+        agent: { bundle: this.#options.agentBundle, apiUrl: agentUrl },
+        address,
+        prefixLength: this.#options.arenaSubnet.prefixLength,
+        routes: this.#options.routes(namespace),
+      }),
+    );
+    await kube.apply(
+      virtualMachineFor(box, { arenaNetwork: this.#options.arenaNetwork }) as k8s.KubernetesObject,
+    );
+    await kube.apply(serviceFor(box));
+    const agentHost = new URL(agentUrl).hostname;
+    await kube.apply(networkPolicyFor(box, { now, agentEndpoint: { cidr: `${agentHost}/32`, port: 80 } }));
+
+    const vm = this.#options.vms.get(name, namespace);
+    await this.#writeStatus(box, boxStatusFor(box, { vm, address }, now));
+
+    // Look again when the next attack window ends (the policy drops it then).
+    const next = openWindows(box, now)[0];
+    if (next) return { requeueAfterMs: new Date(next.until).getTime() - now.getTime() + 50 };
+  }
+
+  /** The box's address: kept in an annotation, allocated once (lowest free) by the leader. */
+  async #address(box: Box): Promise<string | undefined> {
+    const kept = box.metadata.annotations?.[ANNOTATIONS.address];
+    if (kept && inSubnet(this.#options.arenaSubnet, kept)) {
+      this.#pending.delete(box.metadata.uid);
+      return kept;
+    }
+    const pending = this.#pending.get(box.metadata.uid);
+    const inUse = new Set<string>(this.#pending.values());
+    for (const other of this.#options.boxes.list()) {
+      const address = other.metadata.annotations?.[ANNOTATIONS.address];
+      if (address && other.metadata.uid !== box.metadata.uid) inUse.add(address);
+    }
+    const address = pending ?? allocateBoxAddress(this.#options.arenaSubnet, inUse);
+    if (!address) return undefined;
+    this.#pending.set(box.metadata.uid, address);
+    await this.#options.kube.patchMetadata(box, { annotations: { [ANNOTATIONS.address]: address } });
+    return address;
+  }
+
+  async #secrets(box: Box): Promise<{ rootPassword: string; agentToken: string } | undefined> {
+    try {
+      const secret = await this.#options.kube.core.readNamespacedSecret({
+        name: box.spec.secretRef.name,
+        namespace: box.metadata.namespace,
+      });
+      const value = (key: string) => {
+        const data = secret.data?.[key];
+        return data ? Buffer.from(data, 'base64').toString('utf8') : undefined;
+      };
+      const rootPassword = value('rootPassword');
+      const agentToken = value('agentToken');
+      return rootPassword && agentToken ? { rootPassword, agentToken } : undefined;
+    } catch (error) {
+      if (statusOf(error) === 404) return undefined;
+      throw error;
+    }
+  }
+
+  async #problem(box: Box, reason: string, message: string, retryMs: number): Promise<HandlerResult> {
+    const now = this.#options.now?.() ?? new Date();
+    const observed: Observed = { vm: undefined, address: undefined, problem: { reason, message } };
+    await this.#writeStatus(box, boxStatusFor(box, observed, now));
+    return { requeueAfterMs: retryMs };
+  }
+
+  /** Writes the status only when it changed (a write is a watch event, and another reconcile). */
+  async #writeStatus(box: Box, status: BoxStatus): Promise<void> {
+    if (sameStatus(box.status, status)) return;
+    await this.#options.kube.applyStatus(BOX_RESOURCE, box.metadata.namespace, box.metadata.name, status);
+  }
+
+  async #finalize(box: Box, logger: Logger): Promise<HandlerResult> {
+    if (!box.metadata.finalizers?.includes(FINALIZER)) return;
+    const { kube } = this.#options;
+    const { namespace, name } = box.metadata;
+    const children: [string, string, string][] = [
+      ['kubevirt.io/v1', 'VirtualMachine', name],
+      ['v1', 'Secret', cloudInitSecretName(box)],
+      ['v1', 'Service', name],
+      ['networking.k8s.io/v1', 'NetworkPolicy', name],
+    ];
+    for (const [apiVersion, kind, child] of children)
+      await kube.deleteIfPresent(apiVersion, kind, namespace, child);
+    // The VM may hold on (KubeVirt stops its instance first): the finalizer stays until it is gone.
+    if (await kube.exists('kubevirt.io/v1', 'VirtualMachine', namespace, name)) {
+      return { requeueAfterMs: DELETION_POLL_MS };
+    }
+    await kube.patchMetadata(box, { finalizers: box.metadata.finalizers.filter((f) => f !== FINALIZER) });
+    this.#pending.delete(box.metadata.uid);
+    logger.info('box deleted with its children');
+  }
+}
+
+export function splitKey(key: string): [string, string] {
+  const slash = key.indexOf('/');
+  return [key.slice(0, slash), key.slice(slash + 1)];
+}
+
+export const keyOf = (object: { metadata?: { namespace?: string; name?: string } }) =>
+  `${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
+
+/** Equal statuses but for the conditions' transition times (which boxStatusFor keeps anyway). */
+function sameStatus(a: BoxStatus | undefined, b: BoxStatus): boolean {
+  if (!a) return false;
+  const strip = (status: BoxStatus) => ({
+    ...status,
+    conditions: (status.conditions ?? []).map(({ lastTransitionTime: _, ...rest }) => rest),
+  });
+  return JSON.stringify(strip(a)) === JSON.stringify(strip(b));
+}

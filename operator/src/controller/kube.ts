@@ -1,0 +1,118 @@
+/**
+ * The few calls the controllers make, on top of client-node: server-side apply (of objects and
+ * of a custom resource's status) with the operator's field manager, delete-if-present, and a
+ * metadata merge patch guarded by the resourceVersion read (so finalizers and annotations are
+ * never written over someone else's newer change).
+ */
+import * as k8s from '@kubernetes/client-node';
+import { statusOf } from './leader.ts';
+
+export const FIELD_MANAGER = 'exploit-grid-operator';
+
+export class Kube {
+  readonly config: k8s.KubeConfig;
+  readonly objects: k8s.KubernetesObjectApi;
+  readonly custom: k8s.CustomObjectsApi;
+  readonly core: k8s.CoreV1Api;
+
+  constructor(config: k8s.KubeConfig) {
+    this.config = config;
+    this.objects = k8s.KubernetesObjectApi.makeApiClient(config);
+    this.custom = config.makeApiClient(k8s.CustomObjectsApi);
+    this.core = config.makeApiClient(k8s.CoreV1Api);
+  }
+
+  /** Server-side apply: the object as this operator wants it (fields it no longer sets are dropped). */
+  async apply<T extends k8s.KubernetesObject>(object: T): Promise<T> {
+    return (await this.objects.patch(
+      object,
+      undefined,
+      undefined,
+      FIELD_MANAGER,
+      true,
+      k8s.PatchStrategy.ServerSideApply,
+    )) as T;
+  }
+
+  async applyStatus(
+    resource: { group: string; version: string; plural: string; kind: string },
+    namespace: string,
+    name: string,
+    status: object,
+  ): Promise<void> {
+    await this.custom.patchNamespacedCustomObjectStatus(
+      {
+        group: resource.group,
+        version: resource.version,
+        namespace,
+        plural: resource.plural,
+        name,
+        body: {
+          apiVersion: `${resource.group}/${resource.version}`,
+          kind: resource.kind,
+          metadata: { name, namespace },
+          status,
+        },
+        fieldManager: FIELD_MANAGER,
+        force: true,
+      },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.ServerSideApply),
+    );
+  }
+
+  /** Merge-patches metadata (finalizers, annotations) of the object as last read; 409 when it changed since. */
+  async patchMetadata(
+    object: {
+      apiVersion: string;
+      kind: string;
+      metadata: { name: string; namespace: string; resourceVersion?: string };
+    },
+    metadata: { finalizers?: string[]; annotations?: Record<string, string> },
+  ): Promise<void> {
+    await this.objects.patch(
+      {
+        apiVersion: object.apiVersion,
+        kind: object.kind,
+        metadata: {
+          name: object.metadata.name,
+          namespace: object.metadata.namespace,
+          resourceVersion: object.metadata.resourceVersion,
+          ...metadata,
+        },
+      },
+      undefined,
+      undefined,
+      FIELD_MANAGER,
+      undefined,
+      k8s.PatchStrategy.MergePatch,
+    );
+  }
+
+  /** Deletes the object if it is there; answers whether it was. */
+  async deleteIfPresent(apiVersion: string, kind: string, namespace: string, name: string): Promise<boolean> {
+    try {
+      await this.objects.delete(
+        { apiVersion, kind, metadata: { name, namespace } },
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        'Background',
+      );
+      return true;
+    } catch (error) {
+      if (statusOf(error) === 404) return false;
+      throw error;
+    }
+  }
+
+  async exists(apiVersion: string, kind: string, namespace: string, name: string): Promise<boolean> {
+    try {
+      await this.objects.read({ apiVersion, kind, metadata: { name, namespace } });
+      return true;
+    } catch (error) {
+      if (statusOf(error) === 404) return false;
+      throw error;
+    }
+  }
+}
