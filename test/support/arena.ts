@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createVerifiedAccount } from './accounts.ts';
+import { until } from './until.ts';
 import type { ClientNamespace, ShellListener } from './netns.ts';
 import type { RunningPlatform } from './platform.ts';
 
@@ -39,21 +39,7 @@ export interface AttackRef {
   outcome: string;
 }
 
-/** Polls `fn` until it answers something truthy (errors count as not yet); fails after `timeoutMs`. */
-export async function until<T>(
-  what: string,
-  fn: () => Promise<T | null | undefined | false>,
-  timeoutMs = 20_000,
-  intervalMs = 200,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn().catch(() => null);
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(intervalMs);
-  }
-}
+export { until };
 
 export class Arena {
   /** The platform players talk to (replace it after a restart on the same PORT and DATA_DIR). */

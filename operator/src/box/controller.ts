@@ -8,7 +8,7 @@
 import type * as k8s from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Kube } from '../controller/kube.ts';
-import { statusOf } from '../controller/leader.ts';
+import { statusOf } from '../controller/errors.ts';
 import type { HandlerResult } from '../controller/queue.ts';
 import { allocateBoxAddress, inSubnet, type ArenaSubnet } from './addresses.ts';
 import {
@@ -43,7 +43,7 @@ export interface BoxControllerOptions {
   /** Routes to the VPN client slices through the servers holding them, for this namespace. */
   routes: (namespace: string) => { to: string; via: string }[];
   agentBundle: Buffer;
-  boxes: { get(name: string, namespace: string): Box | undefined; list(): Box[] };
+  boxes: { get(name: string, namespace: string): Box | undefined; list(): readonly Box[] };
   vms: { get(name: string, namespace: string): VirtualMachine | undefined };
   now?: () => Date;
 }
@@ -177,7 +177,11 @@ export class BoxController {
     if (await kube.exists('kubevirt.io/v1', 'VirtualMachine', namespace, name)) {
       return { requeueAfterMs: DELETION_POLL_MS };
     }
-    await kube.patchMetadata(box, { finalizers: box.metadata.finalizers.filter((f) => f !== FINALIZER) });
+    try {
+      await kube.patchMetadata(box, { finalizers: box.metadata.finalizers.filter((f) => f !== FINALIZER) });
+    } catch (error) {
+      if (statusOf(error) !== 404) throw error; // 404: already gone, as wanted
+    }
     this.#pending.delete(box.metadata.uid);
     logger.info('box deleted with its children');
   }

@@ -52,7 +52,7 @@ export interface Box {
     finalizers?: string[];
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
-    deletionTimestamp?: string | Date;
+    deletionTimestamp?: Date;
   };
   spec: BoxSpec;
   status?: BoxStatus;

@@ -6,6 +6,7 @@
  */
 import * as k8s from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { describeError } from './errors.ts';
 
 export interface InformerOptions<T extends k8s.KubernetesObject> {
   kind: string;
@@ -89,7 +90,7 @@ export class Informer<T extends k8s.KubernetesObject> {
     const delay = this.#restartMs;
     this.#restartMs = Math.min(MAX_RESTART_MS, this.#restartMs * 2);
     this.#options.logger.warn(
-      { kind: this.#options.kind, err: error, retryInMs: delay },
+      { kind: this.#options.kind, err: describeError(error), retryInMs: delay },
       'watch failed; listing again after a delay',
     );
     clearTimeout(this.#restartTimer);

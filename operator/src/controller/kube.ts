@@ -5,7 +5,7 @@
  * never written over someone else's newer change).
  */
 import * as k8s from '@kubernetes/client-node';
-import { statusOf } from './leader.ts';
+import { statusOf } from './errors.ts';
 
 export const FIELD_MANAGER = 'exploit-grid-operator';
 

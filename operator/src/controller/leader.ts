@@ -6,6 +6,7 @@
  */
 import * as k8s from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { describeError, statusOf } from './errors.ts';
 
 export interface LeaderElectionOptions {
   namespace: string;
@@ -27,6 +28,7 @@ export class LeaderElector {
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
   #lastRenew = 0;
+  #tickInFlight: Promise<void> | undefined;
 
   constructor(config: k8s.KubeConfig, options: LeaderElectionOptions) {
     this.#api = config.makeApiClient(k8s.CoordinationV1Api);
@@ -39,21 +41,31 @@ export class LeaderElector {
 
   start(): void {
     this.#stopped = false;
-    void this.#tick();
+    this.#schedule(0);
+  }
+
+  #schedule(delayMs: number): void {
+    this.#timer = setTimeout(() => {
+      this.#tickInFlight = this.#tick().finally(() => (this.#tickInFlight = undefined));
+    }, delayMs);
+    this.#timer.unref();
   }
 
   /** Stops trying; a leader releases the Lease so another replica takes over at once. */
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    await this.#tickInFlight; // a renewal under way would make the release below conflict
     if (!this.#leading) return;
     this.#leading = false;
     try {
       const lease = await this.#read();
       if (lease?.spec?.holderIdentity === this.#options.identity) {
+        if (lease.spec.acquireTime)
+          lease.spec.acquireTime = micro(new Date(lease.spec.acquireTime as unknown as string));
         lease.spec.holderIdentity = undefined;
         lease.spec.leaseDurationSeconds = 1;
-        lease.spec.renewTime = new Date(0) as unknown as k8s.V1MicroTime;
+        lease.spec.renewTime = micro(new Date(0));
         await this.#api.replaceNamespacedLease({
           namespace: this.#options.namespace,
           name: this.#options.name,
@@ -61,7 +73,7 @@ export class LeaderElector {
         });
       }
     } catch (error) {
-      this.#options.logger.warn({ err: error }, 'could not release the leader lease');
+      this.#options.logger.warn({ err: describeError(error) }, 'could not release the leader lease');
     }
   }
 
@@ -90,15 +102,13 @@ export class LeaderElector {
         this.#lose('another replica holds the lease');
       }
     } catch (error) {
-      this.#options.logger.warn({ err: error }, 'leader election: could not reach the lease');
+      this.#options.logger.warn({ err: describeError(error) }, 'leader election: could not reach the lease');
       // Keep leading only while the lease we hold is surely still ours.
       if (this.#leading && Date.now() - this.#lastRenew > this.#options.leaseDurationMs * 0.66) {
         this.#lose('could not renew the lease in time');
       }
     }
-    if (this.#stopped) return;
-    this.#timer = setTimeout(() => void this.#tick(), this.#options.retryMs);
-    this.#timer.unref();
+    if (!this.#stopped) this.#schedule(this.#options.retryMs);
   }
 
   #lose(reason: string): void {
@@ -121,8 +131,8 @@ export class LeaderElector {
             spec: {
               holderIdentity: identity,
               leaseDurationSeconds: durationSeconds,
-              acquireTime: now as unknown as k8s.V1MicroTime,
-              renewTime: now as unknown as k8s.V1MicroTime,
+              acquireTime: micro(now),
+              renewTime: micro(now),
               leaseTransitions: 0,
             },
           },
@@ -134,6 +144,8 @@ export class LeaderElector {
       }
     }
     const spec = lease.spec ?? {};
+    // Times read back must be written in the API's microsecond format again.
+    if (spec.acquireTime) spec.acquireTime = micro(new Date(spec.acquireTime as unknown as string));
     const holder = spec.holderIdentity;
     const renewed = spec.renewTime ? new Date(spec.renewTime as unknown as string).getTime() : 0;
     const expired = renewed + (spec.leaseDurationSeconds ?? durationSeconds) * 1000 < now.getTime();
@@ -143,10 +155,10 @@ export class LeaderElector {
       ...spec,
       holderIdentity: identity,
       leaseDurationSeconds: durationSeconds,
-      renewTime: now as unknown as k8s.V1MicroTime,
+      renewTime: micro(now),
       ...(takingOver
         ? {
-            acquireTime: now as unknown as k8s.V1MicroTime,
+            acquireTime: micro(now),
             leaseTransitions: (spec.leaseTransitions ?? 0) + 1,
           }
         : {}),
@@ -162,9 +174,5 @@ export class LeaderElector {
   }
 }
 
-/** The HTTP status of a client-node error (ApiException's `code`). */
-export function statusOf(error: unknown): number | undefined {
-  if (error && typeof error === 'object' && 'code' in error && typeof error.code === 'number')
-    return error.code;
-  return undefined;
-}
+/** A Lease time (the API server wants microseconds: client-node's V1MicroTime writes them). */
+const micro = (date: Date) => new k8s.V1MicroTime(date.getTime());

@@ -1,0 +1,352 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import * as k8s from '@kubernetes/client-node';
+import { expect } from 'chai';
+import { pino } from 'pino';
+import type { VirtualMachine } from '../../operator/src/box/builders.ts';
+import type { Box } from '../../operator/src/box/types.ts';
+import { Operator, type OperatorOptions } from '../../operator/src/operator.ts';
+import {
+  installCrds,
+  kubevirtVirtualMachineCrd,
+  projectCrds,
+  startControlPlane,
+  type ControlPlane,
+} from '../support/kube.ts';
+import { until } from '../support/until.ts';
+
+const repoRoot = path.resolve(import.meta.dirname, '../..');
+const NAMESPACE = 'arena';
+const BOXES = { group: 'exploitgrid.io', version: 'v1alpha1', namespace: NAMESPACE, plural: 'boxes' };
+const VMS = { group: 'kubevirt.io', version: 'v1', namespace: NAMESPACE, plural: 'virtualmachines' };
+
+/**
+ * The Box controller against a real API server with KubeVirt's VirtualMachine resource
+ * installed; the test writes the VM status KubeVirt would write. There is no garbage collector
+ * here: children disappear only because the operator deletes them.
+ */
+describe('Box controller on a real API server', function () {
+  this.timeout(120_000);
+  let plane: ControlPlane;
+  let config: k8s.KubeConfig;
+  let custom: k8s.CustomObjectsApi;
+  let core: k8s.CoreV1Api;
+  let networking: k8s.NetworkingV1Api;
+  const running: Operator[] = [];
+  let serial = 0;
+
+  const logger = pino({ level: process.env.OPERATOR_TEST_LOG ?? 'silent' });
+  const options = (identity: string): OperatorOptions => ({
+    config,
+    namespace: NAMESPACE,
+    arenaNetwork: 'arena',
+    arenaSubnet: '172.30.0.0/16',
+    agentBundle: Buffer.from('// the agent\n'),
+    http: { port: 0, host: '127.0.0.1' },
+    leaderElection: { enabled: true, identity, leaseDurationMs: 3_000, retryMs: 300 },
+    logger,
+  });
+  const startOperator = async (identity = `op-${++serial}`) => {
+    const operator = new Operator(options(identity));
+    running.push(operator);
+    await operator.start();
+    return operator;
+  };
+  const stopAll = async () => {
+    for (const operator of running.splice(0)) await operator.stop();
+  };
+
+  before(async function () {
+    this.timeout(45 * 60_000); // the first run builds kube-apiserver and etcd
+    plane = await startControlPlane();
+    await installCrds(plane.kubeconfig, [...(await projectCrds()), kubevirtVirtualMachineCrd]);
+    config = new k8s.KubeConfig();
+    config.loadFromFile(plane.kubeconfig);
+    custom = config.makeApiClient(k8s.CustomObjectsApi);
+    core = config.makeApiClient(k8s.CoreV1Api);
+    networking = config.makeApiClient(k8s.NetworkingV1Api);
+    await core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
+  });
+  afterEach(stopAll);
+  after(async () => {
+    await stopAll();
+    await plane?.stop();
+  });
+
+  let boxSerial = 0;
+  const newId = () => `0c7d5f4e-1111-4222-8333-${String(++boxSerial).padStart(12, '0')}`;
+  async function createBox(
+    spec: Partial<Box['spec']> = {},
+    { secret = true }: { secret?: boolean } = {},
+  ): Promise<string> {
+    const id = newId();
+    const name = `box-${id}`;
+    if (secret) await createSecret(name);
+    await custom.createNamespacedCustomObject({
+      ...BOXES,
+      body: {
+        apiVersion: 'exploitgrid.io/v1alpha1',
+        kind: 'Box',
+        metadata: { name, labels: { 'exploitgrid.io/box-id': id } },
+        spec: {
+          owner: { id: '6b0b8a52-7a3e-4c39-9f6c-0a4a3c1b2d11', handle: 'neo' },
+          hostname: 'neo-box',
+          power: 'On',
+          secretRef: { name: `${name}-secrets` },
+          ...spec,
+        },
+      },
+    });
+    return name;
+  }
+  const createSecret = (name: string) =>
+    core.createNamespacedSecret({
+      namespace: NAMESPACE,
+      body: {
+        metadata: { name: `${name}-secrets` },
+        stringData: { rootPassword: 'red pill', agentToken: `token of ${name}` },
+      },
+    });
+  const readBox = async (name: string) => (await custom.getNamespacedCustomObject({ ...BOXES, name })) as Box;
+  const readVm = async (name: string) =>
+    (await custom.getNamespacedCustomObject({ ...VMS, name })) as VirtualMachine;
+  const vmExists = (name: string) =>
+    readVm(name).then(
+      () => true,
+      () => false,
+    );
+  const patchBoxSpec = (name: string, spec: Partial<Box['spec']>) =>
+    custom.patchNamespacedCustomObject(
+      { ...BOXES, name, body: { spec } },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+    );
+  /** What KubeVirt would write into the VM's status. */
+  const writeVmStatus = (name: string, status: NonNullable<VirtualMachine['status']>) =>
+    custom.patchNamespacedCustomObjectStatus(
+      { ...VMS, name, body: { status } },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+    );
+  const phaseOf = async (name: string) => (await readBox(name)).status?.phase;
+
+  it('makes the VM, cloud-init Secret, Service and NetworkPolicy of a Box, and Running once the VM is ready', async () => {
+    const operator = await startOperator();
+    const name = await createBox({ sshPublicKey: 'ssh-ed25519 AAAAC3Nza neo@zion' });
+
+    const vm = await until('the VirtualMachine', () => readVm(name), 15_000);
+    expect(vm.spec!.runStrategy).to.equal('Always');
+    expect(vm.metadata!.ownerReferences![0]).to.deep.include({ kind: 'Box', name, controller: true });
+
+    const box = await until('the provisioning Box', async () => {
+      const b = await readBox(name);
+      return b.status?.phase === 'Provisioning' && b;
+    });
+    expect(box.metadata.finalizers).to.include('exploitgrid.io/box-children');
+    const address = box.metadata.annotations!['exploitgrid.io/address']!;
+    expect(address).to.match(/^172\.30\.\d+\.\d+$/);
+    expect(box.status!.observedGeneration).to.equal(box.metadata.generation);
+
+    const cloudInit = await core.readNamespacedSecret({ name: `${name}-cloud-init`, namespace: NAMESPACE });
+    const userData = Buffer.from(cloudInit.data!.userdata!, 'base64').toString();
+    expect(userData)
+      .to.include('neo-box')
+      .and.include(`token of ${name}`)
+      .and.include('ssh-ed25519 AAAAC3Nza');
+    const networkData = Buffer.from(cloudInit.data!.networkdata!, 'base64').toString();
+    expect(networkData).to.include(`${address}/16`);
+    const service = await core.readNamespacedService({ name, namespace: NAMESPACE });
+    expect(service.spec!.clusterIP).to.equal('None');
+    const policy = await networking.readNamespacedNetworkPolicy({ name, namespace: NAMESPACE });
+    expect(policy.spec!.ingress ?? []).to.deep.equal([]);
+    expect(policy.spec!.egress![0]!.to![0]!.ipBlock!.cidr).to.equal('172.30.0.10/32');
+
+    await writeVmStatus(name, { created: true, ready: true, printableStatus: 'Running' });
+    const runningBox = await until('the running Box', async () => {
+      const b = await readBox(name);
+      return b.status?.phase === 'Running' && b;
+    });
+    expect(runningBox.status!.ip).to.equal(address);
+    expect(runningBox.status!.conditions!.find((c) => c.type === 'Ready')!.status).to.equal('True');
+
+    // The operator's endpoints.
+    const metrics = await (await fetch(`http://127.0.0.1:${operator.httpPort}/metrics`)).text();
+    expect(metrics).to.match(/exploit_grid_reconcile_total\{controller="box",result="success"\} [1-9]/);
+    expect(metrics).to.include('exploit_grid_leader 1');
+    expect((await fetch(`http://127.0.0.1:${operator.httpPort}/readyz`)).status).to.equal(200);
+    expect((await fetch(`http://127.0.0.1:${operator.httpPort}/healthz`)).status).to.equal(200);
+  });
+
+  it('halts the VM on power off, Stopped once KubeVirt stopped it; crashes are reported', async () => {
+    await startOperator();
+    const name = await createBox();
+    await until('the VirtualMachine', () => readVm(name), 15_000);
+    const uid = (await readVm(name)).metadata!.uid;
+    await writeVmStatus(name, { created: true, ready: true, printableStatus: 'Running' });
+    await until('Running', async () => (await phaseOf(name)) === 'Running');
+
+    await patchBoxSpec(name, { power: 'Off' });
+    await until('a halted VM', async () => (await readVm(name)).spec!.runStrategy === 'Halted');
+    expect((await readVm(name)).metadata!.uid).to.equal(uid); // changed in place
+    await writeVmStatus(name, { created: false, ready: false, printableStatus: 'Stopped' });
+    await until('Stopped', async () => (await phaseOf(name)) === 'Stopped');
+
+    await patchBoxSpec(name, { power: 'On' });
+    await writeVmStatus(name, { created: true, ready: false, printableStatus: 'CrashLoopBackOff' });
+    const crashed = await until('Crashed', async () => {
+      const b = await readBox(name);
+      return b.status?.phase === 'Crashed' && b;
+    });
+    expect(crashed.status!.reason).to.include('CrashLoopBackOff');
+  });
+
+  it('waits for a missing Secret, then makes the box', async () => {
+    await startOperator();
+    const name = await createBox({}, { secret: false });
+    const pending = await until('Pending', async () => {
+      const b = await readBox(name);
+      return b.status?.phase === 'Pending' && b;
+    });
+    expect(pending.status!.conditions!.find((c) => c.type === 'Synced')).to.include({
+      status: 'False',
+      reason: 'SecretMissing',
+    });
+    expect(await vmExists(name)).to.equal(false);
+    await createSecret(name);
+    await until('the VirtualMachine', () => readVm(name), 15_000);
+  });
+
+  it('opens the NetworkPolicy to an attack window’s source and closes it when the window ends', async () => {
+    await startOperator();
+    const name = await createBox({ ownerAddresses: ['10.8.0.2'] });
+    const cidrs = async () => {
+      const policy = await networking.readNamespacedNetworkPolicy({ name, namespace: NAMESPACE });
+      return (policy.spec!.ingress ?? []).flatMap((rule) =>
+        (rule._from ?? []).map((peer) => peer.ipBlock!.cidr),
+      );
+    };
+    await until('the owner in the policy', async () => (await cidrs()).includes('10.8.0.2/32'));
+
+    const until_ = new Date(Date.now() + 4_000).toISOString();
+    await patchBoxSpec(name, {
+      attackWindows: [
+        { attackId: '9a1f6c1e-2222-4333-8444-555566667777', sourceAddress: '10.8.0.9', until: until_ },
+      ],
+    });
+    await until('the attacker in the policy', async () => (await cidrs()).includes('10.8.0.9/32'));
+    // Nothing changes the Box when the window ends: the operator looks again by itself.
+    await until('the window closed', async () => !(await cidrs()).includes('10.8.0.9/32'), 10_000);
+    expect(await cidrs()).to.deep.equal(['10.8.0.2/32']);
+  });
+
+  it('removes the children of a deleted Box before letting it go', async () => {
+    await startOperator();
+    const name = await createBox();
+    await until('the VirtualMachine', () => readVm(name), 15_000);
+    await until('the policy', () => networking.readNamespacedNetworkPolicy({ name, namespace: NAMESPACE }));
+    await custom.deleteNamespacedCustomObject({ ...BOXES, name });
+    await until('the Box gone', () =>
+      readBox(name).then(
+        () => false,
+        () => true,
+      ),
+    );
+    expect(await vmExists(name)).to.equal(false);
+    const gone = (read: () => Promise<unknown>) =>
+      read().then(
+        () => false,
+        () => true,
+      );
+    expect(
+      await gone(() => core.readNamespacedSecret({ name: `${name}-cloud-init`, namespace: NAMESPACE })),
+    ).to.equal(true);
+    expect(await gone(() => core.readNamespacedService({ name, namespace: NAMESPACE }))).to.equal(true);
+    expect(await gone(() => networking.readNamespacedNetworkPolicy({ name, namespace: NAMESPACE }))).to.equal(
+      true,
+    );
+    // The box's own Secret is the API's: still there.
+    expect(
+      await gone(() => core.readNamespacedSecret({ name: `${name}-secrets`, namespace: NAMESPACE })),
+    ).to.equal(false);
+  });
+
+  it('runs one leader among two replicas; the other takes over when it stops', async () => {
+    const first = await startOperator('replica-a');
+    const second = await startOperator('replica-b');
+    await until('a leader', async () => first.leading || second.leading, 10_000);
+    await sleep(1_500);
+    expect([first.leading, second.leading].filter(Boolean)).to.have.length(1);
+    const [leader, follower] = first.leading ? [first, second] : [second, first];
+    const readyz = await fetch(`http://127.0.0.1:${follower.httpPort}/readyz`);
+    expect(await readyz.text()).to.include('following');
+
+    // Only the leader works: a new Box is made while it leads ...
+    const before = await createBox();
+    await until('the VirtualMachine', () => readVm(before), 15_000);
+    // ... and by the other replica once it stepped down (a graceful stop releases the Lease).
+    await leader.stop();
+    running.splice(running.indexOf(leader), 1);
+    await until('the follower leading', async () => follower.leading, 10_000);
+    const after = await createBox();
+    await until('the VirtualMachine made by the new leader', () => readVm(after), 15_000);
+  });
+
+  it('converges after being killed mid-way: every Box gets its VM and a distinct address', async function () {
+    this.timeout(180_000);
+    const spawnOperator = (): ChildProcess => {
+      const child = spawn(
+        process.execPath,
+        ['--conditions=source', path.join(repoRoot, 'operator/src/main.ts')],
+        {
+          env: {
+            ...process.env,
+            KUBECONFIG: plane.kubeconfig,
+            WATCH_NAMESPACE: NAMESPACE,
+            HTTP_PORT: '0',
+            HTTP_HOST: '127.0.0.1',
+            LEADER_ELECTION: 'false',
+            AGENT_BUNDLE: path.join(repoRoot, 'package.json'), // any file: the content is not looked at here
+            LOG_LEVEL: 'warn',
+          },
+          stdio: ['ignore', 'ignore', 'inherit'],
+        },
+      );
+      return child;
+    };
+    const names: string[] = [];
+    for (let i = 0; i < 30; i++) names.push(await createBox());
+    const first = spawnOperator();
+    // Kill it while it is at work: some boxes done, some not.
+    await until(
+      'a first VirtualMachine',
+      async () => (await Promise.all(names.map(vmExists))).some(Boolean),
+      30_000,
+      20,
+    );
+    first.kill('SIGKILL');
+    await new Promise((resolve) => first.once('exit', resolve));
+    const made = (await Promise.all(names.map(vmExists))).filter(Boolean).length;
+    expect(made).to.be.lessThan(names.length);
+
+    const second = spawnOperator();
+    try {
+      await until(
+        'every VirtualMachine',
+        async () => (await Promise.all(names.map(vmExists))).every(Boolean),
+        60_000,
+      );
+      const boxes = await until(
+        'every Box with its status',
+        async () => {
+          const all = await Promise.all(names.map(readBox));
+          return all.every((b) => b.status?.phase === 'Provisioning') && all;
+        },
+        30_000,
+      );
+      const addresses = boxes.map((b) => b.metadata.annotations!['exploitgrid.io/address']);
+      expect(new Set(addresses).size).to.equal(names.length);
+    } finally {
+      second.kill('SIGTERM');
+      await new Promise((resolve) => second.once('exit', resolve));
+    }
+  });
+});
