@@ -124,6 +124,11 @@ bench-boxes: build box-deps ## Box start time to ssh (vs a bare nspawn boot) and
 bench-detection: build box-deps ## Attack detection latency (shell command to stored event) and the box agent's CPU; needs root.
 	node test/bench/detection.ts
 
+.PHONY: bench-operator
+bench-operator: build ## The operator with 500 Boxes at once on the test API server: time to every VM, reconcile p95, memory.
+	@hack/ensure-kube-testbin.sh >/dev/null
+	node test/bench/operator.ts
+
 ##@ Clean
 
 .PHONY: clean

@@ -1,7 +1,8 @@
 /**
  * The operator's process: `node operator/dist/main.js`. Configuration from the environment
  * (docs/kubernetes.md): WATCH_NAMESPACE, KUBECONFIG (else in-cluster), ARENA_NETWORK,
- * ARENA_SUBNET, AGENT_API_URL, AGENT_BUNDLE, HTTP_PORT, LEADER_ELECTION, POD_NAME, LOG_LEVEL.
+ * ARENA_SUBNET, AGENT_API_URL, AGENT_BUNDLE, HTTP_PORT, LEADER_ELECTION, POD_NAME, LOG_LEVEL,
+ * RECONCILE_CONCURRENCY.
  * SIGTERM and SIGINT stop it gracefully (work in flight ends, the Lease is released).
  */
 import { readFileSync } from 'node:fs';
@@ -28,6 +29,10 @@ async function main(): Promise<void> {
   const httpPort = Number(env('HTTP_PORT', '8080'));
   if (!Number.isInteger(httpPort) || httpPort < 0 || httpPort > 65535)
     throw new Error('HTTP_PORT must be a port number');
+  const concurrency = Number(env('RECONCILE_CONCURRENCY', '4'));
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
+    throw new Error('RECONCILE_CONCURRENCY must be a whole number from 1 to 64');
+  }
   const leaderElection = env('LEADER_ELECTION', 'true');
   if (!['true', 'false'].includes(leaderElection)) throw new Error('LEADER_ELECTION must be true or false');
   const bundlePath = env('AGENT_BUNDLE', path.resolve(import.meta.dirname, '../dist/agent.cjs'));
@@ -52,6 +57,7 @@ async function main(): Promise<void> {
       identity: env('POD_NAME', `${os.hostname()}-${process.pid}`),
     },
     logger,
+    concurrency,
   });
   let stopping = false;
   const stop = (signal: string) => {

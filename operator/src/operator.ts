@@ -12,7 +12,7 @@ import { GROUP, VERSION, type Box } from './box/types.ts';
 import { serveOperatorHttp } from './controller/http.ts';
 import { describeError } from './controller/errors.ts';
 import { Informer } from './controller/informer.ts';
-import { Kube } from './controller/kube.ts';
+import { Kube, reuseConnections } from './controller/kube.ts';
 import { LeaderElector } from './controller/leader.ts';
 import { Metrics } from './controller/metrics.ts';
 import { WorkQueue } from './controller/queue.ts';
@@ -56,7 +56,8 @@ export class Operator {
 
   constructor(options: OperatorOptions) {
     this.#options = options;
-    const { config, namespace, logger } = options;
+    const { namespace, logger } = options;
+    const config = reuseConnections(options.config);
     this.#kube = new Kube(config);
     const custom = this.#kube.custom;
     const subnet = parseSubnet(options.arenaSubnet);
@@ -86,9 +87,12 @@ export class Operator {
           labelSelector: `${LABELS.managedBy}=${MANAGER}`,
         })) as k8s.KubernetesListObject<VirtualMachine & k8s.KubernetesObject>,
       logger,
-      onChange: (vm) => {
+      onChange: (vm, event) => {
         const box = vm.metadata?.labels?.[LABELS.box];
-        if (box) this.#boxQueue?.add(`${namespace}/${box}`);
+        if (!box) return;
+        // A VM deleted under a Box that still wants it: applied again (not just looked at).
+        if (event === 'delete') this.#boxController.forget(vm.metadata?.ownerReferences?.[0]?.uid);
+        this.#boxQueue?.add(`${namespace}/${box}`);
       },
     });
     const firstRouter = toAddress(subnet.network + 10);
@@ -140,7 +144,10 @@ export class Operator {
     if (this.#elector) this.#elector.start();
     else this.#startLeading();
     const resyncMs = this.#options.resyncMs ?? 5 * 60_000;
-    this.#resync = setInterval(() => this.#enqueueAll(), resyncMs);
+    this.#resync = setInterval(() => {
+      this.#boxController.forget();
+      this.#enqueueAll();
+    }, resyncMs);
     this.#resync.unref();
   }
 
@@ -163,6 +170,7 @@ export class Operator {
     this.#boxQueue = new WorkQueue(
       async (key) => {
         const end = this.metrics.reconcileSeconds.startTimer({ controller });
+        const endQuantiles = this.metrics.reconcileQuantiles.startTimer({ controller });
         try {
           const result = await this.#boxController.reconcile(key);
           this.metrics.reconciles.inc({ controller, result: 'success' });
@@ -172,10 +180,11 @@ export class Operator {
           throw error;
         } finally {
           end();
+          endQuantiles();
           this.metrics.queueDepth.set({ controller }, this.#boxQueue?.depth ?? 0);
         }
       },
-      { concurrency: this.#options.concurrency ?? 8 },
+      { concurrency: this.#options.concurrency ?? 4 },
       (key, error, retryInMs) =>
         logger.warn({ controller, key, err: describeError(error), retryInMs }, 'reconcile failed'),
     );

@@ -5,6 +5,7 @@
  * writes its status from the VM's. A deleted Box has its children removed before its finalizer
  * goes. Nothing here remembers anything between calls but the informers' caches.
  */
+import { createHash } from 'node:crypto';
 import type * as k8s from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Kube } from '../controller/kube.ts';
@@ -52,6 +53,8 @@ export class BoxController {
   readonly #options: BoxControllerOptions;
   /** Addresses handed out and not yet visible in the cache (the annotation's watch event may lag). */
   readonly #pending = new Map<string, string>();
+  /** Per Box uid: a digest of what its children were last applied from. */
+  readonly #applied = new Map<string, string>();
 
   constructor(options: BoxControllerOptions) {
     this.#options = options;
@@ -65,13 +68,16 @@ export class BoxController {
     if (box.metadata.deletionTimestamp) return this.#finalize(box, logger);
 
     const { kube } = this.#options;
-    if (!box.metadata.finalizers?.includes(FINALIZER)) {
-      await kube.patchMetadata(box, { finalizers: [...(box.metadata.finalizers ?? []), FINALIZER] });
-      return; // the update comes back through the watch
-    }
-
-    const address = await this.#address(box);
+    // The finalizer and the address go on in one write, before anything is made.
+    const address = this.#address(box);
     if (!address) return this.#problem(box, 'NoAddress', 'No arena address is free for this box.', 30_000);
+    const hasFinalizer = box.metadata.finalizers?.includes(FINALIZER) ?? false;
+    if (!hasFinalizer || box.metadata.annotations?.[ANNOTATIONS.address] !== address) {
+      await kube.patchMetadata(box, {
+        finalizers: hasFinalizer ? box.metadata.finalizers : [...(box.metadata.finalizers ?? []), FINALIZER],
+        annotations: { [ANNOTATIONS.address]: address },
+      });
+    }
 
     const secrets = await this.#secrets(box);
     if (!secrets) {
@@ -85,21 +91,33 @@ export class BoxController {
 
     const now = this.#options.now?.() ?? new Date();
     const agentUrl = this.#options.agentApiUrl();
-    await kube.apply(
-      cloudInitSecretFor(box, {
-        ...secrets,
-        agent: { bundle: this.#options.agentBundle, apiUrl: agentUrl },
-        address,
-        prefixLength: this.#options.arenaSubnet.prefixLength,
-        routes: this.#options.routes(namespace),
-      }),
-    );
-    await kube.apply(
-      virtualMachineFor(box, { arenaNetwork: this.#options.arenaNetwork }) as k8s.KubernetesObject,
-    );
-    await kube.apply(serviceFor(box));
-    const agentHost = new URL(agentUrl).hostname;
-    await kube.apply(networkPolicyFor(box, { now, agentEndpoint: { cidr: `${agentHost}/32`, port: 80 } }));
+    const routes = this.#options.routes(namespace);
+    const agentEndpoint = { cidr: `${new URL(agentUrl).hostname}/32`, port: 80 };
+    const policy = networkPolicyFor(box, { now, agentEndpoint });
+    // What the children are made of: when none of it changed since the last apply, the children
+    // are as wanted (a periodic resync and a deleted VM make the controller apply them anyway).
+    const inputs = createHash('sha256')
+      .update(JSON.stringify([box.spec, address, secrets, agentUrl, routes, policy.spec]))
+      .digest('hex');
+    if (this.#applied.get(box.metadata.uid) !== inputs) {
+      await Promise.all([
+        kube.apply(
+          cloudInitSecretFor(box, {
+            ...secrets,
+            agent: { bundle: this.#options.agentBundle, apiUrl: agentUrl },
+            address,
+            prefixLength: this.#options.arenaSubnet.prefixLength,
+            routes,
+          }),
+        ),
+        kube.apply(
+          virtualMachineFor(box, { arenaNetwork: this.#options.arenaNetwork }) as k8s.KubernetesObject,
+        ),
+        kube.apply(serviceFor(box)),
+        kube.apply(policy),
+      ]);
+      this.#applied.set(box.metadata.uid, inputs);
+    }
 
     const vm = this.#options.vms.get(name, namespace);
     await this.#writeStatus(box, boxStatusFor(box, { vm, address }, now));
@@ -109,23 +127,28 @@ export class BoxController {
     if (next) return { requeueAfterMs: new Date(next.until).getTime() - now.getTime() + 50 };
   }
 
+  /** Applies every box's children again at its next reconcile (resync, a child deleted by hand). */
+  forget(uid?: string): void {
+    if (uid) this.#applied.delete(uid);
+    else this.#applied.clear();
+  }
+
   /** The box's address: kept in an annotation, allocated once (lowest free) by the leader. */
-  async #address(box: Box): Promise<string | undefined> {
+  #address(box: Box): string | undefined {
     const kept = box.metadata.annotations?.[ANNOTATIONS.address];
     if (kept && inSubnet(this.#options.arenaSubnet, kept)) {
       this.#pending.delete(box.metadata.uid);
       return kept;
     }
     const pending = this.#pending.get(box.metadata.uid);
+    if (pending) return pending;
     const inUse = new Set<string>(this.#pending.values());
     for (const other of this.#options.boxes.list()) {
       const address = other.metadata.annotations?.[ANNOTATIONS.address];
       if (address && other.metadata.uid !== box.metadata.uid) inUse.add(address);
     }
-    const address = pending ?? allocateBoxAddress(this.#options.arenaSubnet, inUse);
-    if (!address) return undefined;
-    this.#pending.set(box.metadata.uid, address);
-    await this.#options.kube.patchMetadata(box, { annotations: { [ANNOTATIONS.address]: address } });
+    const address = allocateBoxAddress(this.#options.arenaSubnet, inUse);
+    if (address) this.#pending.set(box.metadata.uid, address);
     return address;
   }
 
@@ -183,6 +206,7 @@ export class BoxController {
       if (statusOf(error) !== 404) throw error; // 404: already gone, as wanted
     }
     this.#pending.delete(box.metadata.uid);
+    this.#applied.delete(box.metadata.uid);
     logger.info('box deleted with its children');
   }
 }

@@ -4,6 +4,7 @@
  * metadata merge patch guarded by the resourceVersion read (so finalizers and annotations are
  * never written over someone else's newer change).
  */
+import { createHash } from 'node:crypto';
 import * as k8s from '@kubernetes/client-node';
 import { statusOf } from './errors.ts';
 
@@ -116,3 +117,30 @@ export class Kube {
     }
   }
 }
+
+/**
+ * client-node (2.0) makes a new HTTP dispatcher, and so a new TLS connection, for every request
+ * it sends: thousands of TLS handshakes under load (most of the operator's CPU and memory in
+ * test/bench/operator.ts). This makes a KubeConfig keep one keep-alive dispatcher per set of
+ * connection options, as client-go does. Tokens are headers, so rotating ones still apply.
+ */
+export function reuseConnections(config: k8s.KubeConfig): k8s.KubeConfig {
+  const target = config as unknown as {
+    createDispatcher: (cluster: k8s.Cluster | null, agentOptions: object) => unknown;
+    createDispatcherOptions: (cluster: k8s.Cluster | null, agentOptions: object) => unknown;
+  };
+  if ((config as unknown as Record<symbol, boolean>)[REUSING]) return config;
+  const create = target.createDispatcher.bind(config);
+  const dispatchers = new Map<string, unknown>();
+  target.createDispatcher = (cluster, agentOptions) => {
+    const key = createHash('sha256')
+      .update(JSON.stringify([cluster?.server, target.createDispatcherOptions(cluster, agentOptions)]))
+      .digest('hex');
+    if (!dispatchers.has(key)) dispatchers.set(key, create(cluster, agentOptions));
+    return dispatchers.get(key);
+  };
+  (config as unknown as Record<symbol, boolean>)[REUSING] = true;
+  return config;
+}
+
+const REUSING = Symbol('exploit-grid.reuseConnections');
