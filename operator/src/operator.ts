@@ -186,7 +186,7 @@ export class Operator {
       },
       { concurrency: this.#options.concurrency ?? 4 },
       (key, error, retryInMs) =>
-        logger.warn({ controller, key, err: describeError(error), retryInMs }, 'reconcile failed'),
+        logger.warn({ controller, key, error: describeError(error), retryInMs }, 'reconcile failed'),
     );
     this.#enqueueAll();
   }

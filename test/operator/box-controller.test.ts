@@ -269,6 +269,18 @@ describe('Box controller on a real API server', function () {
     ).to.equal(false);
   });
 
+  it('keeps working after the API server was down a while (watches start again)', async () => {
+    await startOperator();
+    const before = await createBox();
+    await until('the VirtualMachine', () => readVm(before), 15_000);
+    await plane.restartApiServer(1_000);
+    const after = await until('a Box created after the restart', () => createBox(), 30_000);
+    await until('its VirtualMachine', () => readVm(after), 30_000);
+    // Changes to VMs are seen again too.
+    await writeVmStatus(after, { created: true, ready: true, printableStatus: 'Running' });
+    await until('Running', async () => (await phaseOf(after)) === 'Running', 30_000);
+  });
+
   it('runs one leader among two replicas; the other takes over when it stops', async () => {
     const first = await startOperator('replica-a');
     const second = await startOperator('replica-b');

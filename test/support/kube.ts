@@ -29,6 +29,8 @@ export interface ControlPlane {
   /** What etcd and the API server printed (for failures). */
   output(): string;
   stop(): Promise<void>;
+  /** Stops the API server (etcd keeps the data), waits `downMs`, starts it again on the same port. */
+  restartApiServer(downMs?: number): Promise<void>;
 }
 
 /** The directory with kube-apiserver and etcd (built once, cached). */
@@ -96,8 +98,7 @@ export async function startControlPlane(options: { timeoutMs?: number } = {}): P
     });
     await writeFile(path.join(dir, 'sa.pub'), publicKey.export({ type: 'spki', format: 'pem' }));
     const certDir = path.join(dir, 'certs');
-    started(
-      'kube-apiserver',
+    const startApiServer = () =>
       spawn(
         path.join(bin, 'kube-apiserver'),
         [
@@ -117,18 +118,33 @@ export async function startControlPlane(options: { timeoutMs?: number } = {}): P
           '--v=0',
         ],
         { stdio: ['ignore', 'pipe', 'pipe'] },
-      ),
-    );
+      );
+    let apiServer = startApiServer();
+    started('kube-apiserver', apiServer);
 
     const server = `https://127.0.0.1:${securePort}`;
-    const deadline = Date.now() + (options.timeoutMs ?? 120_000);
-    for (;;) {
-      if (children.some((c) => c.exitCode !== null)) throw new Error(`control plane ended:\n${output}`);
-      const ready = await readyz(server, token);
-      if (ready) break;
-      if (Date.now() > deadline) throw new Error(`control plane not ready:\n${output}`);
-      await sleep(250);
-    }
+    const waitReady = async () => {
+      const deadline = Date.now() + (options.timeoutMs ?? 120_000);
+      for (;;) {
+        if (children.some((c) => c.exitCode !== null)) throw new Error(`control plane ended:\n${output}`);
+        const ready = await readyz(server, token);
+        if (ready) break;
+        if (Date.now() > deadline) throw new Error(`control plane not ready:\n${output}`);
+        await sleep(250);
+      }
+    };
+    await waitReady();
+    /** Stops the API server (etcd keeps the data), waits `downMs`, starts it again on the same port. */
+    const restartApiServer = async (downMs = 0) => {
+      const exited = new Promise((resolve) => apiServer.once('exit', resolve));
+      apiServer.kill('SIGTERM');
+      await exited;
+      children.splice(children.indexOf(apiServer), 1);
+      await sleep(downMs);
+      apiServer = startApiServer();
+      started('kube-apiserver', apiServer);
+      await waitReady();
+    };
     const ca = await readFile(path.join(certDir, 'apiserver.crt'));
     const kubeconfig = path.join(dir, 'kubeconfig');
     await writeFile(
@@ -145,7 +161,7 @@ export async function startControlPlane(options: { timeoutMs?: number } = {}): P
       }),
       { mode: 0o600 },
     );
-    return { server, token, kubeconfig, output: () => output, stop };
+    return { server, token, kubeconfig, output: () => output, stop, restartApiServer };
   } catch (err) {
     await stop();
     throw err;

@@ -19,6 +19,7 @@ export interface InformerOptions<T extends k8s.KubernetesObject> {
 }
 
 const MAX_RESTART_MS = 30_000;
+const WATCH_IDLE_MS = 10_000;
 
 export class Informer<T extends k8s.KubernetesObject> {
   readonly #options: InformerOptions<T>;
@@ -38,13 +39,12 @@ export class Informer<T extends k8s.KubernetesObject> {
       queueMicrotask(() => this.#markSynced());
       return list;
     };
-    this.#listWatch = new k8s.ListWatch<T>(
-      options.path,
-      new k8s.Watch(config),
-      listFn,
-      false,
-      options.labelSelector,
-    );
+    const watch = new k8s.Watch(config);
+    // A watch that hears nothing for this long is dropped and opened again from the last version
+    // seen (client-node's default is 30 s). A dead connection to an API server that went away is
+    // not always noticed otherwise; reopening an idle watch costs one request.
+    (watch as unknown as { requestTimeoutMs: number }).requestTimeoutMs = WATCH_IDLE_MS; // private in the typings
+    this.#listWatch = new k8s.ListWatch<T>(options.path, watch, listFn, false, options.labelSelector);
     for (const event of ['add', 'update', 'delete'] as const) {
       this.#listWatch.on(event, (object) => {
         this.#restartMs = 500;
@@ -90,7 +90,7 @@ export class Informer<T extends k8s.KubernetesObject> {
     const delay = this.#restartMs;
     this.#restartMs = Math.min(MAX_RESTART_MS, this.#restartMs * 2);
     this.#options.logger.warn(
-      { kind: this.#options.kind, err: describeError(error), retryInMs: delay },
+      { kind: this.#options.kind, error: describeError(error), retryInMs: delay },
       'watch failed; listing again after a delay',
     );
     clearTimeout(this.#restartTimer);
