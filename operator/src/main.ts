@@ -2,7 +2,7 @@
  * The operator's process: `node operator/dist/main.js`. Configuration from the environment
  * (docs/kubernetes.md): WATCH_NAMESPACE, KUBECONFIG (else in-cluster), ARENA_NETWORK,
  * ARENA_SUBNET, AGENT_API_URL, AGENT_BUNDLE, HTTP_PORT, LEADER_ELECTION, POD_NAME, LOG_LEVEL,
- * RECONCILE_CONCURRENCY.
+ * RECONCILE_CONCURRENCY, OPENVPN_IMAGE, API_INTERNAL_URL.
  * SIGTERM and SIGINT stop it gracefully (work in flight ends, the Lease is released).
  */
 import { readFileSync } from 'node:fs';
@@ -51,6 +51,10 @@ async function main(): Promise<void> {
     arenaSubnet: env('ARENA_SUBNET', '172.30.0.0/16'),
     agentApiUrl: process.env.AGENT_API_URL?.trim() || undefined,
     agentBundle,
+    vpn: {
+      image: env('OPENVPN_IMAGE', 'exploit-grid/openvpn:latest'),
+      apiInternalUrl: env('API_INTERNAL_URL', 'http://exploit-grid-api-internal:8089'),
+    },
     http: { port: httpPort, host: env('HTTP_HOST', '0.0.0.0') },
     leaderElection: {
       enabled: leaderElection === 'true',

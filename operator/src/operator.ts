@@ -3,19 +3,22 @@
  * and, while this replica leads (Lease), the Box and VpnPool controllers working through their
  * queues. Every replica serves /metrics, /healthz and /readyz; only the leader writes.
  */
-import type * as k8s from '@kubernetes/client-node';
+import * as k8s from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { parseSubnet, toAddress } from './box/addresses.ts';
 import { LABELS, MANAGER, type VirtualMachine } from './box/builders.ts';
 import { BoxController, keyOf } from './box/controller.ts';
 import { GROUP, VERSION, type Box } from './box/types.ts';
+import { POOL_LABELS, routesFor, serverSlices } from './vpnpool/builders.ts';
+import { VpnPoolController } from './vpnpool/controller.ts';
+import type { VpnPool } from './vpnpool/types.ts';
 import { serveOperatorHttp } from './controller/http.ts';
 import { describeError } from './controller/errors.ts';
 import { Informer } from './controller/informer.ts';
 import { Kube, reuseConnections } from './controller/kube.ts';
 import { LeaderElector } from './controller/leader.ts';
 import { Metrics } from './controller/metrics.ts';
-import { WorkQueue } from './controller/queue.ts';
+import { WorkQueue, type HandlerResult } from './controller/queue.ts';
 
 export interface OperatorOptions {
   config: k8s.KubeConfig;
@@ -24,6 +27,8 @@ export interface OperatorOptions {
   arenaSubnet: string;
   /** Where boxes report (default: http://<the first router address>/). */
   agentApiUrl?: string;
+  /** The OpenVPN servers' image and where they reach the API's internal Service. */
+  vpn: { image: string; apiInternalUrl: string };
   agentBundle: Buffer;
   http: { port: number; host: string };
   leaderElection: {
@@ -46,9 +51,13 @@ export class Operator {
   readonly #kube: Kube;
   readonly #boxes: Informer<Box>;
   readonly #vms: Informer<VirtualMachine & k8s.KubernetesObject>;
+  readonly #pools: Informer<VpnPool>;
+  readonly #deployments: Informer<k8s.V1Deployment & k8s.KubernetesObject>;
   readonly #elector: LeaderElector | undefined;
   readonly #boxController: BoxController;
+  readonly #poolController: VpnPoolController;
   #boxQueue: WorkQueue | undefined;
+  #poolQueue: WorkQueue | undefined;
   #http: { port: number; close: () => Promise<void> } | undefined;
   #resync: NodeJS.Timeout | undefined;
   #leading = false;
@@ -72,7 +81,45 @@ export class Operator {
           plural: 'boxes',
         })) as k8s.KubernetesListObject<Box>,
       logger,
-      onChange: (box) => this.#boxQueue?.add(keyOf(box)),
+      onChange: (box) => {
+        this.#boxQueue?.add(keyOf(box));
+        // Who may reach which box is in the pools' access ConfigMaps.
+        this.#enqueuePools();
+      },
+    });
+    this.#pools = new Informer<VpnPool>(config, {
+      kind: 'VpnPool',
+      path: `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/vpnpools`,
+      list: async () =>
+        (await custom.listNamespacedCustomObject({
+          group: GROUP,
+          version: VERSION,
+          namespace,
+          plural: 'vpnpools',
+        })) as k8s.KubernetesListObject<VpnPool>,
+      logger,
+      onChange: (pool) => {
+        this.#poolQueue?.add(keyOf(pool));
+        // The boxes' routes to the VPN client slices come from the pools.
+        this.#enqueueBoxes();
+      },
+    });
+    const apps = config.makeApiClient(k8s.AppsV1Api);
+    const poolSelector = `${LABELS.managedBy}=${MANAGER},${POOL_LABELS.pool}`;
+    this.#deployments = new Informer<k8s.V1Deployment & k8s.KubernetesObject>(config, {
+      kind: 'Deployment',
+      path: `/apis/apps/v1/namespaces/${namespace}/deployments`,
+      labelSelector: poolSelector,
+      list: async () =>
+        (await apps.listNamespacedDeployment({
+          namespace,
+          labelSelector: poolSelector,
+        })) as k8s.KubernetesListObject<k8s.V1Deployment & k8s.KubernetesObject>,
+      logger,
+      onChange: (deployment) => {
+        const pool = deployment.metadata?.labels?.[POOL_LABELS.pool];
+        if (pool) this.#poolQueue?.add(`${namespace}/${pool}`);
+      },
     });
     this.#vms = new Informer<VirtualMachine & k8s.KubernetesObject>(config, {
       kind: 'VirtualMachine',
@@ -102,10 +149,28 @@ export class Operator {
       arenaNetwork: options.arenaNetwork,
       arenaSubnet: subnet,
       agentApiUrl: () => options.agentApiUrl ?? `http://${firstRouter}/`,
-      routes: () => [],
+      routes: () =>
+        this.#pools.list().flatMap((pool) => {
+          try {
+            return routesFor(serverSlices(pool, subnet));
+          } catch {
+            return []; // a pool with a bad spec says so in its status
+          }
+        }),
       agentBundle: options.agentBundle,
       boxes: { get: (name, ns) => this.#boxes.get(name, ns), list: () => this.#boxes.list() },
       vms: { get: (name, ns) => this.#vms.get(name, ns) },
+    });
+    this.#poolController = new VpnPoolController({
+      kube: this.#kube,
+      logger: logger.child({ controller: 'vpnpool' }),
+      arena: subnet,
+      arenaNetwork: options.arenaNetwork,
+      image: options.vpn.image,
+      apiInternalUrl: options.vpn.apiInternalUrl,
+      pools: { get: (name, ns) => this.#pools.get(name, ns) },
+      boxes: { list: () => this.#boxes.list() },
+      deployments: { list: () => this.#deployments.list() },
     });
     if (options.leaderElection.enabled) {
       this.#elector = new LeaderElector(config, {
@@ -137,8 +202,9 @@ export class Operator {
           ? { ok: true, reason: this.#leading ? 'leading' : 'following' }
           : { ok: false, reason: 'caches not synced yet' },
     });
-    await Promise.all([this.#boxes.start(), this.#vms.start()]);
-    await Promise.all([this.#boxes.synced(), this.#vms.synced()]);
+    const informers = [this.#boxes, this.#vms, this.#pools, this.#deployments];
+    await Promise.all(informers.map((informer) => informer.start()));
+    await Promise.all(informers.map((informer) => informer.synced()));
     this.#synced = true;
     logger.info({ namespace: this.#options.namespace, port: this.#http.port }, 'operator started');
     if (this.#elector) this.#elector.start();
@@ -146,7 +212,9 @@ export class Operator {
     const resyncMs = this.#options.resyncMs ?? 5 * 60_000;
     this.#resync = setInterval(() => {
       this.#boxController.forget();
-      this.#enqueueAll();
+      this.#poolController.forget();
+      this.#enqueueBoxes();
+      this.#enqueuePools();
     }, resyncMs);
     this.#resync.unref();
   }
@@ -156,7 +224,7 @@ export class Operator {
     clearInterval(this.#resync);
     await this.#stopLeading();
     await this.#elector?.stop();
-    await Promise.all([this.#boxes.stop(), this.#vms.stop()]);
+    await Promise.all([this.#boxes, this.#vms, this.#pools, this.#deployments].map((i) => i.stop()));
     await this.#http?.close();
     this.#options.logger.info('operator stopped');
   }
@@ -165,14 +233,21 @@ export class Operator {
     if (this.#leading) return;
     this.#leading = true;
     this.metrics.leader.set(1);
-    const logger = this.#options.logger;
-    const controller = 'box';
-    this.#boxQueue = new WorkQueue(
+    this.#boxQueue = this.#queue('box', (key) => this.#boxController.reconcile(key));
+    this.#poolQueue = this.#queue('vpnpool', (key) => this.#poolController.reconcile(key));
+    this.#enqueuePools();
+    this.#enqueueBoxes();
+  }
+
+  /** A controller's work queue, measured. */
+  #queue(controller: string, reconcile: (key: string) => Promise<HandlerResult>): WorkQueue {
+    const { logger } = this.#options;
+    const queue: WorkQueue = new WorkQueue(
       async (key) => {
         const end = this.metrics.reconcileSeconds.startTimer({ controller });
         const endQuantiles = this.metrics.reconcileQuantiles.startTimer({ controller });
         try {
-          const result = await this.#boxController.reconcile(key);
+          const result = await reconcile(key);
           this.metrics.reconciles.inc({ controller, result: 'success' });
           return result;
         } catch (error) {
@@ -181,26 +256,31 @@ export class Operator {
         } finally {
           end();
           endQuantiles();
-          this.metrics.queueDepth.set({ controller }, this.#boxQueue?.depth ?? 0);
+          this.metrics.queueDepth.set({ controller }, queue.depth);
         }
       },
       { concurrency: this.#options.concurrency ?? 4 },
       (key, error, retryInMs) =>
         logger.warn({ controller, key, error: describeError(error), retryInMs }, 'reconcile failed'),
     );
-    this.#enqueueAll();
+    return queue;
   }
 
   async #stopLeading(): Promise<void> {
     if (!this.#leading) return;
     this.#leading = false;
     this.metrics.leader.set(0);
-    const queue = this.#boxQueue;
+    const queues = [this.#boxQueue, this.#poolQueue];
     this.#boxQueue = undefined;
-    await queue?.stop();
+    this.#poolQueue = undefined;
+    await Promise.all(queues.map((queue) => queue?.stop()));
   }
 
-  #enqueueAll(): void {
+  #enqueueBoxes(): void {
     for (const box of this.#boxes.list()) this.#boxQueue?.add(keyOf(box));
+  }
+
+  #enqueuePools(): void {
+    for (const pool of this.#pools.list()) this.#poolQueue?.add(keyOf(pool));
   }
 }

@@ -43,6 +43,7 @@ describe('Box controller on a real API server', function () {
     arenaNetwork: 'arena',
     arenaSubnet: '172.30.0.0/16',
     agentBundle: Buffer.from('// the agent\n'),
+    vpn: { image: 'exploit-grid/openvpn:test', apiInternalUrl: 'http://eg-api-internal:8089' },
     http: { port: 0, host: '127.0.0.1' },
     leaderElection: { enabled: true, identity, leaseDurationMs: 3_000, retryMs: 300 },
     logger,

@@ -102,7 +102,10 @@ export class LeaderElector {
         this.#lose('another replica holds the lease');
       }
     } catch (error) {
-      this.#options.logger.warn({ error: describeError(error) }, 'leader election: could not reach the lease');
+      this.#options.logger.warn(
+        { error: describeError(error) },
+        'leader election: could not reach the lease',
+      );
       // Keep leading only while the lease we hold is surely still ours.
       if (this.#leading && Date.now() - this.#lastRenew > this.#options.leaseDurationMs * 0.66) {
         this.#lose('could not renew the lease in time');

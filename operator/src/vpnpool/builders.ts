@@ -1,0 +1,414 @@
+/**
+ * What the VpnPool controller makes of a pool: pure functions (but the PKI, which makes keys).
+ * Per protocol, `replicas` OpenVPN servers, each its own Deployment of one pod serving one slice
+ * of the protocol's client subnet and routing it to the arena, without NAT, from its router
+ * address; a Service per protocol; the servers' configuration and scripts in a ConfigMap; the
+ * access ConfigMap (who may reach which box) from the Boxes; the PKI Secret (docs/kubernetes.md,
+ * "Contracts between the parts").
+ */
+import { randomBytes } from 'node:crypto';
+import type {
+  V1ConfigMap,
+  V1Deployment,
+  V1OwnerReference,
+  V1Secret,
+  V1Service,
+} from '@kubernetes/client-node';
+import { toAddress, toNumber, type ArenaSubnet } from '../box/addresses.ts';
+import { ANNOTATIONS, LABELS as BOX_LABELS, MANAGER, openWindows } from '../box/builders.ts';
+import type { Box, Condition } from '../box/types.ts';
+import { VpnPki, newTlsCryptKey } from '../vpn/pki.ts';
+import { SCRIPTS } from './scripts.ts';
+import { PROTOCOLS, type Protocol, type ServerStatus, type VpnPool, type VpnPoolStatus } from './types.ts';
+
+export const POOL_LABELS = {
+  pool: 'exploitgrid.io/vpnpool',
+  server: 'exploitgrid.io/vpn-server',
+  protocol: 'exploitgrid.io/vpn-protocol',
+} as const;
+
+export const POOL_FINALIZER = 'exploitgrid.io/vpnpool-children';
+
+export const pkiSecretName = (pool: VpnPool) => pool.spec.pkiSecretName ?? `${pool.metadata.name}-pki`;
+export const serverConfigMapName = (pool: VpnPool) => `${pool.metadata.name}-server`;
+export const accessConfigMapName = (pool: VpnPool) => `${pool.metadata.name}-access`;
+export const serviceName = (pool: VpnPool, protocol: Protocol) => `${pool.metadata.name}-${protocol}`;
+/** The name in the servers' certificate, which players' .ovpn files verify. */
+export const vpnServerName = (pool: VpnPool) => `${pool.metadata.name}.vpn.exploitgrid.io`;
+
+export interface VpnServer {
+  name: string;
+  protocol: Protocol;
+  index: number;
+  /** This server's slice of the protocol's client subnet. */
+  slice: { network: string; prefixLength: number; cidr: string };
+  /** Its address on the arena (the first /24 of the arena subnet is the routers'). */
+  routerAddress: string;
+}
+
+/**
+ * The servers of each protocol: n = replicas; slices of the client subnet for n rounded up to a
+ * power of two; routers at .10 + i (udp) and .100 + i (tcp) of the arena's first /24.
+ */
+export function serverSlices(pool: VpnPool, arena: ArenaSubnet): VpnServer[] {
+  const servers: VpnServer[] = [];
+  for (const protocol of PROTOCOLS) {
+    const spec = pool.spec[protocol];
+    const [base, bits] = spec.clientSubnet.split('/') as [string, string];
+    const network = toNumber(base);
+    const prefix = Number(bits);
+    const extra = spec.replicas <= 1 ? 0 : Math.ceil(Math.log2(spec.replicas));
+    const slicePrefix = prefix + extra;
+    if (slicePrefix > 29) {
+      throw new Error(
+        `${protocol}: ${spec.replicas} servers would split ${spec.clientSubnet} into slices smaller than /29; use a larger clientSubnet or fewer replicas`,
+      );
+    }
+    const size = 2 ** (32 - slicePrefix);
+    for (let index = 0; index < spec.replicas; index++) {
+      const sliceNetwork = toAddress((network + index * size) >>> 0);
+      servers.push({
+        name: `${pool.metadata.name}-${protocol}-${index}`,
+        protocol,
+        index,
+        slice: { network: sliceNetwork, prefixLength: slicePrefix, cidr: `${sliceNetwork}/${slicePrefix}` },
+        routerAddress: toAddress(arena.network + (protocol === 'udp' ? 10 : 100) + index),
+      });
+    }
+  }
+  return servers;
+}
+
+/** Routes a box needs: each client slice through the server holding it. */
+export const routesFor = (servers: VpnServer[]) =>
+  servers.map((server) => ({ to: server.slice.cidr, via: server.routerAddress }));
+
+function ownerReferenceTo(pool: VpnPool): V1OwnerReference {
+  return {
+    apiVersion: 'exploitgrid.io/v1alpha1',
+    kind: 'VpnPool',
+    name: pool.metadata.name,
+    uid: pool.metadata.uid,
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+}
+
+const poolLabels = (pool: VpnPool) => ({
+  [BOX_LABELS.managedBy]: MANAGER,
+  [POOL_LABELS.pool]: pool.metadata.name,
+});
+
+const netmask = (prefixLength: number) =>
+  toAddress(prefixLength === 0 ? 0 : (~0 << (32 - prefixLength)) >>> 0);
+
+/** One server's OpenVPN configuration (the certificate files come from the PKI Secret's volume). */
+export function serverConfig(pool: VpnPool, server: VpnServer, arena: ArenaSubnet): string {
+  const spec = pool.spec[server.protocol];
+  const pki = '/etc/exploit-grid/pki';
+  return [
+    `# Exploit Grid ${server.protocol.toUpperCase()} VPN server ${server.name} (made by the operator)`,
+    `port ${spec.port}`,
+    `proto ${server.protocol === 'udp' ? 'udp4' : 'tcp4-server'}`,
+    'dev tun0',
+    'dev-type tun',
+    'topology subnet',
+    `server ${server.slice.network} ${netmask(server.slice.prefixLength)}`,
+    `push "route ${toAddress(arena.network)} ${netmask(arena.prefixLength)}"`,
+    'keepalive 10 60',
+    `max-clients ${spec.maxClients}`,
+    `ca ${pki}/ca.crt`,
+    `cert ${pki}/server.crt`,
+    `key ${pki}/server.key`,
+    `tls-crypt ${pki}/tls-crypt.key`,
+    // Read at every connection and renegotiation: the API re-signs it when it revokes a player,
+    // and a renegotiation every 10 minutes cuts a revoked player's session within that time.
+    `crl-verify ${pki}/crl.pem`,
+    'reneg-sec 600',
+    'dh none',
+    'ecdh-curve prime256v1',
+    'tls-version-min 1.2',
+    'data-ciphers AES-256-GCM:AES-128-GCM:CHACHA20-POLY1305',
+    'remote-cert-tls client',
+    'disable-dco',
+    'auth-user-pass-optional',
+    'script-security 2',
+    'client-connect /etc/exploit-grid/server/client-connect.sh',
+    'client-disconnect /etc/exploit-grid/server/client-disconnect.sh',
+    'persist-key',
+    'persist-tun',
+    ...(server.protocol === 'udp' ? ['explicit-exit-notify 1'] : []),
+    'verb 3',
+    '',
+  ].join('\n');
+}
+
+/** The servers' configurations and scripts (the image runs what is here: one source of truth). */
+export function serverConfigMapFor(pool: VpnPool, arena: ArenaSubnet): V1ConfigMap {
+  const data: Record<string, string> = { ...SCRIPTS };
+  for (const server of serverSlices(pool, arena))
+    data[`${server.name}.conf`] = serverConfig(pool, server, arena);
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: serverConfigMapName(pool),
+      namespace: pool.metadata.namespace,
+      labels: poolLabels(pool),
+      ownerReferences: [ownerReferenceTo(pool)],
+    },
+    data,
+  };
+}
+
+export interface DeploymentOptions {
+  image: string;
+  /** The NetworkAttachmentDefinition of the arena (Multus). */
+  arenaNetwork: string;
+  arena: ArenaSubnet;
+  /** The API's internal Service (hooks and the agents' endpoint), e.g. http://eg-api-internal:8089 */
+  apiInternalUrl: string;
+}
+
+/**
+ * One server: a pod with the OpenVPN image, attached to the arena with its router address, the
+ * PKI Secret, its configuration and the access ConfigMap mounted. It needs NET_ADMIN (its tun
+ * device, routes, nftables) and /dev/net/tun from the node: OpenVPN cannot work without them.
+ */
+export function deploymentFor(pool: VpnPool, server: VpnServer, options: DeploymentOptions): V1Deployment {
+  const labels = {
+    ...poolLabels(pool),
+    [POOL_LABELS.server]: server.name,
+    [POOL_LABELS.protocol]: server.protocol,
+  };
+  const spec = pool.spec[server.protocol];
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: {
+      name: server.name,
+      namespace: pool.metadata.namespace,
+      labels,
+      ownerReferences: [ownerReferenceTo(pool)],
+    },
+    spec: {
+      replicas: 1,
+      strategy: { type: 'Recreate' }, // one pod holds the router address at a time
+      selector: { matchLabels: { [POOL_LABELS.server]: server.name } },
+      template: {
+        metadata: {
+          labels,
+          annotations: {
+            'k8s.v1.cni.cncf.io/networks': JSON.stringify([
+              {
+                name: options.arenaNetwork,
+                interface: 'arena0',
+                ips: [`${server.routerAddress}/${options.arena.prefixLength}`],
+              },
+            ]),
+          },
+        },
+        spec: {
+          automountServiceAccountToken: false,
+          terminationGracePeriodSeconds: 10,
+          containers: [
+            {
+              name: 'openvpn',
+              image: options.image,
+              command: ['/bin/sh', '/etc/exploit-grid/server/entrypoint.sh'],
+              env: [
+                { name: 'SERVER_NAME', value: server.name },
+                { name: 'PROTOCOL', value: server.protocol },
+                { name: 'CLIENT_SUBNET', value: server.slice.cidr },
+                { name: 'ROUTER_ADDRESS', value: server.routerAddress },
+                { name: 'API_INTERNAL_URL', value: options.apiInternalUrl },
+              ],
+              ports: [
+                {
+                  name: 'vpn',
+                  containerPort: spec.port,
+                  protocol: server.protocol === 'udp' ? 'UDP' : 'TCP',
+                },
+              ],
+              securityContext: {
+                capabilities: { drop: ['ALL'], add: ['NET_ADMIN', 'NET_RAW', 'SETUID', 'SETGID'] },
+                readOnlyRootFilesystem: true,
+              },
+              readinessProbe: {
+                exec: { command: ['/bin/sh', '/etc/exploit-grid/server/ready.sh'] },
+                periodSeconds: 5,
+              },
+              resources: { requests: { cpu: '100m', memory: '64Mi' }, limits: { memory: '256Mi' } },
+              volumeMounts: [
+                { name: 'pki', mountPath: '/etc/exploit-grid/pki', readOnly: true },
+                { name: 'server', mountPath: '/etc/exploit-grid/server', readOnly: true },
+                { name: 'access', mountPath: '/etc/exploit-grid/access', readOnly: true },
+                { name: 'tun', mountPath: '/dev/net/tun' },
+                { name: 'run', mountPath: '/run' },
+              ],
+            },
+          ],
+          volumes: [
+            { name: 'pki', secret: { secretName: pkiSecretName(pool), defaultMode: 0o400 } },
+            { name: 'server', configMap: { name: serverConfigMapName(pool) } },
+            { name: 'access', configMap: { name: accessConfigMapName(pool) } },
+            { name: 'tun', hostPath: { path: '/dev/net/tun', type: 'CharDevice' } },
+            { name: 'run', emptyDir: { medium: 'Memory' } },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/** A Service per protocol, spreading players over its servers (a flow stays on one pod). */
+export function servicesFor(pool: VpnPool): V1Service[] {
+  return PROTOCOLS.map((protocol) => ({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: {
+      name: serviceName(pool, protocol),
+      namespace: pool.metadata.namespace,
+      labels: poolLabels(pool),
+      ownerReferences: [ownerReferenceTo(pool)],
+    },
+    spec: {
+      type: pool.spec[protocol].serviceType,
+      selector: { [POOL_LABELS.pool]: pool.metadata.name, [POOL_LABELS.protocol]: protocol },
+      ports: [
+        {
+          name: `openvpn-${protocol}`,
+          port: pool.spec[protocol].port,
+          targetPort: pool.spec[protocol].port,
+          protocol: protocol === 'udp' ? 'UDP' : 'TCP',
+        },
+      ],
+      ...(pool.spec[protocol].serviceType === 'ClusterIP' ? {} : { externalTrafficPolicy: 'Local' }),
+    },
+  }));
+}
+
+export interface AccessConfig {
+  owners: Record<string, string[]>;
+  windows: { source: string; box: string; until: string }[];
+}
+
+/** Who may reach which box: each owner's boxes, and each open attack window (docs/kubernetes.md). */
+export function accessConfigFor(boxes: readonly Box[], now: Date): AccessConfig {
+  const owners: Record<string, string[]> = {};
+  const windows: AccessConfig['windows'] = [];
+  const sorted = [...boxes].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+  for (const box of sorted) {
+    const address = box.metadata.annotations?.[ANNOTATIONS.address];
+    if (!address || box.metadata.deletionTimestamp) continue;
+    (owners[box.spec.owner.id] ??= []).push(address);
+    for (const window of openWindows(box, now)) {
+      windows.push({ source: window.sourceAddress, box: address, until: window.until });
+    }
+  }
+  return { owners, windows };
+}
+
+export function accessConfigMapFor(pool: VpnPool, boxes: readonly Box[], now: Date): V1ConfigMap {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: accessConfigMapName(pool),
+      namespace: pool.metadata.namespace,
+      labels: poolLabels(pool),
+      ownerReferences: [ownerReferenceTo(pool)],
+    },
+    data: { 'access.json': `${JSON.stringify(accessConfigFor(boxes, now))}\n` },
+  };
+}
+
+/** The pool's PKI (made once, when the Secret is missing; never rewritten by the operator). */
+export async function pkiSecretFor(pool: VpnPool): Promise<V1Secret> {
+  const { pki, ca } = await VpnPki.create(`Exploit Grid VPN CA (${pool.metadata.name})`);
+  const server = await pki.issueServer(vpnServerName(pool));
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      name: pkiSecretName(pool),
+      namespace: pool.metadata.namespace,
+      labels: poolLabels(pool),
+      ownerReferences: [ownerReferenceTo(pool)],
+    },
+    type: 'Opaque',
+    stringData: {
+      'ca.crt': ca.certificatePem,
+      'ca.key': ca.privateKeyPem,
+      'server.crt': server.certificatePem,
+      'server.key': server.privateKeyPem,
+      'tls-crypt.key': newTlsCryptKey(),
+      'crl.pem': await pki.crl([]),
+      'hook-token': randomBytes(32).toString('base64url'),
+    },
+  };
+}
+
+export interface ObservedPool {
+  /** Ready servers per protocol (Deployments with a ready pod). */
+  readyServers: Record<Protocol, number>;
+  /** The Services' external address (or cluster IP) per protocol, when known. */
+  serviceAddress: Partial<Record<Protocol, string>>;
+}
+
+/**
+ * The pool's status: per protocol ready servers, clients (as the API reported them), the
+ * clients admitted (maxClients × ready servers), address and summary; the pool's capacity:
+ * FULL at fullPercent of what it admits or with no ready server, LIMITED at limitedPercent.
+ */
+export function vpnPoolStatusFor(
+  pool: VpnPool,
+  observed: ObservedPool,
+  now: Date,
+  problem?: { reason: string; message: string },
+): VpnPoolStatus {
+  const perProtocol = {} as Record<Protocol, ServerStatus>;
+  let clients = 0;
+  let admitted = 0;
+  for (const protocol of PROTOCOLS) {
+    const ready = observed.readyServers[protocol];
+    const reported = pool.status?.[protocol]?.clients ?? 0;
+    const max = pool.spec[protocol].maxClients * ready;
+    clients += reported;
+    admitted += max;
+    const address = pool.spec.publicHost ?? observed.serviceAddress[protocol];
+    perProtocol[protocol] = {
+      readyReplicas: ready,
+      maxClients: max,
+      ...(address ? { address: `${address}:${pool.spec[protocol].port}` } : {}),
+      summary: `${reported}/${max}`,
+    };
+  }
+  const { limitedPercent, fullPercent } = pool.spec.thresholds;
+  const used = admitted === 0 ? 100 : (clients * 100) / admitted;
+  const capacity =
+    admitted === 0 || used >= fullPercent ? 'FULL' : used >= limitedPercent ? 'LIMITED' : 'AVAILABLE';
+  const before = pool.status?.conditions?.find((c) => c.type === 'Ready');
+  const readyStatus: Condition['status'] = problem ? 'False' : admitted > 0 ? 'True' : 'False';
+  const ready: Condition = {
+    type: 'Ready',
+    status: readyStatus,
+    observedGeneration: pool.metadata.generation,
+    lastTransitionTime:
+      before && before.status === readyStatus ? before.lastTransitionTime : now.toISOString(),
+    reason: problem?.reason ?? (admitted > 0 ? 'ServersReady' : 'NoServerReady'),
+    message:
+      problem?.message ??
+      (admitted > 0
+        ? `${observed.readyServers.udp} UDP and ${observed.readyServers.tcp} TCP servers ready.`
+        : 'No VPN server is ready yet.'),
+  };
+  return {
+    capacity,
+    clients,
+    udp: perProtocol.udp,
+    tcp: perProtocol.tcp,
+    observedGeneration: pool.metadata.generation,
+    conditions: [ready],
+  };
+}

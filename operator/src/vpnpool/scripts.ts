@@ -1,0 +1,139 @@
+/**
+ * The scripts an OpenVPN server pod runs, shipped in the pool's server ConfigMap (the image has
+ * the programs, the operator the logic: what runs is always the operator's version). POSIX sh,
+ * curl, jq and nft (images/openvpn). The pod runs as root in its own network namespace with
+ * NET_ADMIN: it makes its tun device, routes and nftables rules.
+ */
+
+/** Starts the sync loop and OpenVPN; the pod ends when OpenVPN does. */
+const ENTRYPOINT = String.raw`#!/bin/sh
+# Exploit Grid VPN server: routes its client slice to the arena (arena0) without NAT.
+set -eu
+here=/etc/exploit-grid/server
+mkdir -p /run/exploit-grid/sessions /run/openvpn
+sysctl -qw net.ipv4.ip_forward=1
+# The API's internal Service, by address (DNAT needs one).
+api_host=$(echo "$API_INTERNAL_URL" | sed -E 's#^[a-z]+://([^:/]+).*#\1#')
+api_port=$(echo "$API_INTERNAL_URL" | sed -nE 's#^[a-z]+://[^:/]+:([0-9]+).*#\1#p')
+api_port=${'${'}api_port:-80}
+api_ip=$(getent ahostsv4 "$api_host" | awk 'NR==1 { print $1 }')
+[ -n "$api_ip" ] || { echo "cannot resolve $api_host" >&2; exit 1; }
+nft -f - <<NFT
+table inet eg
+delete table inet eg
+table inet eg {
+  set access {
+    type ipv4_addr . ipv4_addr
+    flags timeout
+  }
+  chain forward {
+    type filter hook forward priority 0; policy drop;
+    iifname "tun0" oifname "arena0" ip saddr . ip daddr @access accept
+    iifname "arena0" oifname "tun0" ip daddr . ip saddr @access accept
+    iifname "arena0" ip daddr $api_ip tcp dport $api_port ct status dnat accept
+    oifname "arena0" ct status dnat ct state established accept
+  }
+  chain prerouting {
+    type nat hook prerouting priority -100;
+    iifname "arena0" ip daddr $ROUTER_ADDRESS tcp dport 80 dnat ip to $api_ip:$api_port
+  }
+  chain postrouting {
+    type nat hook postrouting priority 100;
+    ip daddr $api_ip tcp dport $api_port ct status dnat masquerade
+  }
+}
+NFT
+/bin/sh "$here/access-sync.sh" --loop &
+exec openvpn --config "$here/$SERVER_NAME.conf" --cd /run/openvpn
+`;
+
+/** OpenVPN's client-connect: asks the API; records the session (user id → VPN address). */
+const CLIENT_CONNECT = String.raw`#!/bin/sh
+# Environment from OpenVPN: common_name (the player's user id), ifconfig_pool_remote_ip.
+set -eu
+scripts=${'${'}SCRIPTS_DIR:-/etc/exploit-grid/server}
+sessions=${'${'}SESSIONS_DIR:-/run/exploit-grid/sessions}
+token_file=${'${'}HOOK_TOKEN_FILE:-/etc/exploit-grid/pki/hook-token}
+case "$common_name" in *[!0-9a-f-]*|'') exit 1 ;; esac
+body=$(printf '{"protocol":"%s","commonName":"%s","vpnAddress":"%s","server":"%s"}'   "$PROTOCOL" "$common_name" "$ifconfig_pool_remote_ip" "$SERVER_NAME")
+answer=$(curl -sS --max-time 5 -o - -w '
+%{http_code}' -X POST   -H "Authorization: Bearer $(cat "$token_file")"   -H 'Content-Type: application/json' --data "$body"   "$API_INTERNAL_URL/internal/vpn/connect") || exit 1
+[ "$(echo "$answer" | tail -n 1)" = 200 ] || exit 1
+[ "$(echo "$answer" | head -n 1 | jq -r .allow)" = true ] || exit 1
+echo "$ifconfig_pool_remote_ip" > "$sessions/$common_name"
+/bin/sh "$scripts/access-sync.sh" --once
+`;
+
+/** OpenVPN's client-disconnect: forgets the session, tells the API. */
+const CLIENT_DISCONNECT = String.raw`#!/bin/sh
+set -u
+scripts=${'${'}SCRIPTS_DIR:-/etc/exploit-grid/server}
+sessions=${'${'}SESSIONS_DIR:-/run/exploit-grid/sessions}
+token_file=${'${'}HOOK_TOKEN_FILE:-/etc/exploit-grid/pki/hook-token}
+case "$common_name" in *[!0-9a-f-]*|'') exit 0 ;; esac
+rm -f "$sessions/$common_name"
+/bin/sh "$scripts/access-sync.sh" --once
+body=$(printf '{"protocol":"%s","commonName":"%s","vpnAddress":"%s","server":"%s"}'   "$PROTOCOL" "$common_name" "$ifconfig_pool_remote_ip" "$SERVER_NAME")
+curl -sS --max-time 5 -o /dev/null -X POST   -H "Authorization: Bearer $(cat "$token_file")"   -H 'Content-Type: application/json' --data "$body"   "$API_INTERNAL_URL/internal/vpn/disconnect" || true
+exit 0
+`;
+
+/**
+ * Makes the nftables set `access` what access.json and this server's sessions say: for each
+ * connected player, their VPN address with each of their boxes; for each open attack window,
+ * its source with its box, timing out at the window's end (the kernel closes it even if nothing
+ * else runs). Applied only when it changed; `--loop` looks every 2 seconds.
+ */
+const ACCESS_SYNC = String.raw`#!/bin/sh
+set -eu
+access=${'${'}ACCESS_FILE:-/etc/exploit-grid/access/access.json}
+sessions=${'${'}SESSIONS_DIR:-/run/exploit-grid/sessions}
+state=${'${'}STATE_DIR:-/run/exploit-grid}/access.applied
+lock=${'${'}STATE_DIR:-/run/exploit-grid}/access.lock
+nft=${'${'}NFT:-nft}
+sync_once() {
+  now=$(date +%s)
+  elements=$(
+    {
+      for file in "$sessions"/*; do
+        [ -f "$file" ] || continue
+        user=$(basename "$file")
+        vpn=$(cat "$file")
+        jq -r --arg user "$user" --arg vpn "$vpn" '.owners[$user] // [] | .[] | "\($vpn) . \(.)"' "$access"
+      done
+      jq -r --argjson now "$now" '.windows[] | (.until | sub("\\.[0-9]+Z$"; "Z") | fromdateiso8601) as $close
+        | select($close > $now) | "\(.source) . \(.box) timeout \($close - $now)s"' "$access"
+    } | sort -u | paste -sd, -
+  )
+  # Compare without the timeouts (they shrink every second; the windows did not change).
+  key=$(echo "$elements" | sed -E 's/ timeout [0-9]+s//g')
+  [ -f "$state" ] && [ "$(cat "$state")" = "$key" ] && return 0
+  if [ -n "$elements" ]; then
+    printf 'flush set inet eg access\nadd element inet eg access { %s }\n' "$elements" | $nft -f -
+  else
+    $nft flush set inet eg access
+  fi
+  echo "$key" > "$state"
+}
+# One at a time: the loop and the hooks.
+locked() { (flock 9 && sync_once) 9>"$lock"; }
+if [ "${'${'}1:-}" = --loop ]; then
+  while true; do locked || echo "access sync failed" >&2; sleep 2; done
+else
+  rm -f "$state" # the hooks apply whatever the last state was
+  locked
+fi
+`;
+
+/** Ready while OpenVPN runs with its tun device and the access table is in place. */
+const READY = String.raw`#!/bin/sh
+ip link show tun0 >/dev/null 2>&1 && nft list set inet eg access >/dev/null 2>&1
+`;
+
+export const SCRIPTS: Record<string, string> = {
+  'entrypoint.sh': ENTRYPOINT,
+  'client-connect.sh': CLIENT_CONNECT,
+  'client-disconnect.sh': CLIENT_DISCONNECT,
+  'access-sync.sh': ACCESS_SYNC,
+  'ready.sh': READY,
+};
