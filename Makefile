@@ -89,7 +89,7 @@ test-unit: deps box-deps operator/dist/agent.cjs ## API and operator tests (moch
 	npm run test --workspace @exploit-grid/portal
 
 .PHONY: test-operator
-test-operator: deps ## CRDs and operator against a real kube-apiserver + etcd (built once from Go modules by hack/ensure-kube-testbin.sh).
+test-operator: build ## CRDs, operator, the API's kubernetes adapter and the chart against a real kube-apiserver + etcd (built once from Go modules by hack/ensure-kube-testbin.sh).
 	@hack/ensure-kube-testbin.sh >/dev/null
 	mocha --config test/operator/.mocharc.json
 

@@ -54,6 +54,16 @@ export const configSchema = z
     ORCHESTRATOR: z
       .enum(['local', 'kubernetes', 'none'], { error: 'must be local, kubernetes or none' })
       .default('local'),
+    KUBE_NAMESPACE: z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a Kubernetes namespace name')
+      .max(63)
+      .optional(),
+    VPN_POOL_NAME: z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a Kubernetes object name')
+      .max(63)
+      .default('arena'),
     BOX_PREFIX: z
       .string()
       .regex(/^[a-z][a-z0-9]{1,5}$/, 'must be 2 to 6 lowercase letters or digits, starting with a letter')
@@ -158,6 +168,11 @@ export const configSchema = z
       mmrK: env.MMR_K,
       footholdScore: env.FOOTHOLD_SCORE,
       agentSilenceMs: env.AGENT_SILENCE_SECONDS * 1000,
+    },
+    kubernetes: {
+      /** Where the Box and VpnPool resources live (default: the pod's own namespace, else default). */
+      namespace: env.KUBE_NAMESPACE,
+      poolName: env.VPN_POOL_NAME,
     },
     vpn: {
       udpSubnet: env.VPN_UDP_SUBNET,

@@ -1,5 +1,8 @@
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
+import { readFileSync } from 'node:fs';
+import * as k8s from '@kubernetes/client-node';
+import { KubernetesRuntime } from './kubernetes/runtime.ts';
 import { LocalRuntime } from './local/runtime.ts';
 import type { BoxOrchestrator } from './orchestrator.ts';
 import { UnavailableOrchestrator } from './unavailable.ts';
@@ -9,10 +12,23 @@ export async function createOrchestrator(config: Config, logger: Logger): Promis
   switch (config.orchestrator) {
     case 'none':
       return new UnavailableOrchestrator('Boxes are turned off on this platform (ORCHESTRATOR=none).');
-    case 'kubernetes':
-      return new UnavailableOrchestrator(
-        'The Kubernetes box runtime is not part of this build yet; use ORCHESTRATOR=local.',
-      );
+    case 'kubernetes': {
+      const kubeconfig = new k8s.KubeConfig();
+      try {
+        kubeconfig.loadFromDefault(); // KUBECONFIG, ~/.kube/config or the pod's service account
+      } catch (error) {
+        const problem = `No Kubernetes configuration: ${error instanceof Error ? error.message : String(error)}`;
+        logger.warn(problem);
+        return new UnavailableOrchestrator(problem);
+      }
+      return new KubernetesRuntime({
+        config: kubeconfig,
+        namespace: config.kubernetes.namespace ?? inClusterNamespace() ?? 'default',
+        poolName: config.kubernetes.poolName,
+        agentPort: config.boxes.agentPort,
+        logger,
+      });
+    }
     case 'local': {
       const problem = await LocalRuntime.hostProblem();
       if (problem) {
@@ -40,5 +56,13 @@ export async function createOrchestrator(config: Config, logger: Logger): Promis
         logger,
       });
     }
+  }
+}
+
+function inClusterNamespace(): string | undefined {
+  try {
+    return readFileSync('/var/run/secrets/kubernetes.io/serviceaccount/namespace', 'utf8').trim();
+  } catch {
+    return undefined;
   }
 }

@@ -16,8 +16,11 @@ export class Kube {
   readonly custom: k8s.CustomObjectsApi;
   readonly core: k8s.CoreV1Api;
 
-  constructor(config: k8s.KubeConfig) {
+  readonly fieldManager: string;
+
+  constructor(config: k8s.KubeConfig, fieldManager = FIELD_MANAGER) {
     this.config = config;
+    this.fieldManager = fieldManager;
     this.objects = k8s.KubernetesObjectApi.makeApiClient(config);
     this.custom = config.makeApiClient(k8s.CustomObjectsApi);
     this.core = config.makeApiClient(k8s.CoreV1Api);
@@ -29,7 +32,7 @@ export class Kube {
       object,
       undefined,
       undefined,
-      FIELD_MANAGER,
+      this.fieldManager,
       true,
       k8s.PatchStrategy.ServerSideApply,
     )) as T;
@@ -54,7 +57,7 @@ export class Kube {
           metadata: { name, namespace },
           status,
         },
-        fieldManager: FIELD_MANAGER,
+        fieldManager: this.fieldManager,
         force: true,
       },
       k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.ServerSideApply),
@@ -83,7 +86,7 @@ export class Kube {
       },
       undefined,
       undefined,
-      FIELD_MANAGER,
+      this.fieldManager,
       undefined,
       k8s.PatchStrategy.MergePatch,
     );

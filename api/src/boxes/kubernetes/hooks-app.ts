@@ -1,0 +1,89 @@
+import { timingSafeEqual, createHash } from 'node:crypto';
+import express, { type Express } from 'express';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { z } from 'zod';
+import { apiNotFound, errorHandler } from '../../http/errors.ts';
+import type { Logger } from '../../logger.ts';
+
+/** Hook calls all VPN servers may make per second (a connect storm after a restart stays well under). */
+const HOOKS_PER_SECOND = 500;
+
+export const hookBodySchema = z.strictObject({
+  protocol: z.enum(['udp', 'tcp']),
+  /** The client certificate's common name: the player's user id. */
+  commonName: z.uuid(),
+  vpnAddress: z.ipv4(),
+  server: z.string().min(1).max(253),
+});
+export type HookBody = z.infer<typeof hookBodySchema>;
+
+export interface HookHandlers {
+  /** The secret the pool's servers present (from its PKI Secret), or null while unknown. */
+  token(): string | null;
+  connect(body: HookBody): Promise<boolean>;
+  disconnect(body: HookBody): Promise<void>;
+}
+
+/**
+ * The OpenVPN servers' hooks on the API's internal Service: `POST /internal/vpn/connect` (200
+ * `{allow: true}` or 403 `{allow: false}`) and `/internal/vpn/disconnect` (204), each with the
+ * pool's hook token as a bearer token (compared in constant time) and a validated body.
+ */
+export function createHooksApp(handlers: HookHandlers, logger: Logger): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  const limiter = new RateLimiterMemory({ points: HOOKS_PER_SECOND, duration: 1 });
+  app.use((_req, res, next) => {
+    limiter.consume('all').then(
+      () => next(),
+      (rejection: unknown) => {
+        if (!(rejection instanceof RateLimiterRes)) return next(rejection);
+        res.setHeader('Retry-After', String(Math.ceil(rejection.msBeforeNext / 1000)));
+        res
+          .status(429)
+          .json({ statusCode: 429, message: 'Too many hook calls.', error: 'Too Many Requests' });
+      },
+    );
+  });
+  app.use((req, res, next) => {
+    const expected = handlers.token();
+    const given = /^Bearer (.+)$/.exec(req.get('authorization') ?? '')?.[1] ?? '';
+    const digest = (value: string) => createHash('sha256').update(value).digest();
+    if (!expected || !timingSafeEqual(digest(given), digest(expected))) {
+      res.status(401).json({ statusCode: 401, message: 'Unknown hook token.', error: 'Unauthorized' });
+      return;
+    }
+    next();
+  });
+  app.use(express.json({ limit: '2kb' }));
+  const parse = (body: unknown) => {
+    const parsed = hookBodySchema.safeParse(body);
+    return parsed.success ? parsed.data : null;
+  };
+  app.post('/internal/vpn/connect', (req, res, next) => {
+    const body = parse(req.body);
+    if (!body)
+      return void res
+        .status(400)
+        .json({ statusCode: 400, message: 'Invalid hook body.', error: 'Bad Request' });
+    handlers.connect(body).then((allow) => {
+      logger.info(
+        { userId: body.commonName, protocol: body.protocol, server: body.server, allow },
+        'VPN client connecting',
+      );
+      res.status(allow ? 200 : 403).json({ allow });
+    }, next);
+  });
+  app.post('/internal/vpn/disconnect', (req, res, next) => {
+    const body = parse(req.body);
+    if (!body)
+      return void res
+        .status(400)
+        .json({ statusCode: 400, message: 'Invalid hook body.', error: 'Bad Request' });
+    handlers.disconnect(body).then(() => res.status(204).end(), next);
+  });
+  app.use(apiNotFound);
+  app.use(errorHandler(logger));
+  return app;
+}

@@ -1,0 +1,11 @@
+/**
+ * What the API's kubernetes adapter shares with the operator (package export `./kubernetes`):
+ * the resources' types and names, the watch and client helpers.
+ */
+export { Informer } from './controller/informer.ts';
+export { Kube, reuseConnections } from './controller/kube.ts';
+export { describeError, statusOf } from './controller/errors.ts';
+export { ANNOTATIONS, LABELS, MANAGER } from './box/builders.ts';
+export * from './box/types.ts';
+export { pkiSecretName, serviceName, vpnServerName } from './vpnpool/builders.ts';
+export type { VpnPool, VpnPoolStatus, Protocol } from './vpnpool/types.ts';
