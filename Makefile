@@ -91,7 +91,17 @@ test-unit: deps box-deps operator/dist/agent.cjs ## API and operator tests (moch
 .PHONY: test-operator
 test-operator: build ## CRDs, operator, the API's kubernetes adapter and the chart against a real kube-apiserver + etcd (built once from Go modules by hack/ensure-kube-testbin.sh).
 	@hack/ensure-kube-testbin.sh >/dev/null
+	@hack/ensure-helm.sh >/dev/null
 	mocha --config test/operator/.mocharc.json
+
+.PHONY: chart-lint
+chart-lint: ## helm lint --strict and helm template of charts/exploit-grid (helm built once by hack/ensure-helm.sh).
+	@helm="$$(hack/ensure-helm.sh)"; "$$helm" lint --strict charts/exploit-grid && \
+	  "$$helm" template exploit-grid charts/exploit-grid --kube-version 1.34.4 >/dev/null && echo "chart-lint: rendered"
+
+.PHONY: kind-up
+kind-up: ## A kind cluster with KubeVirt, Multus and the chart (needs docker, kind, kubectl, helm; CI runs it).
+	hack/kind-up.sh
 
 .PHONY: test-e2e
 test-e2e: build ## End-to-end tests: the platform as `make run` starts it, driven in Chromium.

@@ -249,3 +249,33 @@ export const kubevirtVirtualMachineCrd: k8s.V1CustomResourceDefinition = {
     ],
   },
 };
+
+/** Multus's NetworkAttachmentDefinition resource (k8s.cni.cncf.io/v1), schemaless as in Multus. */
+export const multusNetworkAttachmentDefinitionCrd: k8s.V1CustomResourceDefinition = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'network-attachment-definitions.k8s.cni.cncf.io' },
+  spec: {
+    group: 'k8s.cni.cncf.io',
+    scope: 'Namespaced',
+    names: {
+      kind: 'NetworkAttachmentDefinition',
+      plural: 'network-attachment-definitions',
+      singular: 'network-attachment-definition',
+      shortNames: ['net-attach-def'],
+    },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: { spec: { type: 'object', x_kubernetes_preserve_unknown_fields: true } },
+          },
+        },
+      },
+    ],
+  },
+};

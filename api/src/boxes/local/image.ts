@@ -76,7 +76,7 @@ path-include /usr/share/doc/*/copyright
  * snoopy logs every execve of a dynamically linked program to the journal in the format the
  * agent parses (operator/src/agent/exec-hook.ts, SNOOPY_FORMAT: keep the two the same).
  */
-const SNOOPY_INI = `; Exploit Grid: the box agent reads these lines from the journal.
+export const SNOOPY_INI = `; Exploit Grid: the box agent reads these lines from the journal.
 [snoopy]
 message_format = "eg1 pid=%{pid} ppid=%{ppid} uid=%{uid} euid=%{euid} cwd=%{cwd} cmd=%{cmdline}"
 filter_chain = ""
@@ -85,7 +85,7 @@ error_logging = no
 `;
 
 /** The journal keeps every exec line (no rate limit) in memory, within a bound. */
-const JOURNALD_CONF = `# Exploit Grid: the box agent follows snoopy's lines here; none may be dropped.
+export const JOURNALD_CONF = `# Exploit Grid: the box agent follows snoopy's lines here; none may be dropped.
 [Journal]
 RateLimitIntervalSec=0
 RuntimeMaxUse=32M
