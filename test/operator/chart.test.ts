@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -13,6 +13,7 @@ import {
   startControlPlane,
   type ControlPlane,
 } from '../support/kube.ts';
+import { until } from '../support/until.ts';
 
 const run = promisify(execFile);
 const repoRoot = path.resolve(import.meta.dirname, '../..');
@@ -128,6 +129,57 @@ describe('The Helm chart', function () {
       ) as k8s.V1Deployment;
       expect(deployment.spec!.template.spec!.serviceAccountName).to.equal(name);
       expect(deployment.spec!.template.spec!.securityContext!.runAsNonRoot).to.equal(true);
+    }
+  });
+
+  it('keeps boxes apart on the arena bridge: each reaches the routers, not another box (netns, needs root)', async function () {
+    if (process.getuid?.() !== 0) this.skip();
+    const rendered = await render('--show-only', 'templates/arena-isolation.yaml');
+    const script = (rendered.find((o) => o.kind === 'ConfigMap') as k8s.V1ConfigMap).data!['isolate.sh']!;
+    const env = (rendered.find((o) => o.kind === 'DaemonSet') as k8s.V1DaemonSet).spec!.template.spec!
+      .containers[0]!.env!;
+    const suffix = Math.random().toString(16).slice(2, 6);
+    const node = `egn${suffix}`;
+    const hosts = { router: '172.30.0.10', box1: '172.30.1.1', box2: '172.30.1.2' };
+    const sh = (command: string) => run('sh', ['-c', command]);
+    const names = Object.keys(hosts).map((h) => `eg${h}${suffix}`);
+    let isolation: ReturnType<typeof spawnScript> | undefined;
+    const spawnScript = () =>
+      spawn('ip', ['netns', 'exec', node, 'sh', '-c', script], {
+        env: { ...process.env, ...Object.fromEntries(env.map((e) => [e.name, e.value!])) },
+        stdio: 'ignore',
+      });
+    try {
+      await sh(
+        `ip netns add ${node} && ip -n ${node} link add eg-arena type bridge && ip -n ${node} link set eg-arena up`,
+      );
+      for (const [index, [host, address]] of Object.entries(hosts).entries()) {
+        const ns = names[index]!;
+        await sh(
+          `ip netns add ${ns} && ip link add v${index}${suffix} netns ${node} type veth peer name arena0 netns ${ns} && ` +
+            `ip -n ${node} link set v${index}${suffix} master eg-arena up && ` +
+            `ip -n ${ns} addr add ${address}/16 dev arena0 && ip -n ${ns} link set arena0 up`,
+        );
+        void host;
+      }
+      const ping = (from: number, to: string) =>
+        sh(`ip netns exec ${names[from]} ping -c 1 -W 1 ${to}`).then(
+          () => true,
+          () => false,
+        );
+      expect(await ping(1, hosts.box2)).to.equal(true); // no isolation yet: the test can see the difference
+      isolation = spawnScript();
+      await until('the bridge table', () =>
+        sh(`ip netns exec ${node} nft list table bridge exploit-grid-arena`),
+      );
+      expect(await ping(1, hosts.router)).to.equal(true);
+      expect(await ping(2, hosts.router)).to.equal(true);
+      expect(await ping(0, hosts.box2)).to.equal(true);
+      expect(await ping(1, hosts.box2)).to.equal(false);
+      expect(await ping(2, hosts.box1)).to.equal(false);
+    } finally {
+      isolation?.kill();
+      for (const ns of [...names, node]) await sh(`ip netns delete ${ns}`).catch(() => {});
     }
   });
 
