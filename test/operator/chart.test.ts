@@ -91,6 +91,7 @@ describe('The Helm chart', function () {
         } catch (error) {
           throw new Error(
             `${object.kind} ${object.metadata.name} was refused: ${String(error).slice(0, 600)}`,
+            { cause: error },
           );
         }
       }
