@@ -59,6 +59,11 @@ export const configSchema = z
       .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a Kubernetes namespace name')
       .max(63)
       .optional(),
+    BOX_CONTAINER_DISK: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9._/:@-]*$/, 'must be a container image reference')
+      .max(255)
+      .optional(),
     VPN_POOL_NAME: z
       .string()
       .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a Kubernetes object name')
@@ -173,6 +178,8 @@ export const configSchema = z
       /** Where the Box and VpnPool resources live (default: the pod's own namespace, else default). */
       namespace: env.KUBE_NAMESPACE,
       poolName: env.VPN_POOL_NAME,
+      /** The boxes' KubeVirt container disk image (default: the Box resource's default). */
+      boxImage: env.BOX_CONTAINER_DISK,
     },
     vpn: {
       udpSubnet: env.VPN_UDP_SUBNET,

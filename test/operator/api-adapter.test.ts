@@ -4,23 +4,17 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import * as k8s from '@kubernetes/client-node';
+import type * as k8s from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { pino } from 'pino';
 import { KubernetesRuntime } from '../../api/src/boxes/kubernetes/runtime.ts';
 import type { BoxSpec } from '../../api/src/boxes/orchestrator.ts';
-import type { VirtualMachine } from '../../operator/src/box/builders.ts';
 import type { Box } from '../../operator/src/box/types.ts';
 import { Operator } from '../../operator/src/operator.ts';
 import type { VpnPool } from '../../operator/src/vpnpool/types.ts';
 import { createVerifiedAccount } from '../support/accounts.ts';
-import {
-  installCrds,
-  kubevirtVirtualMachineCrd,
-  projectCrds,
-  startControlPlane,
-  type ControlPlane,
-} from '../support/kube.ts';
+import { startTestCluster, testOperatorOptions, type TestCluster } from '../support/cluster.ts';
+import type { ControlPlane } from '../support/kube.ts';
 import { freePort, startPlatform, type RunningPlatform } from '../support/platform.ts';
 import { until } from '../support/until.ts';
 
@@ -36,6 +30,7 @@ const logger = pino({ level: process.env.OPERATOR_TEST_LOG ?? 'silent' });
  */
 describe('The API’s kubernetes adapter on a real API server', function () {
   this.timeout(120_000);
+  let cluster: TestCluster;
   let plane: ControlPlane;
   let config: k8s.KubeConfig;
   let custom: k8s.CustomObjectsApi;
@@ -81,29 +76,15 @@ describe('The API’s kubernetes adapter on a real API server', function () {
 
   before(async function () {
     this.timeout(45 * 60_000);
-    plane = await startControlPlane();
-    await installCrds(plane.kubeconfig, [...(await projectCrds()), kubevirtVirtualMachineCrd]);
-    config = new k8s.KubeConfig();
-    config.loadFromFile(plane.kubeconfig);
-    custom = config.makeApiClient(k8s.CustomObjectsApi);
-    core = config.makeApiClient(k8s.CoreV1Api);
-    await core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
-    operator = new Operator({
-      config,
-      namespace: NAMESPACE,
-      arenaNetwork: 'arena',
-      arenaSubnet: '172.30.0.0/16',
-      agentBundle: Buffer.from('// agent\n'),
-      vpn: { image: 'exploit-grid/openvpn:test', apiInternalUrl: 'http://eg-api-internal:8089' },
-      http: { port: 0, host: '127.0.0.1' },
-      leaderElection: { enabled: false, identity: 'test' },
-      logger,
-    });
+    cluster = await startTestCluster(NAMESPACE);
+    ({ plane, config, custom, core } = cluster);
+    operator = new Operator(testOperatorOptions(cluster));
     await operator.start();
     runtime = new KubernetesRuntime({
       config,
       namespace: NAMESPACE,
       poolName: 'arena',
+      boxImage: 'exploit-grid/box-debian:test',
       agentPort: 0,
       agentHost: '127.0.0.1',
       logger,
@@ -147,6 +128,7 @@ describe('The API’s kubernetes adapter on a real API server', function () {
       hostname: 'neo-box',
       power: 'On',
       owner: { id: owner, handle: 'neo' },
+      image: 'exploit-grid/box-debian:test',
     });
     expect(box.spec.secretRef.name).to.equal('box-0c7d5f4e-1111-4222-8333-444455556666-secrets');
     const secret = await core.readNamespacedSecret({ name: box.spec.secretRef.name, namespace: NAMESPACE });
@@ -155,33 +137,9 @@ describe('The API’s kubernetes adapter on a real API server', function () {
 
     // KubeVirt starts the VM: the operator reports Running, the adapter hears it.
     const name = 'box-0c7d5f4e-1111-4222-8333-444455556666';
-    await until('the VM', () =>
-      custom.getNamespacedCustomObject({
-        group: 'kubevirt.io',
-        version: 'v1',
-        namespace: NAMESPACE,
-        plural: 'virtualmachines',
-        name,
-      }),
-    );
+    await until('the VM', () => cluster.readVm(name));
     const changed = once(runtime.events, 'boxChanged');
-    await custom.patchNamespacedCustomObjectStatus(
-      {
-        group: 'kubevirt.io',
-        version: 'v1',
-        namespace: NAMESPACE,
-        plural: 'virtualmachines',
-        name,
-        body: {
-          status: {
-            created: true,
-            ready: true,
-            printableStatus: 'Running',
-          } satisfies VirtualMachine['status'],
-        },
-      },
-      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
-    );
+    await cluster.writeVmStatus(name, { created: true, ready: true, printableStatus: 'Running' });
     expect(await changed).to.deep.equal(['0c7d5f4e-1111-4222-8333-444455556666']);
     const running = await until('RUNNING', async () => {
       const o = await runtime.applyBox(spec());
@@ -320,26 +278,8 @@ describe('The API’s kubernetes adapter on a real API server', function () {
       const box = await until('the Box', () => readBox(name));
       expect(box.spec.owner).to.deep.equal({ id: player.id, handle: 'morpheus' });
       expect((await call('POST', `/boxes/${mine.hostname}/power`, { on: true })).status).to.be.lessThan(300);
-      await until('the VM', () =>
-        custom.getNamespacedCustomObject({
-          group: 'kubevirt.io',
-          version: 'v1',
-          namespace: NAMESPACE,
-          plural: 'virtualmachines',
-          name,
-        }),
-      );
-      await custom.patchNamespacedCustomObjectStatus(
-        {
-          group: 'kubevirt.io',
-          version: 'v1',
-          namespace: NAMESPACE,
-          plural: 'virtualmachines',
-          name,
-          body: { status: { created: true, ready: true, printableStatus: 'Running' } },
-        },
-        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
-      );
+      await until('the VM', () => cluster.readVm(name));
+      await cluster.writeVmStatus(name, { created: true, ready: true, printableStatus: 'Running' });
       const running = await until(
         'RUNNING in the API',
         async () => {

@@ -3,23 +3,16 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as k8s from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { pino } from 'pino';
 import type { VirtualMachine } from '../../operator/src/box/builders.ts';
 import type { Box } from '../../operator/src/box/types.ts';
 import { Operator, type OperatorOptions } from '../../operator/src/operator.ts';
-import {
-  installCrds,
-  kubevirtVirtualMachineCrd,
-  projectCrds,
-  startControlPlane,
-  type ControlPlane,
-} from '../support/kube.ts';
+import { startTestCluster, testOperatorOptions, type TestCluster } from '../support/cluster.ts';
+import type { ControlPlane } from '../support/kube.ts';
 import { until } from '../support/until.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 const NAMESPACE = 'arena';
 const BOXES = { group: 'exploitgrid.io', version: 'v1alpha1', namespace: NAMESPACE, plural: 'boxes' };
-const VMS = { group: 'kubevirt.io', version: 'v1', namespace: NAMESPACE, plural: 'virtualmachines' };
 
 /**
  * The Box controller against a real API server with KubeVirt's VirtualMachine resource
@@ -28,26 +21,18 @@ const VMS = { group: 'kubevirt.io', version: 'v1', namespace: NAMESPACE, plural:
  */
 describe('Box controller on a real API server', function () {
   this.timeout(120_000);
+  let cluster: TestCluster;
   let plane: ControlPlane;
-  let config: k8s.KubeConfig;
   let custom: k8s.CustomObjectsApi;
   let core: k8s.CoreV1Api;
   let networking: k8s.NetworkingV1Api;
   const running: Operator[] = [];
   let serial = 0;
 
-  const logger = pino({ level: process.env.OPERATOR_TEST_LOG ?? 'silent' });
-  const options = (identity: string): OperatorOptions => ({
-    config,
-    namespace: NAMESPACE,
-    arenaNetwork: 'arena',
-    arenaSubnet: '172.30.0.0/16',
-    agentBundle: Buffer.from('// the agent\n'),
-    vpn: { image: 'exploit-grid/openvpn:test', apiInternalUrl: 'http://eg-api-internal:8089' },
-    http: { port: 0, host: '127.0.0.1' },
-    leaderElection: { enabled: true, identity, leaseDurationMs: 3_000, retryMs: 300 },
-    logger,
-  });
+  const options = (identity: string): OperatorOptions =>
+    testOperatorOptions(cluster, {
+      leaderElection: { enabled: true, identity, leaseDurationMs: 3_000, retryMs: 300 },
+    });
   const startOperator = async (identity = `op-${++serial}`) => {
     const operator = new Operator(options(identity));
     running.push(operator);
@@ -60,14 +45,8 @@ describe('Box controller on a real API server', function () {
 
   before(async function () {
     this.timeout(45 * 60_000); // the first run builds kube-apiserver and etcd
-    plane = await startControlPlane();
-    await installCrds(plane.kubeconfig, [...(await projectCrds()), kubevirtVirtualMachineCrd]);
-    config = new k8s.KubeConfig();
-    config.loadFromFile(plane.kubeconfig);
-    custom = config.makeApiClient(k8s.CustomObjectsApi);
-    core = config.makeApiClient(k8s.CoreV1Api);
-    networking = config.makeApiClient(k8s.NetworkingV1Api);
-    await core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
+    cluster = await startTestCluster(NAMESPACE);
+    ({ plane, custom, core, networking } = cluster);
   });
   afterEach(stopAll);
   after(async () => {
@@ -110,8 +89,7 @@ describe('Box controller on a real API server', function () {
       },
     });
   const readBox = async (name: string) => (await custom.getNamespacedCustomObject({ ...BOXES, name })) as Box;
-  const readVm = async (name: string) =>
-    (await custom.getNamespacedCustomObject({ ...VMS, name })) as VirtualMachine;
+  const readVm = (name: string) => cluster.readVm(name);
   const vmExists = (name: string) =>
     readVm(name).then(
       () => true,
@@ -124,10 +102,7 @@ describe('Box controller on a real API server', function () {
     );
   /** What KubeVirt would write into the VM's status. */
   const writeVmStatus = (name: string, status: NonNullable<VirtualMachine['status']>) =>
-    custom.patchNamespacedCustomObjectStatus(
-      { ...VMS, name, body: { status } },
-      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
-    );
+    cluster.writeVmStatus(name, status);
   const phaseOf = async (name: string) => (await readBox(name)).status?.phase;
 
   it('makes the VM, cloud-init Secret, Service and NetworkPolicy of a Box, and Running once the VM is ready', async () => {

@@ -5,16 +5,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import * as k8s from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { pino } from 'pino';
 import { Operator } from '../../operator/src/operator.ts';
 import type { VpnPool } from '../../operator/src/vpnpool/types.ts';
-import {
-  installCrds,
-  kubevirtVirtualMachineCrd,
-  projectCrds,
-  startControlPlane,
-  type ControlPlane,
-} from '../support/kube.ts';
+import { startTestCluster, testOperatorOptions, type TestCluster } from '../support/cluster.ts';
 import { until } from '../support/until.ts';
 
 const run = promisify(execFile);
@@ -29,8 +22,7 @@ const POOLS = { group: 'exploitgrid.io', version: 'v1alpha1', namespace: NAMESPA
  */
 describe('VpnPool controller on a real API server', function () {
   this.timeout(120_000);
-  let plane: ControlPlane;
-  let config: k8s.KubeConfig;
+  let cluster: TestCluster;
   let custom: k8s.CustomObjectsApi;
   let core: k8s.CoreV1Api;
   let apps: k8s.AppsV1Api;
@@ -38,30 +30,14 @@ describe('VpnPool controller on a real API server', function () {
 
   before(async function () {
     this.timeout(45 * 60_000);
-    plane = await startControlPlane();
-    await installCrds(plane.kubeconfig, [...(await projectCrds()), kubevirtVirtualMachineCrd]);
-    config = new k8s.KubeConfig();
-    config.loadFromFile(plane.kubeconfig);
-    custom = config.makeApiClient(k8s.CustomObjectsApi);
-    core = config.makeApiClient(k8s.CoreV1Api);
-    apps = config.makeApiClient(k8s.AppsV1Api);
-    await core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
-    operator = new Operator({
-      config,
-      namespace: NAMESPACE,
-      arenaNetwork: 'arena',
-      arenaSubnet: '172.30.0.0/16',
-      agentBundle: Buffer.from('// agent\n'),
-      vpn: { image: 'exploit-grid/openvpn:test', apiInternalUrl: 'http://eg-api-internal:8089' },
-      http: { port: 0, host: '127.0.0.1' },
-      leaderElection: { enabled: false, identity: 'test' },
-      logger: pino({ level: process.env.OPERATOR_TEST_LOG ?? 'silent' }),
-    });
+    cluster = await startTestCluster(NAMESPACE);
+    ({ custom, core, apps } = cluster);
+    operator = new Operator(testOperatorOptions(cluster));
     await operator.start();
   });
   after(async () => {
     await operator?.stop();
-    await plane?.stop();
+    await cluster?.plane.stop();
   });
 
   const readPool = async (name: string) =>
@@ -185,10 +161,11 @@ describe('VpnPool controller on a real API server', function () {
     });
     expect(pool.status!.capacity).to.equal('FULL'); // no server ready yet
     for (const name of ['arena-udp-0', 'arena-udp-1', 'arena-tcp-0']) await markReady(name);
-    pool = await until('servers ready', async () => {
+    pool = await until('every server ready', async () => {
       const p = await readPool('arena');
-      return p.status?.capacity === 'AVAILABLE' && p;
+      return p.status?.udp?.readyReplicas === 2 && p.status.tcp?.readyReplicas === 1 && p;
     });
+    expect(pool.status!.capacity).to.equal('AVAILABLE');
     expect(pool.status!.udp).to.include({ readyReplicas: 2, maxClients: 20, summary: '0/20' });
     expect(pool.status!.tcp).to.include({ readyReplicas: 1, maxClients: 10 });
 

@@ -25,6 +25,7 @@ export async function createOrchestrator(config: Config, logger: Logger): Promis
         config: kubeconfig,
         namespace: config.kubernetes.namespace ?? inClusterNamespace() ?? 'default',
         poolName: config.kubernetes.poolName,
+        boxImage: config.kubernetes.boxImage,
         agentPort: config.boxes.agentPort,
         logger,
       });

@@ -47,6 +47,8 @@ export interface KubernetesRuntimeOptions {
   config: k8s.KubeConfig;
   namespace: string;
   poolName: string;
+  /** The boxes' container disk image (default: the Box resource's default). */
+  boxImage?: string;
   /** The internal port (agents' reports and the VPN servers' hooks). */
   agentPort: number;
   agentHost?: string;
@@ -202,6 +204,7 @@ export class KubernetesRuntime implements BoxOrchestrator {
         owner: { id: spec.ownerId, handle: spec.hostname.replace(/-box$/, '').slice(0, 32) || spec.hostname },
         hostname: spec.hostname,
         power: spec.power ? 'On' : 'Off',
+        ...(this.#o.boxImage ? { image: this.#o.boxImage } : {}),
         resources: { memoryMiB: spec.resources.memoryMiB, cpuMillis: spec.resources.cpuMillis },
         ...(spec.sshPublicKey ? { sshPublicKey: spec.sshPublicKey } : {}),
         secretRef: { name: secretName(spec.id) },
