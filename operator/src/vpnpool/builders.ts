@@ -102,10 +102,27 @@ const poolLabels = (pool: VpnPool) => ({
 const netmask = (prefixLength: number) =>
   toAddress(prefixLength === 0 ? 0 : (~0 << (32 - prefixLength)) >>> 0);
 
-/** One server's OpenVPN configuration (the certificate files come from the PKI Secret's volume). */
-export function serverConfig(pool: VpnPool, server: VpnServer, arena: ArenaSubnet): string {
+export interface ServerConfigOptions {
+  /** The API's internal Service, for the hooks. */
+  apiInternalUrl: string;
+  /** Where the pod mounts its PKI, configuration and access ConfigMap, and its runtime directory. */
+  etcDir?: string;
+  runDir?: string;
+}
+
+/**
+ * One server's OpenVPN configuration (the certificate files come from the PKI Secret's volume).
+ * OpenVPN gives its scripts only the variables it sets, so what the hooks need is set here.
+ */
+export function serverConfig(
+  pool: VpnPool,
+  server: VpnServer,
+  arena: ArenaSubnet,
+  options: ServerConfigOptions,
+): string {
   const spec = pool.spec[server.protocol];
-  const pki = '/etc/exploit-grid/pki';
+  const etc = options.etcDir ?? '/etc/exploit-grid';
+  const pki = `${etc}/pki`;
   return [
     `# Exploit Grid ${server.protocol.toUpperCase()} VPN server ${server.name} (made by the operator)`,
     `port ${spec.port}`,
@@ -131,10 +148,14 @@ export function serverConfig(pool: VpnPool, server: VpnServer, arena: ArenaSubne
     'data-ciphers AES-256-GCM:AES-128-GCM:CHACHA20-POLY1305',
     'remote-cert-tls client',
     'disable-dco',
-    'auth-user-pass-optional',
     'script-security 2',
-    'client-connect /etc/exploit-grid/server/client-connect.sh',
-    'client-disconnect /etc/exploit-grid/server/client-disconnect.sh',
+    `setenv PROTOCOL ${server.protocol}`,
+    `setenv SERVER_NAME ${server.name}`,
+    `setenv API_INTERNAL_URL ${options.apiInternalUrl}`,
+    `setenv EG_ETC ${etc}`,
+    `setenv EG_RUN ${options.runDir ?? '/run'}`,
+    `client-connect "/bin/sh ${etc}/server/client-connect.sh"`,
+    `client-disconnect "/bin/sh ${etc}/server/client-disconnect.sh"`,
     'persist-key',
     'persist-tun',
     ...(server.protocol === 'udp' ? ['explicit-exit-notify 1'] : []),
@@ -144,10 +165,11 @@ export function serverConfig(pool: VpnPool, server: VpnServer, arena: ArenaSubne
 }
 
 /** The servers' configurations and scripts (the image runs what is here: one source of truth). */
-export function serverConfigMapFor(pool: VpnPool, arena: ArenaSubnet): V1ConfigMap {
+export function serverConfigMapFor(pool: VpnPool, arena: ArenaSubnet, apiInternalUrl: string): V1ConfigMap {
   const data: Record<string, string> = { ...SCRIPTS };
-  for (const server of serverSlices(pool, arena))
-    data[`${server.name}.conf`] = serverConfig(pool, server, arena);
+  for (const server of serverSlices(pool, arena)) {
+    data[`${server.name}.conf`] = serverConfig(pool, server, arena, { apiInternalUrl });
+  }
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',

@@ -91,7 +91,7 @@ export class VpnPoolController {
 
     await this.#ensurePki(pool);
     const children: k8s.KubernetesObject[] = [
-      serverConfigMapFor(pool, arena),
+      serverConfigMapFor(pool, arena, this.#options.apiInternalUrl),
       accessConfigMapFor(pool, this.#options.boxes.list(), now),
       ...servicesFor(pool),
       ...servers.map((server) =>

@@ -9,8 +9,11 @@
 const ENTRYPOINT = String.raw`#!/bin/sh
 # Exploit Grid VPN server: routes its client slice to the arena (arena0) without NAT.
 set -eu
-here=/etc/exploit-grid/server
-mkdir -p /run/exploit-grid/sessions /run/openvpn
+etc=${'${'}EG_ETC:-/etc/exploit-grid}
+run=${'${'}EG_RUN:-/run}
+export EG_ETC="$etc" EG_RUN="$run"
+here=$etc/server
+mkdir -p "$run/exploit-grid/sessions" "$run/openvpn"
 sysctl -qw net.ipv4.ip_forward=1
 # The API's internal Service, by address (DNAT needs one).
 api_host=$(echo "$API_INTERNAL_URL" | sed -E 's#^[a-z]+://([^:/]+).*#\1#')
@@ -44,16 +47,16 @@ table inet eg {
 }
 NFT
 /bin/sh "$here/access-sync.sh" --loop &
-exec openvpn --config "$here/$SERVER_NAME.conf" --cd /run/openvpn
+exec openvpn --config "$here/$SERVER_NAME.conf" --cd "$run/openvpn"
 `;
 
 /** OpenVPN's client-connect: asks the API; records the session (user id → VPN address). */
 const CLIENT_CONNECT = String.raw`#!/bin/sh
 # Environment from OpenVPN: common_name (the player's user id), ifconfig_pool_remote_ip.
 set -eu
-scripts=${'${'}SCRIPTS_DIR:-/etc/exploit-grid/server}
-sessions=${'${'}SESSIONS_DIR:-/run/exploit-grid/sessions}
-token_file=${'${'}HOOK_TOKEN_FILE:-/etc/exploit-grid/pki/hook-token}
+scripts=${'${'}SCRIPTS_DIR:-${'${'}EG_ETC:-/etc/exploit-grid}/server}
+sessions=${'${'}SESSIONS_DIR:-${'${'}EG_RUN:-/run}/exploit-grid/sessions}
+token_file=${'${'}HOOK_TOKEN_FILE:-${'${'}EG_ETC:-/etc/exploit-grid}/pki/hook-token}
 case "$common_name" in *[!0-9a-f-]*|'') exit 1 ;; esac
 body=$(printf '{"protocol":"%s","commonName":"%s","vpnAddress":"%s","server":"%s"}'   "$PROTOCOL" "$common_name" "$ifconfig_pool_remote_ip" "$SERVER_NAME")
 answer=$(curl -sS --max-time 5 -o - -w '
@@ -67,9 +70,9 @@ echo "$ifconfig_pool_remote_ip" > "$sessions/$common_name"
 /** OpenVPN's client-disconnect: forgets the session, tells the API. */
 const CLIENT_DISCONNECT = String.raw`#!/bin/sh
 set -u
-scripts=${'${'}SCRIPTS_DIR:-/etc/exploit-grid/server}
-sessions=${'${'}SESSIONS_DIR:-/run/exploit-grid/sessions}
-token_file=${'${'}HOOK_TOKEN_FILE:-/etc/exploit-grid/pki/hook-token}
+scripts=${'${'}SCRIPTS_DIR:-${'${'}EG_ETC:-/etc/exploit-grid}/server}
+sessions=${'${'}SESSIONS_DIR:-${'${'}EG_RUN:-/run}/exploit-grid/sessions}
+token_file=${'${'}HOOK_TOKEN_FILE:-${'${'}EG_ETC:-/etc/exploit-grid}/pki/hook-token}
 case "$common_name" in *[!0-9a-f-]*|'') exit 0 ;; esac
 rm -f "$sessions/$common_name"
 /bin/sh "$scripts/access-sync.sh" --once
@@ -86,10 +89,10 @@ exit 0
  */
 const ACCESS_SYNC = String.raw`#!/bin/sh
 set -eu
-access=${'${'}ACCESS_FILE:-/etc/exploit-grid/access/access.json}
-sessions=${'${'}SESSIONS_DIR:-/run/exploit-grid/sessions}
-state=${'${'}STATE_DIR:-/run/exploit-grid}/access.applied
-lock=${'${'}STATE_DIR:-/run/exploit-grid}/access.lock
+access=${'${'}ACCESS_FILE:-${'${'}EG_ETC:-/etc/exploit-grid}/access/access.json}
+sessions=${'${'}SESSIONS_DIR:-${'${'}EG_RUN:-/run}/exploit-grid/sessions}
+state=${'${'}STATE_DIR:-${'${'}EG_RUN:-/run}/exploit-grid}/access.applied
+lock=${'${'}STATE_DIR:-${'${'}EG_RUN:-/run}/exploit-grid}/access.lock
 nft=${'${'}NFT:-nft}
 sync_once() {
   now=$(date +%s)

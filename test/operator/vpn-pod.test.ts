@@ -1,0 +1,277 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import { clientConfig } from '../../api/src/boxes/local/openvpn.ts';
+import { parseSubnet } from '../../operator/src/box/addresses.ts';
+import { VpnPki } from '../../operator/src/vpn/pki.ts';
+import {
+  pkiSecretFor,
+  serverConfig,
+  serverSlices,
+  vpnServerName,
+} from '../../operator/src/vpnpool/builders.ts';
+import { SCRIPTS } from '../../operator/src/vpnpool/scripts.ts';
+import type { VpnPool } from '../../operator/src/vpnpool/types.ts';
+import { until } from '../support/until.ts';
+
+const run = promisify(execFile);
+const sh = (command: string) => run('sh', ['-c', command]);
+
+/**
+ * A VPN server pod as the operator makes it, without Kubernetes: the pool's OpenVPN
+ * configuration, PKI and scripts, the entrypoint run in a network namespace of its own (its
+ * "pod"), with an arena link to a box, a link to a stand-in for the API's internal Service, and
+ * stock OpenVPN clients in namespaces of their own. Needs root and OpenVPN.
+ */
+describe('A VPN server pod (entrypoint, OpenVPN, hooks, access) in network namespaces', function () {
+  this.timeout(60_000);
+  const tag = randomBytes(2).toString('hex');
+  const ns = { pod: `egp${tag}`, box: `egb${tag}`, owner: `ego${tag}`, other: `egx${tag}` };
+  const hostLink = `egh${tag}`;
+  const ownerId = '6b0b8a52-7a3e-4c39-9f6c-0a4a3c1b2d11';
+  const otherId = '7c1c9b63-8b4f-4d4a-8a7d-1b5b4d2c3e22';
+  const boxAddress = '172.30.1.1';
+  const pool: VpnPool = {
+    apiVersion: 'exploitgrid.io/v1alpha1',
+    kind: 'VpnPool',
+    metadata: { name: 'arena', namespace: 'eg', uid: 'u' },
+    spec: {
+      udp: { replicas: 1, port: 1194, clientSubnet: '10.8.0.0/16', maxClients: 10, serviceType: 'ClusterIP' },
+      tcp: { replicas: 1, port: 443, clientSubnet: '10.9.0.0/16', maxClients: 10, serviceType: 'ClusterIP' },
+      thresholds: { limitedPercent: 80, fullPercent: 100 },
+    },
+  };
+  let dir: string;
+  let api: http.Server;
+  const calls: { path: string; body: string }[] = [];
+  const children: ChildProcess[] = [];
+  let pki: Record<string, string>;
+
+  const inNs = (name: string, command: string) => sh(`ip netns exec ${name} ${command}`);
+  const ping = (from: string, to: string) =>
+    inNs(from, `ping -c 1 -W 1 ${to}`).then(
+      () => true,
+      () => false,
+    );
+  const writeAccess = (access: object) =>
+    writeFile(path.join(dir, 'etc/access/access.json'), JSON.stringify(access));
+
+  before(async function () {
+    if (process.getuid?.() !== 0) this.skip();
+    dir = await mkdtemp(path.join(os.tmpdir(), 'eg-vpn-pod-'));
+    for (const sub of ['etc/server', 'etc/pki', 'etc/access', 'run'])
+      await mkdir(path.join(dir, sub), { recursive: true });
+
+    // The API's internal Service, reached from the pod over a link of its own.
+    api = http.createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        calls.push({ path: request.url!, body });
+        if (request.url === '/internal/vpn/connect')
+          response.writeHead(200).end(JSON.stringify({ allow: true }));
+        else response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => api.listen(0, '10.99.0.1', resolve).once('error', () => resolve()));
+
+    await sh(`ip link add ${hostLink} type veth peer name eth0 netns ${await netns(ns.pod)}`);
+    await sh(`ip addr add 10.99.0.1/30 dev ${hostLink} && ip link set ${hostLink} up`);
+    await inNs(
+      ns.pod,
+      'sh -c "ip addr add 10.99.0.2/30 dev eth0 && ip link set eth0 up && ip link set lo up"',
+    );
+    if (!api.listening) await new Promise<void>((resolve) => api.listen(0, '10.99.0.1', resolve));
+    const apiUrl = `http://10.99.0.1:${(api.address() as AddressInfo).port}`;
+
+    // The arena: the pod's arena0 and one box.
+    await sh(`ip link add arena0 netns ${ns.pod} type veth peer name eth0 netns ${await netns(ns.box)}`);
+    await inNs(ns.pod, 'sh -c "ip addr add 172.30.0.10/16 dev arena0 && ip link set arena0 up"');
+    await inNs(
+      ns.box,
+      `sh -c "ip addr add ${boxAddress}/16 dev eth0 && ip link set eth0 up && ip link set lo up && ip route add 10.8.0.0/16 via 172.30.0.10"`,
+    );
+    // Players' links to the server's public side.
+    let index = 0;
+    for (const player of [ns.owner, ns.other]) {
+      const base = 4 * index++;
+      await sh(
+        `ip link add wan${index} netns ${ns.pod} type veth peer name eth0 netns ${await netns(player)}`,
+      );
+      await inNs(
+        ns.pod,
+        `sh -c "ip addr add 198.51.100.${base + 1}/30 dev wan${index} && ip link set wan${index} up"`,
+      );
+      await inNs(
+        player,
+        `sh -c "ip addr add 198.51.100.${base + 2}/30 dev eth0 && ip link set eth0 up && ip link set lo up"`,
+      );
+    }
+
+    // What the operator puts in the pod: its configuration, scripts, PKI and access list.
+    const arena = parseSubnet('172.30.0.0/16');
+    const server = serverSlices(pool, arena)[0]!;
+    const etc = path.join(dir, 'etc');
+    for (const [name, content] of Object.entries(SCRIPTS))
+      await writeFile(path.join(etc, 'server', name), content);
+    await writeFile(
+      path.join(etc, 'server', `${server.name}.conf`),
+      serverConfig(pool, server, arena, {
+        apiInternalUrl: apiUrl,
+        etcDir: etc,
+        runDir: path.join(dir, 'run'),
+      }),
+    );
+    pki = (await pkiSecretFor(pool)).stringData!;
+    for (const [name, content] of Object.entries(pki))
+      await writeFile(path.join(etc, 'pki', name), content, { mode: 0o600 });
+    await writeAccess({ owners: { [ownerId]: [boxAddress] }, windows: [] });
+
+    const pod = spawn('ip', ['netns', 'exec', ns.pod, 'sh', path.join(etc, 'server/entrypoint.sh')], {
+      env: {
+        ...process.env,
+        EG_ETC: etc,
+        EG_RUN: path.join(dir, 'run'),
+        SERVER_NAME: server.name,
+        PROTOCOL: 'udp',
+        CLIENT_SUBNET: server.slice.cidr,
+        ROUTER_ADDRESS: server.routerAddress,
+        API_INTERNAL_URL: apiUrl,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    children.push(pod);
+    let output = '';
+    pod.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+    pod.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+    await until('the server’s tun0', () => inNs(ns.pod, 'ip link show tun0'), 20_000).catch(
+      (error: unknown) => {
+        throw new Error(`the pod did not start:\n${output}`, { cause: error });
+      },
+    );
+    // The readiness probe says ready.
+    await inNs(ns.pod, `env EG_ETC=${etc} sh ${path.join(etc, 'server/ready.sh')}`);
+  });
+
+  after(async () => {
+    for (const child of children) {
+      try {
+        process.kill(-child.pid!, 'SIGTERM');
+      } catch {
+        // gone
+      }
+    }
+    api?.close();
+    for (const name of Object.values(ns)) await sh(`ip netns delete ${name}`).catch(() => {});
+    await sh(`ip link delete ${hostLink}`).catch(() => {});
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  async function netns(name: string): Promise<string> {
+    await sh(`ip netns add ${name}`).catch(() => {});
+    return name;
+  }
+
+  async function connect(player: string, userId: string, remote: string): Promise<string> {
+    const ca = await VpnPki.load({ certificatePem: pki['ca.crt']!, privateKeyPem: pki['ca.key']! });
+    const identity = await ca.issueClient(userId);
+    const file = path.join(dir, `${player}.ovpn`);
+    await writeFile(
+      file,
+      clientConfig({
+        protocol: 'UDP',
+        remoteHost: remote,
+        remotePort: 1194,
+        serverName: vpnServerName(pool),
+        caPem: pki['ca.crt']!,
+        certificatePem: identity.certificatePem,
+        privateKeyPem: identity.privateKeyPem,
+        tlsCryptKey: pki['tls-crypt.key']!,
+        label: player,
+      }),
+      { mode: 0o600 },
+    );
+    const client = spawn('ip', ['netns', 'exec', player, 'openvpn', '--config', file], {
+      stdio: 'ignore',
+      detached: true,
+    });
+    children.push(client);
+    const session = path.join(dir, 'run/exploit-grid/sessions', userId);
+    const address = await until('the session', () => readFile(session, 'utf8'), 30_000);
+    await until('the client’s tunnel', () => inNs(player, 'ip -4 addr show tun0'), 10_000);
+    return address.trim();
+  }
+
+  it('admits a player through the API’s hook and routes them to their box with their real VPN address', async () => {
+    const address = await connect(ns.owner, ownerId, '198.51.100.1');
+    expect(address).to.match(/^10\.8\.\d+\.\d+$/);
+    const connect_ = calls.find((c) => c.path === '/internal/vpn/connect')!;
+    expect(JSON.parse(connect_.body)).to.deep.equal({
+      protocol: 'udp',
+      commonName: ownerId,
+      vpnAddress: address,
+      server: 'arena-udp-0',
+    });
+    await until('the owner reaching the box', () => ping(ns.owner, boxAddress), 10_000);
+    // No NAT: the box sees the player's VPN address.
+    const seen = spawn(
+      'ip',
+      [
+        'netns',
+        'exec',
+        ns.box,
+        process.execPath,
+        '-e',
+        `require('net').createServer((s) => { console.log(s.remoteAddress); process.exit(0); }).listen(7777, '${boxAddress}')`,
+      ],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
+    );
+    children.push(seen);
+    let remote = '';
+    seen.stdout!.on('data', (c: Buffer) => (remote += c.toString()));
+    await until(
+      'a connection from the player',
+      async () => {
+        await inNs(
+          ns.owner,
+          `${process.execPath} -e "require('net').connect(7777, '${boxAddress}').on('connect', () => process.exit(0)).on('error', () => process.exit(1))"`,
+        );
+        return remote.trim();
+      },
+      10_000,
+    );
+    expect(remote.trim()).to.equal(address);
+  });
+
+  it('keeps another player out of the box until an attack window lets them in', async () => {
+    const address = await connect(ns.other, otherId, '198.51.100.5');
+    expect(await ping(ns.other, boxAddress)).to.equal(false);
+    await writeAccess({
+      owners: { [ownerId]: [boxAddress] },
+      windows: [{ source: address, box: boxAddress, until: new Date(Date.now() + 60_000).toISOString() }],
+    });
+    await until('the attacker reaching the box', () => ping(ns.other, boxAddress), 10_000);
+    await writeAccess({ owners: { [ownerId]: [boxAddress] }, windows: [] });
+    await until('the window closed', async () => !(await ping(ns.other, boxAddress)), 10_000);
+    expect(await ping(ns.owner, boxAddress)).to.equal(true);
+  });
+
+  it('forwards the box’s agent reports on the router’s port 80 to the API, and nothing else', async () => {
+    await inNs(ns.box, 'curl -s -m 5 -X POST http://172.30.0.10/internal/agent/report -d {}');
+    expect(calls.some((c) => c.path === '/internal/agent/report')).to.equal(true);
+    // The box reaches no player it was not opened to, and no other port of the router.
+    expect(
+      await inNs(ns.box, 'curl -s -m 2 http://172.30.0.10:8080/').then(
+        () => true,
+        () => false,
+      ),
+    ).to.equal(false);
+  });
+});
