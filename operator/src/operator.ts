@@ -233,6 +233,9 @@ export class Operator {
     if (this.#leading) return;
     this.#leading = true;
     this.metrics.leader.set(1);
+    // Another replica may have led meanwhile: what this one applied before proves nothing now.
+    this.#boxController.forget();
+    this.#poolController.forget();
     this.#boxQueue = this.#queue('box', (key) => this.#boxController.reconcile(key));
     this.#poolQueue = this.#queue('vpnpool', (key) => this.#poolController.reconcile(key));
     this.#enqueuePools();

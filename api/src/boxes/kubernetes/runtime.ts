@@ -252,12 +252,6 @@ export class KubernetesRuntime implements BoxOrchestrator {
     return list.items.map((box) => box.metadata.labels![LABELS.boxId]!).filter(Boolean);
   }
 
-  /** What the operator last wrote about a box (the watch's cache), for callers between applies. */
-  observation(id: string): BoxObservation | null {
-    const box = this.#boxes.get(boxName(id), this.#o.namespace);
-    return box ? observe(box) : null;
-  }
-
   #ready(): { pki: VpnPki; pool: VpnPool } {
     if (!this.#pki || !this.#pool) throw new Error(this.#unavailable ?? 'The VPN is not ready.');
     return { pki: this.#pki, pool: this.#pool };
