@@ -6,7 +6,7 @@
  * access ConfigMap (who may reach which box) from the Boxes; the PKI Secret (docs/kubernetes.md,
  * "Contracts between the parts").
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type {
   V1ConfigMap,
   V1Deployment,
@@ -28,6 +28,15 @@ export const POOL_LABELS = {
 } as const;
 
 export const POOL_FINALIZER = 'exploitgrid.io/vpnpool-children';
+
+/** On a server's pod template: what its configuration and scripts are (a change rolls the pod). */
+export const CONFIG_DIGEST_ANNOTATION = 'exploitgrid.io/config-digest';
+
+/**
+ * All a server's container may do beyond an unprivileged one: NET_ADMIN for its tun device,
+ * routes and nftables, NET_BIND_SERVICE for a port below 1024 (443 for TCP).
+ */
+export const SERVER_CAPABILITIES = ['NET_ADMIN', 'NET_BIND_SERVICE'];
 
 export const pkiSecretName = (pool: VpnPool) => pool.spec.pkiSecretName ?? `${pool.metadata.name}-pki`;
 export const serverConfigMapName = (pool: VpnPool) => `${pool.metadata.name}-server`;
@@ -122,6 +131,7 @@ export function serverConfig(
 ): string {
   const spec = pool.spec[server.protocol];
   const etc = options.etcDir ?? '/etc/exploit-grid';
+  const run = options.runDir ?? '/run';
   const pki = `${etc}/pki`;
   return [
     `# Exploit Grid ${server.protocol.toUpperCase()} VPN server ${server.name} (made by the operator)`,
@@ -153,7 +163,9 @@ export function serverConfig(
     `setenv SERVER_NAME ${server.name}`,
     `setenv API_INTERNAL_URL ${options.apiInternalUrl}`,
     `setenv EG_ETC ${etc}`,
-    `setenv EG_RUN ${options.runDir ?? '/run'}`,
+    `setenv EG_RUN ${run}`,
+    // client-connect answers through a file there; the root filesystem is read-only.
+    `tmp-dir ${run}/openvpn`,
     `client-connect "/bin/sh ${etc}/server/client-connect.sh"`,
     `client-disconnect "/bin/sh ${etc}/server/client-disconnect.sh"`,
     'persist-key',
@@ -192,10 +204,22 @@ export interface DeploymentOptions {
   apiInternalUrl: string;
 }
 
+/** What a server runs: its OpenVPN configuration and the scripts (the server ConfigMap's part). */
+export function serverConfigDigest(pool: VpnPool, server: VpnServer, options: DeploymentOptions): string {
+  const config = serverConfig(pool, server, options.arena, { apiInternalUrl: options.apiInternalUrl });
+  return createHash('sha256')
+    .update(JSON.stringify([config, SCRIPTS]))
+    .digest('hex')
+    .slice(0, 16);
+}
+
 /**
  * One server: a pod with the OpenVPN image, attached to the arena with its router address, the
- * PKI Secret, its configuration and the access ConfigMap mounted. It needs NET_ADMIN (its tun
- * device, routes, nftables) and /dev/net/tun from the node: OpenVPN cannot work without them.
+ * PKI Secret, its configuration and the access ConfigMap mounted. Not privileged: OpenVPN needs
+ * NET_ADMIN and the node's /dev/net/tun (a hostPath of that one character device; the runtimes'
+ * default device rules let a container open it), so the namespace must allow the `privileged`
+ * Pod Security level. OpenVPN reads its configuration once: the digest annotation restarts the
+ * pod when the configuration or the scripts change.
  */
 export function deploymentFor(pool: VpnPool, server: VpnServer, options: DeploymentOptions): V1Deployment {
   const labels = {
@@ -221,6 +245,7 @@ export function deploymentFor(pool: VpnPool, server: VpnServer, options: Deploym
         metadata: {
           labels,
           annotations: {
+            [CONFIG_DIGEST_ANNOTATION]: serverConfigDigest(pool, server, options),
             'k8s.v1.cni.cncf.io/networks': JSON.stringify([
               {
                 name: options.arenaNetwork,
@@ -253,7 +278,8 @@ export function deploymentFor(pool: VpnPool, server: VpnServer, options: Deploym
                 },
               ],
               securityContext: {
-                capabilities: { drop: ['ALL'], add: ['NET_ADMIN', 'NET_RAW', 'SETUID', 'SETGID'] },
+                capabilities: { drop: ['ALL'], add: [...SERVER_CAPABILITIES] },
+                allowPrivilegeEscalation: false,
                 readOnlyRootFilesystem: true,
               },
               readinessProbe: {

@@ -14,13 +14,20 @@ run=${'${'}EG_RUN:-/run}
 export EG_ETC="$etc" EG_RUN="$run"
 here=$etc/server
 mkdir -p "$run/exploit-grid/sessions" "$run/openvpn"
-sysctl -qw net.ipv4.ip_forward=1
+# A pod's network namespace starts with its node's forwarding setting (on wherever Kubernetes
+# runs) and /proc/sys is read-only in an unprivileged container: set it only when it is off.
+if [ "$(cat /proc/sys/net/ipv4/ip_forward)" != 1 ] && ! sysctl -qw net.ipv4.ip_forward=1; then
+  echo "IPv4 forwarding is off in this pod and cannot be turned on here: allow the sysctl net.ipv4.ip_forward for the pod or turn it on on the node" >&2
+  exit 1
+fi
 # The API's internal Service, by address (DNAT needs one).
 api_host=$(echo "$API_INTERNAL_URL" | sed -E 's#^[a-z]+://([^:/]+).*#\1#')
 api_port=$(echo "$API_INTERNAL_URL" | sed -nE 's#^[a-z]+://[^:/]+:([0-9]+).*#\1#p')
 api_port=${'${'}api_port:-80}
 api_ip=$(getent ahostsv4 "$api_host" | awk 'NR==1 { print $1 }')
 [ -n "$api_ip" ] || { echo "cannot resolve $api_host" >&2; exit 1; }
+# From the arena only the access pairs pass, and the agents' port 80; the pod itself answers
+# nothing there (its OpenVPN listens on every address).
 nft -f - <<NFT
 table inet eg
 delete table inet eg
@@ -28,6 +35,11 @@ table inet eg {
   set access {
     type ipv4_addr . ipv4_addr
     flags timeout
+  }
+  chain input {
+    type filter hook input priority 0; policy accept;
+    iifname "arena0" ct state established,related accept
+    iifname "arena0" drop
   }
   chain forward {
     type filter hook forward priority 0; policy drop;
