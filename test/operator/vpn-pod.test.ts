@@ -11,6 +11,7 @@ import { clientConfig } from '../../api/src/boxes/local/openvpn.ts';
 import { parseSubnet } from '../../operator/src/box/addresses.ts';
 import { VpnPki } from '../../operator/src/vpn/pki.ts';
 import {
+  SERVER_CAPABILITIES,
   pkiSecretFor,
   serverConfig,
   serverSlices,
@@ -133,11 +134,24 @@ describe('A VPN server pod (entrypoint, OpenVPN, hooks, access) in network names
       await writeFile(path.join(etc, 'pki', name), content, { mode: 0o600 });
     await writeAccess({ owners: { [ownerId]: [boxAddress] }, windows: [] });
 
-    const pod = spawn('ip', ['netns', 'exec', ns.pod, 'sh', path.join(etc, 'server/entrypoint.sh')], {
+    // Confined as the pod's container is: read-only root and /proc/sys (writable: the run
+    // directory, the pod's emptyDir), only the Deployment's capabilities, no privilege escalation;
+    // forwarding on in its network namespace as a Kubernetes node's is (a new one inherits it).
+    await inNs(ns.pod, 'sysctl -qw net.ipv4.ip_forward=1');
+    const run = path.join(dir, 'run');
+    const capabilities = SERVER_CAPABILITIES.map((c) => `+${c.toLowerCase()}`).join(',');
+    const confined = [
+      `mount --bind ${run} ${run}`,
+      'mount --bind /proc/sys /proc/sys',
+      'mount -o remount,bind,ro /proc/sys',
+      'mount -o remount,bind,ro /',
+      `exec setpriv --no-new-privs --bounding-set -all,${capabilities} --inh-caps -all sh ${path.join(etc, 'server/entrypoint.sh')}`,
+    ].join(' && ');
+    const pod = spawn('ip', ['netns', 'exec', ns.pod, 'unshare', '--mount', 'sh', '-c', confined], {
       env: {
         ...process.env,
         EG_ETC: etc,
-        EG_RUN: path.join(dir, 'run'),
+        EG_RUN: run,
         SERVER_NAME: server.name,
         PROTOCOL: 'udp',
         CLIENT_SUBNET: server.slice.cidr,
@@ -273,5 +287,7 @@ describe('A VPN server pod (entrypoint, OpenVPN, hooks, access) in network names
         () => false,
       ),
     ).to.equal(false);
+    // Nor does the router itself answer the box.
+    expect(await ping(ns.box, '172.30.0.10')).to.equal(false);
   });
 });

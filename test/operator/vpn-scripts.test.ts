@@ -109,6 +109,49 @@ describe('VPN server pod scripts', function () {
     expect(await elements()).to.deep.equal([]);
   });
 
+  it('does not start when forwarding is off and /proc/sys is read-only, and says why', async () => {
+    const pod = `${ns}f`;
+    await run('ip', ['netns', 'add', pod]);
+    try {
+      await run('ip', ['netns', 'exec', pod, 'sysctl', '-qw', 'net.ipv4.ip_forward=0']);
+      const readOnlySys =
+        'mount --bind /proc/sys /proc/sys && mount -o remount,bind,ro /proc/sys && exec sh "$0"';
+      const started = await run(
+        'ip',
+        [
+          'netns',
+          'exec',
+          pod,
+          'unshare',
+          '--mount',
+          'sh',
+          '-c',
+          readOnlySys,
+          path.join(dir, 'scripts/entrypoint.sh'),
+        ],
+        {
+          env: {
+            ...env(),
+            EG_RUN: path.join(dir, 'pod-run'),
+            SERVER_NAME: 'arena-udp-0',
+            API_INTERNAL_URL: 'http://127.0.0.1:1',
+            ROUTER_ADDRESS: '172.30.0.10',
+          },
+        },
+      ).then(
+        () => ({ code: 0, stderr: '' }),
+        (error: { code?: number; stderr?: string }) => ({ code: error.code, stderr: error.stderr ?? '' }),
+      );
+      expect(started.code).to.equal(1);
+      expect(started.stderr).to.include('IPv4 forwarding is off in this pod');
+      // Nothing was set up.
+      const { stdout } = await run('ip', ['netns', 'exec', pod, 'nft', 'list', 'tables']);
+      expect(stdout.trim()).to.equal('');
+    } finally {
+      await run('ip', ['netns', 'delete', pod]).catch(() => {});
+    }
+  });
+
   describe('hooks', () => {
     let server: http.Server;
     let url: string;
