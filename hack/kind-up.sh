@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # A kind cluster with KubeVirt (software emulation), Multus and the bridge CNI plugins, the
-# platform's images built and loaded, PostgreSQL, and the chart installed. Idempotent: run it
-# again to rebuild the images and upgrade the release. Needs docker, kind, kubectl and helm.
+# platform's images built and loaded, PostgreSQL, and the chart installed. One node with kind's own
+# CNI (kindnet, hack/kind/cluster.yaml): Multus adds the arena beside it, and on one node the arena
+# bridge needs no VXLAN. Idempotent: run it again to rebuild the images and upgrade the release.
+# Needs docker, kind, kubectl, helm and curl, on amd64.
 # Not runnable where there is no container engine (the development machine here): CI runs it
-# (.github/workflows/kind.yml).
+# (.github/workflows/kind.yml), then hack/kind/smoke.sh.
 #
-#   hack/kind-up.sh                 → cluster "exploit-grid", namespace "exploit-grid"
+#   hack/kind-up.sh                    → cluster "exploit-grid", namespace "exploit-grid"
 #   SKIP_BOX_IMAGE=1 hack/kind-up.sh   (the box disk image takes the longest to build)
 set -euo pipefail
 
@@ -19,7 +21,7 @@ TAG=${TAG:-dev}
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
-for tool in docker kind kubectl helm; do
+for tool in docker kind kubectl helm curl; do
   command -v "$tool" >/dev/null || { echo "kind-up: $tool is needed" >&2; exit 1; }
 done
 
@@ -32,10 +34,16 @@ fi
 kubectl config use-context "kind-$CLUSTER" >/dev/null
 
 step "the bridge and static CNI plugins on every node"
+# kind's node image has only the plugins kindnet uses (ptp, host-local, loopback, portmap).
+plugins="${XDG_CACHE_HOME:-$HOME/.cache}/exploit-grid/cni-plugins-$CNI_PLUGINS_VERSION"
+if [[ ! -x "$plugins/bridge" || ! -x "$plugins/static" ]]; then
+  mkdir -p "$plugins"
+  curl -fsSL "https://github.com/containernetworking/plugins/releases/download/$CNI_PLUGINS_VERSION/cni-plugins-linux-amd64-$CNI_PLUGINS_VERSION.tgz" \
+    | tar -xz -C "$plugins" ./bridge ./static
+fi
 for node in $(kind get nodes --name "$CLUSTER"); do
-  docker exec "$node" sh -c "test -x /opt/cni/bin/static || \
-    (curl -fsSL https://github.com/containernetworking/plugins/releases/download/$CNI_PLUGINS_VERSION/cni-plugins-linux-amd64-$CNI_PLUGINS_VERSION.tgz \
-      | tar -xz -C /opt/cni/bin ./bridge ./static)"
+  docker cp "$plugins/bridge" "$node:/opt/cni/bin/bridge"
+  docker cp "$plugins/static" "$node:/opt/cni/bin/static"
 done
 
 step "Multus $MULTUS_VERSION"
@@ -44,11 +52,11 @@ kubectl -n kube-system rollout status daemonset/kube-multus-ds --timeout=300s
 
 step "KubeVirt $KUBEVIRT_VERSION (software emulation)"
 kubectl apply -f "https://github.com/kubevirt/kubevirt/releases/download/$KUBEVIRT_VERSION/kubevirt-operator.yaml"
+kubectl wait crd/kubevirts.kubevirt.io --for condition=Established --timeout=60s
 kubectl apply -f hack/kind/kubevirt-cr.yaml
 kubectl -n kubevirt wait kv/kubevirt --for condition=Available --timeout=900s
 
 step "building and loading the images (tag $TAG)"
-make build
 docker build -f api/Dockerfile -t "exploit-grid/api:$TAG" .
 docker build -f operator/Dockerfile -t "exploit-grid/operator:$TAG" .
 docker build -t "exploit-grid/openvpn:$TAG" images/openvpn
@@ -61,6 +69,8 @@ kind load docker-image --name "$CLUSTER" "${images[@]}"
 
 step "PostgreSQL and the API's Secret"
 kubectl create namespace "$NAMESPACE" --dry-run=client -o yaml | kubectl apply -f -
+# The VPN servers (NET_ADMIN, /dev/net/tun) and the arena-isolation DaemonSet (hostNetwork).
+kubectl label namespace "$NAMESPACE" pod-security.kubernetes.io/enforce=privileged --overwrite
 kubectl -n "$NAMESPACE" apply -f hack/kind/postgres.yaml
 kubectl -n "$NAMESPACE" rollout status statefulset/postgres --timeout=300s
 if ! kubectl -n "$NAMESPACE" get secret exploit-grid-api >/dev/null 2>&1; then
@@ -74,4 +84,4 @@ helm upgrade --install exploit-grid charts/exploit-grid --namespace "$NAMESPACE"
   --values hack/kind/values.yaml --set "images.api.tag=$TAG,images.operator.tag=$TAG,images.openvpn.tag=$TAG" \
   --wait --timeout 10m
 kubectl -n "$NAMESPACE" get deployments,vpnpools,boxes
-echo "kind-up: ready. The portal: kubectl -n $NAMESPACE port-forward svc/exploit-grid-api 3000:80" >&2
+echo "kind-up: ready. The portal: kubectl -n $NAMESPACE port-forward svc/exploit-grid-api 3000" >&2

@@ -1,30 +1,56 @@
 #!/usr/bin/env bash
-# After hack/kind-up.sh: a Box made by hand becomes a KubeVirt VM that the operator reports on,
-# the pool reports its servers. Exits non-zero with what it saw when something is missing.
+# After hack/kind-up.sh: a Box made by hand becomes a KubeVirt VM, leaves Pending and runs; the VPN
+# pool reports its servers. Exits non-zero with what it saw when something is missing.
 set -euo pipefail
 NAMESPACE=${NAMESPACE:-exploit-grid}
 k() { kubectl -n "$NAMESPACE" "$@"; }
+show() {
+  k get boxes,vpnpools,virtualmachines,vmi,pods -o wide || true
+  k describe box box-smoke || true
+}
+fail() { echo "smoke: $*" >&2; show >&2; exit 1; }
+
 k create secret generic box-smoke-secrets --from-literal=rootPassword=smoke-pass --from-literal=agentToken=smoke-token \
   --dry-run=client -o yaml | k apply -f -
 k apply -f - <<'BOX'
 apiVersion: exploitgrid.io/v1alpha1
 kind: Box
-metadata: { name: box-smoke }
+metadata:
+  name: box-smoke
+  labels: { exploitgrid.io/box-id: 00000000-0000-4000-8000-0000000000aa }
 spec:
   owner: { id: 00000000-0000-4000-8000-000000000001, handle: smoke }
   hostname: smoke-box
   power: "On"
   secretRef: { name: box-smoke-secrets }
 BOX
+
 for _ in $(seq 60); do k get virtualmachine box-smoke >/dev/null 2>&1 && break; sleep 5; done
-k get virtualmachine box-smoke
+k get virtualmachine box-smoke >/dev/null 2>&1 || fail "no VirtualMachine box-smoke after 5 minutes"
+
 phase=""
-for _ in $(seq 120); do
+for _ in $(seq 60); do
   phase=$(k get box box-smoke -o jsonpath='{.status.phase}')
-  [[ "$phase" == Running ]] && break
+  [[ -n "$phase" && "$phase" != Pending ]] && break
   sleep 5
 done
-k get boxes,vpnpools,virtualmachines,vmi -o wide
-[[ "$phase" == Running ]] || { echo "smoke: box-smoke is $phase, not Running" >&2; k describe box box-smoke >&2; exit 1; }
-k get vpnpool arena -o jsonpath='{.status.udp.readyReplicas}' | grep -qx 1 || { echo "smoke: no UDP server ready" >&2; exit 1; }
+[[ -n "$phase" && "$phase" != Pending ]] || fail "box-smoke is still ${phase:-without a phase}"
+echo "smoke: box-smoke left Pending ($phase)"
+
+for _ in $(seq 120); do
+  phase=$(k get box box-smoke -o jsonpath='{.status.phase}')
+  [[ "$phase" == Running || "$phase" == Crashed ]] && break
+  sleep 5
+done
+[[ "$phase" == Running ]] || fail "box-smoke is $phase, not Running"
+
+k get vpnpools
+ready=""
+for _ in $(seq 60); do
+  ready=$(k get vpnpool arena -o jsonpath='{.status.udp.readyReplicas}')
+  [[ "$ready" == 1 ]] && break
+  sleep 5
+done
+[[ "$ready" == 1 ]] || fail "no UDP server of the pool arena is ready"
+show
 echo "smoke: a Box ran as a VM; the VPN pool is ready"

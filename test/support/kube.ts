@@ -279,3 +279,31 @@ export const multusNetworkAttachmentDefinitionCrd: k8s.V1CustomResourceDefinitio
     ],
   },
 };
+
+/**
+ * A client configuration acting as a ServiceAccount (a token from the TokenRequest API, as the
+ * kubelet gives a pod), and the same as a kubeconfig file (in the control plane's directory).
+ */
+export async function serviceAccountConfig(
+  plane: ControlPlane,
+  namespace: string,
+  name: string,
+): Promise<{ config: k8s.KubeConfig; kubeconfig: string }> {
+  const admin = new k8s.KubeConfig();
+  admin.loadFromFile(plane.kubeconfig);
+  const { status } = await admin.makeApiClient(k8s.CoreV1Api).createNamespacedServiceAccountToken({
+    name,
+    namespace,
+    body: { spec: { audiences: [], expirationSeconds: 3600 } },
+  });
+  const config = new k8s.KubeConfig();
+  config.loadFromOptions({
+    clusters: admin.clusters,
+    users: [{ name, token: status!.token }],
+    contexts: [{ name, cluster: admin.getCurrentCluster()!.name, user: name, namespace }],
+    currentContext: name,
+  });
+  const kubeconfig = path.join(path.dirname(plane.kubeconfig), `${namespace}-${name}.kubeconfig`);
+  await writeFile(kubeconfig, config.exportConfig(), { mode: 0o600 });
+  return { config, kubeconfig };
+}
