@@ -57,6 +57,34 @@ describe('configuration', () => {
       .that.does.not.include('hunter2');
   });
 
+  it('reads the kubernetes runtime’s namespace, pool and box image, and refuses names Kubernetes would not take', () => {
+    expect(loadConfig({}).kubernetes).to.deep.equal({
+      namespace: undefined,
+      poolName: 'arena',
+      boxImage: undefined,
+    });
+    expect(
+      loadConfig({
+        ORCHESTRATOR: 'kubernetes',
+        KUBE_NAMESPACE: 'exploit-grid',
+        VPN_POOL_NAME: 'eu-west',
+        BOX_CONTAINER_DISK: 'registry.example/eg/box-debian:bookworm',
+      }).kubernetes,
+    ).to.deep.equal({
+      namespace: 'exploit-grid',
+      poolName: 'eu-west',
+      boxImage: 'registry.example/eg/box-debian:bookworm',
+    });
+    expect(() => loadConfig({ KUBE_NAMESPACE: 'Exploit_Grid' })).to.throw(
+      ConfigError,
+      /KUBE_NAMESPACE="Exploit_Grid": must be a Kubernetes namespace name/,
+    );
+    expect(() => loadConfig({ VPN_POOL_NAME: 'a'.repeat(64) })).to.throw(
+      ConfigError,
+      /VPN_POOL_NAME="a{64}": must be at most 63 characters/,
+    );
+  });
+
   it('never echoes a secret that is refused', () => {
     expect(() => loadConfig({ JWT_SECRET: 'too-short-secret' }))
       .to.throw(ConfigError, /JWT_SECRET=\[hidden\]: must be at least 32 characters/)

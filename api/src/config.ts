@@ -57,7 +57,7 @@ export const configSchema = z
     KUBE_NAMESPACE: z
       .string()
       .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a Kubernetes namespace name')
-      .max(63)
+      .max(63, 'must be at most 63 characters')
       .optional(),
     BOX_CONTAINER_DISK: z
       .string()
@@ -67,7 +67,7 @@ export const configSchema = z
     VPN_POOL_NAME: z
       .string()
       .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a Kubernetes object name')
-      .max(63)
+      .max(63, 'must be at most 63 characters')
       .default('arena'),
     BOX_PREFIX: z
       .string()

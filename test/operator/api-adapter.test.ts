@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type * as k8s from '@kubernetes/client-node';
+import * as k8s from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { pino } from 'pino';
 import { KubernetesRuntime } from '../../api/src/boxes/kubernetes/runtime.ts';
@@ -42,6 +43,10 @@ describe('The API’s kubernetes adapter on a real API server', function () {
 
   const owner = '6b0b8a52-7a3e-4c39-9f6c-0a4a3c1b2d11';
   const attacker = '7c1c9b63-8b4f-4d4a-8a7d-1b5b4d2c3e22';
+  const boxId = '0c7d5f4e-1111-4222-8333-444455556666';
+  const name = `box-${boxId}`;
+  /** A player revoked before the pool existed (the API starts with its revocations). */
+  const earlySerial = '5EC0DE0001';
   const spec = (over: Partial<BoxSpec> = {}): BoxSpec => ({
     id: '0c7d5f4e-1111-4222-8333-444455556666',
     slot: 1,
@@ -57,13 +62,55 @@ describe('The API’s kubernetes adapter on a real API server', function () {
   const readBox = async (name: string) => (await custom.getNamespacedCustomObject({ ...BOXES, name })) as Box;
   const readPool = async () =>
     (await custom.getNamespacedCustomObject({ ...BOXES, plural: 'vpnpools', name: 'arena' })) as VpnPool;
-  const pkiValue = async (key: string) =>
+  const pkiValue = async (key: string, secret = 'arena-pki') =>
     Buffer.from(
-      (await core.readNamespacedSecret({ name: 'arena-pki', namespace: NAMESPACE })).data![key]!,
+      (await core.readNamespacedSecret({ name: secret, namespace: NAMESPACE })).data![key]!,
       'base64',
     ).toString();
-  const hook = async (which: 'connect' | 'disconnect', body: object, token?: string) => {
-    const response = await fetch(`http://127.0.0.1:${runtime.internalPort}/internal/vpn/${which}`, {
+  /** The serials a CRL in the PKI Secret lists (OpenSSL reads it). */
+  const crlSerials = async (secret = 'arena-pki') => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'eg-adapter-crl-'));
+    try {
+      await writeFile(path.join(dir, 'crl.pem'), await pkiValue('crl.pem', secret));
+      const { stdout } = await run('openssl', ['crl', '-in', path.join(dir, 'crl.pem'), '-noout', '-text']);
+      return [...stdout.matchAll(/Serial Number: ([0-9A-F]+)/gi)].map((m) => m[1]!.toUpperCase());
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  };
+  /** Who manages the PKI Secret's crl.pem (server-side apply bookkeeping). */
+  const crlManagers = async (secret = 'arena-pki') =>
+    (await core.readNamespacedSecret({ name: secret, namespace: NAMESPACE }))
+      .metadata!.managedFields!.filter((f) => JSON.stringify(f.fieldsV1 ?? {}).includes('"f:crl.pem"'))
+      .map((f) => f.manager);
+  const createPool = (poolName: string, spec: object) =>
+    custom.createNamespacedCustomObject({
+      ...BOXES,
+      plural: 'vpnpools',
+      body: { apiVersion: 'exploitgrid.io/v1alpha1', kind: 'VpnPool', metadata: { name: poolName }, spec },
+    });
+  const arenaPoolSpec = {
+    udp: { clientSubnet: '10.8.0.0/16', maxClients: 10 },
+    tcp: { clientSubnet: '10.9.0.0/16', port: 443 },
+    publicHost: 'vpn.example.org',
+  };
+  /** Counts boxChanged events for the box from now on. */
+  const countBoxChanged = () => {
+    const counter = { count: 0, stop: () => runtime.events.off('boxChanged', listener) };
+    const listener = (id: string) => {
+      if (id === boxId) counter.count++;
+    };
+    runtime.events.on('boxChanged', listener);
+    return counter;
+  };
+  /** Waits until the operator has reconciled the Box's latest spec (its status says so). */
+  const reconciled = () =>
+    until('the operator caught up with the Box', async () => {
+      const box = await readBox(name);
+      return box.status?.observedGeneration === box.metadata.generation;
+    });
+  const hook = async (which: 'connect' | 'disconnect', body: object, token?: string, on = runtime) => {
+    const response = await fetch(`http://127.0.0.1:${on.internalPort}/internal/vpn/${which}`, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -74,13 +121,8 @@ describe('The API’s kubernetes adapter on a real API server', function () {
     return { status: response.status, body: response.status === 204 ? null : await response.json() };
   };
 
-  before(async function () {
-    this.timeout(45 * 60_000);
-    cluster = await startTestCluster(NAMESPACE);
-    ({ plane, config, custom, core } = cluster);
-    operator = new Operator(testOperatorOptions(cluster));
-    await operator.start();
-    runtime = new KubernetesRuntime({
+  const newRuntime = () =>
+    new KubernetesRuntime({
       config,
       namespace: NAMESPACE,
       poolName: 'arena',
@@ -89,6 +131,14 @@ describe('The API’s kubernetes adapter on a real API server', function () {
       agentHost: '127.0.0.1',
       logger,
     });
+
+  before(async function () {
+    this.timeout(45 * 60_000);
+    cluster = await startTestCluster(NAMESPACE);
+    ({ plane, config, custom, core } = cluster);
+    operator = new Operator(testOperatorOptions(cluster));
+    await operator.start();
+    runtime = newRuntime();
     await runtime.start();
     runtime.setVpnAuthorizer(async (userId) => allowed.has(userId));
     stopAgents = await runtime.serveAgents((_req, res) => res.writeHead(418).end());
@@ -100,43 +150,41 @@ describe('The API’s kubernetes adapter on a real API server', function () {
     await plane?.stop();
   });
 
-  it('is unavailable, saying why, until the pool and its PKI exist', async () => {
+  it('is unavailable, saying why, until the pool and its PKI exist; revocations asked for meanwhile reach the CRL', async () => {
     expect(runtime.status()).to.include({ available: false });
     expect(runtime.status().reason).to.include('Waiting for the VPN pool arena');
-    await custom.createNamespacedCustomObject({
-      ...BOXES,
-      plural: 'vpnpools',
-      body: {
-        apiVersion: 'exploitgrid.io/v1alpha1',
-        kind: 'VpnPool',
-        metadata: { name: 'arena' },
-        spec: {
-          udp: { clientSubnet: '10.8.0.0/16', maxClients: 10 },
-          tcp: { clientSubnet: '10.9.0.0/16', port: 443 },
-          publicHost: 'vpn.example.org',
-        },
-      },
-    });
+    // The API starts with its revocations: they wait for the PKI instead of failing the start.
+    await runtime.setRevoked([{ userId: attacker, serialNumber: earlySerial, revokedAt: new Date() }]);
+    await createPool('arena', arenaPoolSpec);
     await until('the runtime available', async () => runtime.status().available, 20_000);
+    await until('the early revocation in the CRL', async () => (await crlSerials()).includes(earlySerial));
+    expect(await crlManagers()).to.include('exploit-grid-api');
   });
 
   it('writes the Box and its Secret, answers what the operator reports, and follows power', async () => {
-    const first = await runtime.applyBox(spec());
+    const first = await runtime.applyBox(spec({ ownerHandle: 'Neo_1' }));
     expect(first.phase).to.equal('PROVISIONING');
-    const box = await readBox('box-0c7d5f4e-1111-4222-8333-444455556666');
+    let box = await readBox(name);
     expect(box.spec).to.deep.include({
       hostname: 'neo-box',
       power: 'On',
-      owner: { id: owner, handle: 'neo' },
+      owner: { id: owner, handle: 'Neo_1' },
       image: 'exploit-grid/box-debian:test',
+      resources: { memoryMiB: 512, cpuMillis: 500 },
+      ownerAddresses: [],
+      attackWindows: [],
     });
+    // Without the handle (a spec from before the port had it), from the hostname.
+    await runtime.applyBox(spec({ hostname: 'neo-box-2' }));
+    box = await readBox(name);
+    expect(box.spec).to.deep.include({ hostname: 'neo-box-2', owner: { id: owner, handle: 'neo' } });
+    await runtime.applyBox(spec());
     expect(box.spec.secretRef.name).to.equal('box-0c7d5f4e-1111-4222-8333-444455556666-secrets');
     const secret = await core.readNamespacedSecret({ name: box.spec.secretRef.name, namespace: NAMESPACE });
     expect(Buffer.from(secret.data!.agentToken!, 'base64').toString()).to.equal('agent secret');
     expect(JSON.stringify(box.spec)).to.not.include('red pill');
 
     // KubeVirt starts the VM: the operator reports Running, the adapter hears it.
-    const name = 'box-0c7d5f4e-1111-4222-8333-444455556666';
     await until('the VM', () => cluster.readVm(name));
     const changed = once(runtime.events, 'boxChanged');
     await cluster.writeVmStatus(name, { created: true, ready: true, printableStatus: 'Running' });
@@ -182,6 +230,35 @@ describe('The API’s kubernetes adapter on a real API server', function () {
     }
   });
 
+  it('follows the pool as it changes: capacity and address from its watch', async () => {
+    // No server is ready yet: the pool admits nobody.
+    expect(runtime.poolUsage().UDP.maxClients).to.equal(0);
+    await cluster.apps.patchNamespacedDeploymentStatus(
+      {
+        name: 'arena-udp-0',
+        namespace: NAMESPACE,
+        body: { status: { replicas: 1, readyReplicas: 1, availableReplicas: 1 } },
+      },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+    );
+    // (The pool is read again only every minute: this is the watch.)
+    await until(
+      'the ready server’s clients in the usage',
+      async () => runtime.poolUsage().UDP.maxClients === 10,
+      5_000,
+    );
+    const identity = await runtime.issueVpnIdentity(owner);
+    await custom.patchNamespacedCustomObject(
+      { ...BOXES, plural: 'vpnpools', name: 'arena', body: { spec: { publicHost: 'vpn2.example.org' } } },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+    );
+    await until(
+      'the new public host in .ovpn files',
+      async () => runtime.vpnClientConfig('UDP', identity, 'neo').includes('remote vpn2.example.org 1194'),
+      5_000,
+    );
+  });
+
   it('takes the VPN servers’ hooks: token, authorizer, sessions, owners’ addresses, clients in the pool', async () => {
     const body = { protocol: 'udp', commonName: owner, vpnAddress: '10.8.0.6', server: 'arena-udp-0' };
     expect((await hook('connect', body, 'wrong')).status).to.equal(401);
@@ -190,26 +267,57 @@ describe('The API’s kubernetes adapter on a real API server', function () {
     expect(runtime.vpnSessions()).to.deep.equal([]);
 
     allowed = new Set([owner, attacker]);
+    await reconciled();
+    const changes = countBoxChanged();
     const connected = once(runtime.events, 'vpnConnected');
     expect(await hook('connect', body)).to.deep.equal({ status: 200, body: { allow: true } });
     expect((await connected)[0]).to.include({ userId: owner, protocol: 'UDP', vpnAddress: '10.8.0.6' });
-    const name = 'box-0c7d5f4e-1111-4222-8333-444455556666';
     expect((await readBox(name)).spec.ownerAddresses).to.deep.equal(['10.8.0.6']);
+    // The operator takes the new spec (its status records the generation) but the box's state is
+    // the same: the BoxService is not woken for it.
+    await reconciled();
+    await sleep(500);
+    changes.stop();
+    expect(changes.count).to.equal(0);
     expect(runtime.poolUsage().UDP.clients).to.equal(1);
     await until(
       'the clients in the pool’s status',
       async () => (await readPool()).status?.udp?.clients === 1,
     );
 
-    // An attacker's window: their VPN address may reach the box until the end.
+    // An attacker's window: their VPN address may reach the box until the end; an address they
+    // get later during the window joins it.
     await hook('connect', { ...body, commonName: attacker, vpnAddress: '10.8.0.7' });
     const end = new Date(Date.now() + 600_000);
-    await runtime.openAttackWindow(attacker, '0c7d5f4e-1111-4222-8333-444455556666', end);
+    await runtime.openAttackWindow(attacker, boxId, end);
     const windows = (await readBox(name)).spec.attackWindows;
     expect(windows).to.have.length(1);
     expect(windows[0]).to.include({ sourceAddress: '10.8.0.7', until: end.toISOString() });
-    await runtime.closeAttackWindow(attacker, '0c7d5f4e-1111-4222-8333-444455556666');
+    expect(windows[0]!.attackId).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-8[0-9a-f]{3}-[0-9a-f]{12}$/);
+    await hook('connect', {
+      protocol: 'tcp',
+      commonName: attacker,
+      vpnAddress: '10.9.0.10',
+      server: 'arena-tcp-0',
+    });
+    expect((await readBox(name)).spec.attackWindows.map((w) => w.sourceAddress)).to.have.members([
+      '10.8.0.7',
+      '10.9.0.10',
+    ]);
+    expect((await readBox(name)).spec.ownerAddresses).to.deep.equal(['10.8.0.6']);
+    expect(runtime.poolUsage().TCP.clients).to.equal(1);
+    await until('both protocols’ clients in the pool’s status', async () => {
+      const status = (await readPool()).status;
+      return status?.udp?.clients === 2 && status.tcp?.clients === 1;
+    });
+    await runtime.closeAttackWindow(attacker, boxId);
     expect((await readBox(name)).spec.attackWindows).to.deep.equal([]);
+    // A box that is not in the cluster has no window to open.
+    let refused: unknown;
+    await runtime
+      .openAttackWindow(attacker, '0c7d5f4e-9999-4222-8333-444455556666', end)
+      .catch((error: unknown) => (refused = error));
+    expect(String(refused)).to.include('There is no Box for box 0c7d5f4e-9999-4222-8333-444455556666');
 
     const disconnected = once(runtime.events, 'vpnDisconnected');
     expect((await hook('disconnect', body)).status).to.equal(204);
@@ -220,6 +328,52 @@ describe('The API’s kubernetes adapter on a real API server', function () {
       (await fetch(`http://127.0.0.1:${runtime.internalPort}/internal/agent/report`, { method: 'POST' }))
         .status,
     ).to.equal(418);
+  });
+
+  it('hears Box changes again after the API server was down (its watches start again)', async function () {
+    this.timeout(90_000);
+    await reconciled();
+    await plane.restartApiServer(1_000);
+    await until('the API server back', () => readBox(name), 30_000);
+    const changed = once(runtime.events, 'boxChanged');
+    // KubeVirt reports the VM halted (the box was powered off): the operator says Stopped.
+    await until(
+      'the VM’s status written',
+      () => cluster.writeVmStatus(name, { created: false, ready: false, printableStatus: 'Stopped' }),
+      30_000,
+    );
+    expect(await changed).to.deep.equal([boxId]);
+    expect((await runtime.applyBox(spec({ power: false }))).phase).to.equal('STOPPED');
+    expect(runtime.status().available).to.equal(true);
+  });
+
+  it('keeps a window re-opened after an API restart for the box’s first write, with the attacker’s address once they connect', async () => {
+    // A second runtime is the API after a restart: it knows no box, no session, no window.
+    const restarted = newRuntime();
+    await restarted.start();
+    restarted.setVpnAuthorizer(async () => true);
+    const stop = await restarted.serveAgents((_req, res) => res.writeHead(418).end());
+    try {
+      expect(restarted.status().available).to.equal(true);
+      const end = new Date(Date.now() + 600_000);
+      const before = await readBox(name);
+      await restarted.openAttackWindow(attacker, boxId, end); // the AttackService re-opens it first
+      expect((await readBox(name)).metadata.resourceVersion).to.equal(before.metadata.resourceVersion);
+      await hook(
+        'connect',
+        { protocol: 'udp', commonName: attacker, vpnAddress: '10.8.0.9', server: 'arena-udp-0' },
+        undefined,
+        restarted,
+      );
+      await restarted.applyBox(spec({ power: false })); // the BoxService's loop reaches the box
+      const windows = (await readBox(name)).spec.attackWindows;
+      expect(windows.map((w) => [w.sourceAddress, w.until])).to.deep.equal([['10.8.0.9', end.toISOString()]]);
+    } finally {
+      await stop();
+      await restarted.close();
+    }
+    await runtime.applyBox(spec({ power: false }));
+    expect((await readBox(name)).spec.attackWindows).to.deep.equal([]);
   });
 
   it('deletes a box and its Secret (the operator removes its children first)', async () => {
@@ -238,10 +392,80 @@ describe('The API’s kubernetes adapter on a real API server', function () {
     await runtime.deleteBox('0c7d5f4e-1111-4222-8333-444455556666'); // again: nothing to do
   });
 
+  it('is unavailable while its pool is gone, and takes the new pool’s CA and writes its CRL when it is back', async function () {
+    this.timeout(90_000);
+    const revokedSerial = '5EC0DE0002';
+    await runtime.setRevoked([{ userId: attacker, serialNumber: revokedSerial, revokedAt: new Date() }]);
+    expect(await crlSerials()).to.deep.equal([revokedSerial]);
+    const oldCa = await pkiValue('ca.crt');
+    await custom.deleteNamespacedCustomObject({ ...BOXES, plural: 'vpnpools', name: 'arena' });
+    await until('the runtime unavailable', async () => !runtime.status().available, 10_000);
+    expect(runtime.status().reason).to.include('Waiting for the VPN pool arena');
+    await until(
+      'the old pool and its PKI gone',
+      () =>
+        readPool().then(
+          () => false,
+          () => true,
+        ),
+      30_000,
+    );
+    await createPool('arena', arenaPoolSpec);
+    await until('the runtime available again', async () => runtime.status().available, 20_000);
+    expect(await pkiValue('ca.crt')).to.not.equal(oldCa);
+    await until('the revocation in the new pool’s CRL', async () =>
+      (await crlSerials()).includes(revokedSerial),
+    );
+    // Identities come from the new CA.
+    const identity = await runtime.issueVpnIdentity(owner);
+    expect(runtime.vpnClientConfig('UDP', identity, 'neo')).to.include((await pkiValue('ca.crt')).trim());
+  });
+
   describe('the API with ORCHESTRATOR=kubernetes', () => {
     let platform: RunningPlatform;
     after(async () => {
       await platform?.stop();
+    });
+
+    it('starts while its pool is missing, says why, and is ready once the operator made the pool’s PKI', async function () {
+      this.timeout(180_000);
+      const early = await startPlatform({
+        env: {
+          ORCHESTRATOR: 'kubernetes',
+          KUBECONFIG: plane.kubeconfig,
+          KUBE_NAMESPACE: NAMESPACE,
+          VPN_POOL_NAME: 'later',
+          AGENT_PORT: String(await freePort()),
+        },
+      });
+      try {
+        const player = await createVerifiedAccount(early, {
+          handle: 'trinity',
+          email: 'trinity@example.org',
+          password: 'follow the white rabbit 1',
+        });
+        const runtimeStatus = async () =>
+          (await (
+            await fetch(`${early.url}/api/v1/boxes/runtime`, {
+              headers: { authorization: `Bearer ${player.accessToken}` },
+            })
+          ).json()) as { available: boolean; reason: string | null };
+        expect(await runtimeStatus()).to.deep.include({
+          available: false,
+          reason: `Waiting for the VPN pool later and its PKI in namespace ${NAMESPACE} (the operator makes the PKI).`,
+        });
+        await createPool('later', {
+          udp: { clientSubnet: '10.18.0.0/16' },
+          tcp: { clientSubnet: '10.19.0.0/16', port: 443 },
+        });
+        await until('the runtime available', async () => (await runtimeStatus()).available, 30_000);
+        // The revocations the API started with waited for the PKI and are in its CRL now.
+        await until('the API’s CRL', async () =>
+          (await crlManagers('later-pki')).includes('exploit-grid-api'),
+        );
+      } finally {
+        await early.stop();
+      }
     });
 
     it('makes a player’s box a Box the operator runs, and shows it RUNNING', async function () {

@@ -82,6 +82,8 @@ export interface BoxSpec {
   slot: number;
   hostname: string;
   ownerId: string;
+  /** The owner's handle, where the runtime shows who owns a box (the Box resource's owner). */
+  ownerHandle?: string;
   power: boolean;
   rootPassword: string;
   sshPublicKey: string | null;

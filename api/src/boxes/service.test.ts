@@ -124,7 +124,7 @@ describe('boxes and VPN access (API on the test runtime)', function () {
       expect(b.body.hostname).to.equal(`dup-${n}-box-2`);
     });
 
-    it('installs a valid SSH public key and hands it to the runtime with the root password', async () => {
+    it('installs a valid SSH public key and hands it to the runtime with the root password and the owner', async () => {
       const { user, box } = await withBox({ sshPublicKey: `  ${SSH_KEY}  ` });
       expect((await power(user, box.hostname, true)).status).to.equal(200);
       const spec = await waitFor(
@@ -135,6 +135,7 @@ describe('boxes and VPN access (API on the test runtime)', function () {
       expect(spec).to.deep.include({
         hostname: box.hostname,
         ownerId: user.id,
+        ownerHandle: user.handle,
         power: true,
         rootPassword: box.ssh_password,
         sshPublicKey: SSH_KEY,

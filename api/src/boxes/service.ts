@@ -415,6 +415,7 @@ export class BoxService {
       slot: row.slot,
       hostname: row.hostname,
       ownerId: row.user_id,
+      ownerHandle: row.handle,
       power: row.desired_power,
       rootPassword: this.#o.sealer.open(row.ssh_password_enc),
       sshPublicKey: row.ssh_public_key,

@@ -17,7 +17,6 @@ import {
   describeError,
   pkiSecretName,
   reuseConnections,
-  statusOf,
   vpnServerName,
   type Box,
   type VpnPool,
@@ -42,6 +41,8 @@ export const API_FIELD_MANAGER = 'exploit-grid-api';
 const GROUP = 'exploitgrid.io';
 const VERSION = 'v1alpha1';
 const RETRY_MS = 5_000;
+/** The pool's PKI Secret is read again this often (the pool itself is watched). */
+const RELOAD_MS = 60_000;
 
 export interface KubernetesRuntimeOptions {
   config: k8s.KubeConfig;
@@ -79,12 +80,20 @@ export class KubernetesRuntime implements BoxOrchestrator {
   readonly #o: KubernetesRuntimeOptions;
   readonly #kube: Kube;
   readonly #boxes: Informer<Box>;
+  readonly #pools: Informer<VpnPool>;
+  /** What each box's status said last (boxChanged is told only when it changes). */
+  readonly #seen = new Map<string, string>();
   #pool: VpnPool | undefined;
   #pki: VpnPki | undefined;
   #pkiSecret: Record<string, string> = {};
   #unavailable: string | null = 'Connecting to Kubernetes.';
   #retry: NodeJS.Timeout | undefined;
+  #loading: Promise<void> | undefined;
+  #loadAgain = false;
   #closed = false;
+  /** The revocations last asked for: written into the CRL now, or once the PKI is there. */
+  #revoked: RevokedIdentity[] | undefined;
+  #crlWrites: Promise<void> = Promise.resolve();
   #authorize: ((userId: string) => Promise<boolean>) | null = null;
   /** VPN sessions by `protocol/vpnAddress`, from the servers' hooks. */
   readonly #sessions = new Map<string, VpnSession>();
@@ -114,22 +123,83 @@ export class KubernetesRuntime implements BoxOrchestrator {
           labelSelector: LABELS.boxId,
         })) as k8s.KubernetesListObject<Box>,
       logger: options.logger,
-      onChange: (box) => {
-        const id = box.metadata.labels?.[LABELS.boxId];
-        if (id) this.events.emit('boxChanged', id);
+      onChange: (box, event) => this.#boxChanged(box, event),
+    });
+    this.#pools = new Informer<VpnPool>(config, {
+      kind: 'VpnPool',
+      path: `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/vpnpools`,
+      list: async () =>
+        (await custom.listNamespacedCustomObject({
+          group: GROUP,
+          version: VERSION,
+          namespace,
+          plural: 'vpnpools',
+        })) as k8s.KubernetesListObject<VpnPool>,
+      logger: options.logger,
+      onChange: (pool, event) => {
+        if (pool.metadata.name === options.poolName) this.#poolChanged(pool, event);
       },
     });
   }
 
+  /** Never throws: while Kubernetes, the pool or its PKI is missing, status() says so and this keeps looking. */
   async start(): Promise<void> {
     await this.#boxes.start();
     await this.#loadPool();
+    await this.#pools.start();
   }
 
-  /** The pool and its PKI (the operator makes them); until they are there, boxes wait. */
-  async #loadPool(): Promise<void> {
+  /**
+   * The Box watch tells boxChanged only when what applyBox would answer changed (the phase,
+   * address, ports, reason), or the Box went: spec writes (owners' addresses, windows) and the
+   * operator's bookkeeping in the status do not wake the BoxService up.
+   */
+  #boxChanged(box: Box, event: 'add' | 'update' | 'delete'): void {
+    const id = box.metadata.labels?.[LABELS.boxId];
+    if (!id) return;
+    if (event === 'delete') {
+      this.#seen.delete(id);
+    } else {
+      const seen = JSON.stringify(observe(box));
+      if (this.#seen.get(id) === seen) return;
+      this.#seen.set(id, seen);
+    }
+    this.events.emit('boxChanged', id);
+  }
+
+  /** The watched pool: its spec and status are used as they come; a new pool (or none) means its PKI again. */
+  #poolChanged(pool: VpnPool, event: 'add' | 'update' | 'delete'): void {
+    if (event === 'delete') {
+      this.#pool = undefined;
+      this.#pki = undefined;
+      this.#unavailable = waitingForPool(this.#o.poolName, this.#o.namespace);
+      this.#o.logger.warn({ pool: pool.metadata.name }, 'VPN pool deleted; boxes wait for a new one');
+      return;
+    }
+    if (this.#pki && this.#pool?.metadata.uid === pool.metadata.uid) this.#pool = pool;
+    else void this.#loadPool();
+  }
+
+  /** The pool and its PKI (the operator makes them); until they are there, boxes wait. One load at a time. */
+  #loadPool(): Promise<void> {
+    if (this.#loading) {
+      this.#loadAgain = true;
+      return this.#loading;
+    }
+    this.#loading = (async () => {
+      do {
+        this.#loadAgain = false;
+        await this.#loadPoolOnce();
+      } while (this.#loadAgain && !this.#closed);
+    })().finally(() => (this.#loading = undefined));
+    return this.#loading;
+  }
+
+  async #loadPoolOnce(): Promise<void> {
     if (this.#closed) return;
     const { namespace, poolName } = this.#o;
+    const wasReady = this.#pki !== undefined;
+    const previousCa = this.#pkiSecret['ca.crt'];
     try {
       this.#pool = (await this.#kube.custom.getNamespacedCustomObject({
         group: GROUP,
@@ -150,22 +220,33 @@ export class KubernetesRuntime implements BoxOrchestrator {
       );
       const certificatePem = this.#pkiSecret['ca.crt'];
       const privateKeyPem = this.#pkiSecret['ca.key'];
-      if (!certificatePem || !privateKeyPem) throw new Error('the PKI Secret has no ca.crt and ca.key');
-      this.#pki = await VpnPki.load({ certificatePem, privateKeyPem });
+      if (!certificatePem || !privateKeyPem) throw new PkiProblem('it has no ca.crt and ca.key');
+      this.#pki = await VpnPki.load({ certificatePem, privateKeyPem }).catch((error: unknown) => {
+        throw new PkiProblem(`its CA does not load (${describeError(error).message})`);
+      });
       if (this.#unavailable)
         this.#o.logger.info({ namespace, pool: poolName }, 'Kubernetes box runtime ready');
       this.#unavailable = null;
+      // A CRL asked for while there was no PKI, or for a PKI that is new (a pool made again).
+      if (this.#revoked && (!wasReady || previousCa !== certificatePem))
+        await this.#writeCrl().catch((error: unknown) =>
+          this.#o.logger.warn({ error: describeError(error) }, 'could not write the VPN CRL'),
+        );
     } catch (error) {
-      const status = statusOf(error);
-      this.#unavailable =
-        status === 404
-          ? `Waiting for the VPN pool ${poolName} and its PKI in namespace ${namespace} (the operator makes the PKI).`
-          : `Kubernetes is not reachable: ${describeError(error).message}`;
-      this.#o.logger.warn({ reason: this.#unavailable }, 'Kubernetes box runtime not ready');
+      const { status } = describeError(error);
+      if (wasReady && status !== 404 && !(error instanceof PkiProblem)) {
+        // Kubernetes did not answer this once: what was loaded still holds (applyBox says when it fails).
+        this.#o.logger.warn({ error: describeError(error) }, 'could not read the VPN pool again');
+      } else {
+        this.#pki = undefined;
+        this.#unavailable = unavailableReason(error, poolName, namespace);
+        this.#o.logger.warn({ reason: this.#unavailable }, 'Kubernetes box runtime not ready');
+      }
     }
-    // The pool's spec and status (addresses, capacity) are read again now and then.
+    if (this.#closed) return;
+    // Looked at again soon while missing; the PKI Secret now and then (deleted, the operator makes a new one).
     clearTimeout(this.#retry);
-    this.#retry = setTimeout(() => void this.#loadPool(), this.#unavailable ? RETRY_MS : 30_000);
+    this.#retry = setTimeout(() => void this.#loadPool(), this.#unavailable ? RETRY_MS : RELOAD_MS);
     this.#retry.unref();
   }
 
@@ -201,7 +282,11 @@ export class KubernetesRuntime implements BoxOrchestrator {
       kind: 'Box',
       metadata: { name: boxName(spec.id), namespace: this.#o.namespace, labels: { [LABELS.boxId]: spec.id } },
       spec: {
-        owner: { id: spec.ownerId, handle: spec.hostname.replace(/-box$/, '').slice(0, 32) || spec.hostname },
+        owner: {
+          id: spec.ownerId,
+          handle:
+            spec.ownerHandle ?? (spec.hostname.replace(/-box(-\d+)?$/, '').slice(0, 32) || spec.hostname),
+        },
         hostname: spec.hostname,
         power: spec.power ? 'On' : 'Off',
         ...(this.#o.boxImage ? { image: this.#o.boxImage } : {}),
@@ -281,15 +366,41 @@ export class KubernetesRuntime implements BoxOrchestrator {
 
   /**
    * A new CRL into the PKI Secret (the servers check it at each connection and renegotiation,
-   * every 10 minutes, so a revoked player's live session ends within that).
+   * every 10 minutes, so a revoked player's live session ends within that). Before the pool's
+   * PKI is there (the API starting with the operator), the list waits and is written once it is.
    */
   async setRevoked(revoked: RevokedIdentity[]): Promise<void> {
-    const { pki, pool } = this.#ready();
-    const crl = await pki.crl(revoked.map((r) => ({ serialNumber: r.serialNumber, revokedAt: r.revokedAt })));
-    await this.#kube.core.patchNamespacedSecret(
-      { name: pkiSecretName(pool), namespace: this.#o.namespace, body: { stringData: { 'crl.pem': crl } } },
-      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
-    );
+    this.#revoked = revoked.map((r) => ({ ...r }));
+    if (!this.#pki) {
+      this.#o.logger.info({ revoked: revoked.length }, 'VPN CRL waits for the pool’s PKI');
+      return;
+    }
+    await this.#writeCrl();
+  }
+
+  /** Writes the CRL of the revocations asked for last; one write at a time, so an older list never wins. */
+  #writeCrl(): Promise<void> {
+    const write = this.#crlWrites.then(async () => {
+      const pki = this.#pki;
+      const pool = this.#pool;
+      if (!pki || !pool || !this.#revoked) return;
+      const crl = await pki.crl(
+        this.#revoked.map((r) => ({ serialNumber: r.serialNumber, revokedAt: r.revokedAt })),
+      );
+      // A merge patch, not an apply: it must not make the Secret when the pool (and its PKI) just went.
+      await this.#kube.core.patchNamespacedSecret(
+        {
+          name: pkiSecretName(pool),
+          namespace: this.#o.namespace,
+          body: { data: { 'crl.pem': Buffer.from(crl).toString('base64') } },
+          fieldManager: API_FIELD_MANAGER,
+        },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+      );
+      this.#pkiSecret['crl.pem'] = crl;
+    });
+    this.#crlWrites = write.catch(() => undefined);
+    return write;
   }
 
   setVpnAuthorizer(authorize: (userId: string) => Promise<boolean>): void {
@@ -310,12 +421,31 @@ export class KubernetesRuntime implements BoxOrchestrator {
     return { UDP: usage('udp'), TCP: usage('tcp') };
   }
 
+  /**
+   * A window on a box this process has not applied yet (the API restarted and re-opens the
+   * windows of running attacks before its loop reached the box) is kept and written with the
+   * box's next applyBox; a box that is not in the cluster at all is an error.
+   */
   async openAttackWindow(attackerUserId: string, targetBoxId: string, until: Date): Promise<void> {
-    if (!this.#specs.has(targetBoxId)) throw new Error(`box ${targetBoxId} is not known to this runtime`);
+    const spec = this.#specs.get(targetBoxId);
+    if (
+      !spec &&
+      !(await this.#kube.exists(`${GROUP}/${VERSION}`, 'Box', this.#o.namespace, boxName(targetBoxId)))
+    )
+      throw new Error(`There is no Box for box ${targetBoxId} in namespace ${this.#o.namespace}.`);
     let windows = this.#windows.get(targetBoxId);
     if (!windows) this.#windows.set(targetBoxId, (windows = new Map()));
+    const before = windows.get(attackerUserId);
     windows.set(attackerUserId, until);
-    await this.#kube.apply(this.#boxFor(this.#specs.get(targetBoxId)!));
+    if (!spec) return;
+    try {
+      await this.#kube.apply(this.#boxFor(spec));
+    } catch (error) {
+      // Not opened: the attack is called off, so the window must not come back with a later write.
+      if (before) windows.set(attackerUserId, before);
+      else windows.delete(attackerUserId);
+      throw error;
+    }
   }
 
   async closeAttackWindow(attackerUserId: string, targetBoxId: string): Promise<void> {
@@ -421,11 +551,27 @@ export class KubernetesRuntime implements BoxOrchestrator {
     clearTimeout(this.#retry);
     clearTimeout(this.#publishTimer);
     await this.#boxes.stop();
+    await this.#pools.stop();
+    await this.#crlWrites;
     await Promise.all(this.#servers.map((server) => this.#closeServer(server)));
   }
 }
 
-function observe(box: Box): BoxObservation {
+class PkiProblem extends Error {}
+
+const waitingForPool = (poolName: string, namespace: string) =>
+  `Waiting for the VPN pool ${poolName} and its PKI in namespace ${namespace} (the operator makes the PKI).`;
+
+function unavailableReason(error: unknown, poolName: string, namespace: string): string {
+  const { status, message } = describeError(error);
+  if (status === 404) return waitingForPool(poolName, namespace);
+  if (error instanceof PkiProblem) return `The VPN pool ${poolName}'s PKI Secret is unusable: ${message}.`;
+  if (status !== undefined)
+    return `Kubernetes refused to show the VPN pool ${poolName} (${status}): ${message}`;
+  return `Kubernetes is not reachable: ${message}`;
+}
+
+export function observe(box: Box): BoxObservation {
   const status = box.status;
   return {
     phase: PHASES[status?.phase ?? 'Pending'] ?? 'PROVISIONING',
