@@ -50,8 +50,8 @@ class FakeApiServer {
 
   #answer(request: http.IncomingMessage, response: http.ServerResponse): void {
     const url = new URL(request.url!, 'http://api');
-    const json = (status: number, body: object) =>
-      response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const json = (status: number, body: object): void =>
+      void response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     const watching = url.searchParams.get('watch') === 'true';
     if (url.pathname === BOXES && !watching) {
       this.boxLists++;
