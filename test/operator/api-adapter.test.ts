@@ -109,7 +109,12 @@ describe('The API’s kubernetes adapter on a real API server', function () {
       const box = await readBox(name);
       return box.status?.observedGeneration === box.metadata.generation;
     });
-  const hook = async (which: 'connect' | 'disconnect', body: object, token?: string, on = runtime) => {
+  const hook = async (
+    which: 'connect' | 'disconnect' | 'sessions',
+    body: object,
+    token?: string,
+    on = runtime,
+  ) => {
     const response = await fetch(`http://127.0.0.1:${on.internalPort}/internal/vpn/${which}`, {
       method: 'POST',
       headers: {
@@ -374,6 +379,38 @@ describe('The API’s kubernetes adapter on a real API server', function () {
     }
     await runtime.applyBox(spec({ power: false }));
     expect((await readBox(name)).spec.attackWindows).to.deep.equal([]);
+  });
+
+  it('learns who is connected from the servers’ session reports after a restart; a missed disconnect ends there', async () => {
+    const restarted = newRuntime();
+    await restarted.start();
+    restarted.setVpnAuthorizer(async () => true);
+    const stop = await restarted.serveAgents((_req, res) => res.writeHead(418).end());
+    try {
+      await restarted.applyBox(spec({ power: false }));
+      expect(restarted.vpnSessions()).to.deep.equal([]);
+      const report = (sessions: { commonName: string; vpnAddress: string }[]) =>
+        hook('sessions', { protocol: 'udp', server: 'arena-udp-0', sessions }, undefined, restarted);
+      const connected = once(restarted.events, 'vpnConnected');
+      expect((await report([{ commonName: owner, vpnAddress: '10.8.0.6' }])).status).to.equal(204);
+      expect((await connected)[0]).to.include({ userId: owner, protocol: 'UDP', vpnAddress: '10.8.0.6' });
+      expect(restarted.vpnSessions().map((s) => s.vpnAddress)).to.deep.equal(['10.8.0.6']);
+      expect((await readBox(name)).spec.ownerAddresses).to.deep.equal(['10.8.0.6']);
+      // The same report again changes nothing; another server's report does not end this one's sessions.
+      await report([{ commonName: owner, vpnAddress: '10.8.0.6' }]);
+      await hook('sessions', { protocol: 'udp', server: 'arena-udp-1', sessions: [] }, undefined, restarted);
+      expect(restarted.vpnSessions()).to.have.length(1);
+      // The player left while the API missed the disconnect: the next report ends the session.
+      const disconnected = once(restarted.events, 'vpnDisconnected');
+      await report([]);
+      expect((await disconnected)[0]).to.include({ userId: owner });
+      expect(restarted.vpnSessions()).to.deep.equal([]);
+      expect((await readBox(name)).spec.ownerAddresses).to.deep.equal([]);
+    } finally {
+      await stop();
+      await restarted.close();
+    }
+    await runtime.applyBox(spec({ power: false }));
   });
 
   it('deletes a box and its Secret (the operator removes its children first)', async () => {

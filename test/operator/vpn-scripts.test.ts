@@ -155,7 +155,7 @@ describe('VPN server pod scripts', function () {
   describe('hooks', () => {
     let server: http.Server;
     let url: string;
-    const requests: { path: string; authorization?: string; body: Record<string, string> }[] = [];
+    const requests: { path: string; authorization?: string; body: Record<string, unknown> }[] = [];
     let allow = true;
     before(async function () {
       if (process.getuid?.() !== 0) this.skip();
@@ -226,6 +226,31 @@ describe('VPN server pod scripts', function () {
       allow = true;
       expect(await hook('client-connect.sh', 'x"; rm -rf /')).to.not.equal(0);
       expect(requests.length).to.equal(before + 1); // never sent
+    });
+
+    it('reports the server’s whole session list to the API (what an API that restarted learns)', async () => {
+      await writeFile(path.join(dir, 'sessions/cccc-3'), '10.8.0.14\n');
+      await writeFile(path.join(dir, 'sessions/dddd-4'), '10.8.0.15\n');
+      try {
+        await run('sh', [path.join(dir, 'scripts/access-sync.sh'), '--report'], {
+          env: { ...env(), PROTOCOL: 'udp', SERVER_NAME: 'arena-udp-0', API_INTERNAL_URL: url },
+        });
+        expect(requests.at(-1)).to.deep.equal({
+          path: '/internal/vpn/sessions',
+          authorization: 'Bearer hook secret',
+          body: {
+            protocol: 'udp',
+            server: 'arena-udp-0',
+            sessions: [
+              { commonName: 'cccc-3', vpnAddress: '10.8.0.14' },
+              { commonName: 'dddd-4', vpnAddress: '10.8.0.15' },
+            ],
+          },
+        });
+      } finally {
+        await rm(path.join(dir, 'sessions/cccc-3'));
+        await rm(path.join(dir, 'sessions/dddd-4'));
+      }
     });
   });
 });

@@ -106,6 +106,19 @@ sessions=${'${'}SESSIONS_DIR:-${'${'}EG_RUN:-/run}/exploit-grid/sessions}
 state=${'${'}STATE_DIR:-${'${'}EG_RUN:-/run}/exploit-grid}/access.applied
 lock=${'${'}STATE_DIR:-${'${'}EG_RUN:-/run}/exploit-grid}/access.lock
 nft=${'${'}NFT:-nft}
+token_file=${'${'}HOOK_TOKEN_FILE:-${'${'}EG_ETC:-/etc/exploit-grid}/pki/hook-token}
+# This server's whole session list to the API (an API that restarted learns who is connected;
+# a disconnect it missed ends there).
+report_sessions() {
+  for file in "$sessions"/*; do
+    [ -f "$file" ] || continue
+    printf '%s %s\n' "$(basename "$file")" "$(cat "$file")"
+  done | jq -R -s --arg protocol "$PROTOCOL" --arg server "$SERVER_NAME" \
+    '{protocol: $protocol, server: $server, sessions: [split("\n")[] | select(length > 0) | split(" ")
+      | {commonName: .[0], vpnAddress: .[1]}]}' |
+    curl -sS --max-time 5 -o /dev/null -f -X POST -H "Authorization: Bearer $(cat "$token_file")" \
+      -H 'Content-Type: application/json' --data @- "$API_INTERNAL_URL/internal/vpn/sessions"
+}
 sync_once() {
   now=$(date +%s)
   elements=$(
@@ -133,7 +146,16 @@ sync_once() {
 # One at a time: the loop and the hooks.
 locked() { (flock 9 && sync_once) 9>"$lock"; }
 if [ "${'${'}1:-}" = --loop ]; then
-  while true; do locked || echo "access sync failed" >&2; sleep 2; done
+  round=0
+  while true; do
+    locked || echo "access sync failed" >&2
+    # Every 16 seconds, the sessions to the API.
+    [ $((round % 8)) -eq 0 ] && { report_sessions || echo "session report failed" >&2; }
+    round=$((round + 1))
+    sleep 2
+  done
+elif [ "${'${'}1:-}" = --report ]; then
+  report_sessions
 else
   rm -f "$state" # the hooks apply whatever the last state was
   locked

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { testLogger } from '../../testing/logger.ts';
-import { createHooksApp, type HookBody, type HookHandlers } from './hooks-app.ts';
+import { createHooksApp, type HookBody, type HookHandlers, type SessionsBody } from './hooks-app.ts';
 
 const TOKEN = 'hook-token-from-the-pools-PKI-Secret';
 const PLAYER = '6b0b8a52-7a3e-4c39-9f6c-0a4a3c1b2d11';
@@ -14,7 +14,7 @@ describe('the VPN servers’ hooks (kubernetes runtime)', () => {
   let base: string;
   let token: string | null;
   let allow: boolean;
-  let calls: { which: 'connect' | 'disconnect'; body: HookBody }[];
+  let calls: { which: 'connect' | 'disconnect' | 'sessions'; body: HookBody | SessionsBody }[];
 
   const start = async (options?: { perSecond?: number }) => {
     const handlers: HookHandlers = {
@@ -25,6 +25,9 @@ describe('the VPN servers’ hooks (kubernetes runtime)', () => {
       },
       disconnect: async (body) => {
         calls.push({ which: 'disconnect', body });
+      },
+      sessions: async (body) => {
+        calls.push({ which: 'sessions', body });
       },
     };
     server = http.createServer(createHooksApp(handlers, testLogger, options));
@@ -132,5 +135,27 @@ describe('the VPN servers’ hooks (kubernetes runtime)', () => {
     expect(Number(limited.headers.get('retry-after'))).to.be.within(1, 2);
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     expect((await post('connect', CONNECT)).status).to.equal(200);
+  });
+
+  it('takes a server’s session list, validated, with the token', async () => {
+    const report = {
+      protocol: 'udp',
+      server: 'arena-udp-0',
+      sessions: [{ commonName: PLAYER, vpnAddress: '10.8.0.6' }],
+    };
+    expect((await post('sessions', report, { token: 'wrong' })).status).to.equal(401);
+    expect(
+      (await post('sessions', { ...report, sessions: [{ commonName: 'x', vpnAddress: '10.8.0.6' }] })).status,
+    ).to.equal(400);
+    expect((await post('sessions', { ...report, extra: 1 })).status).to.equal(400);
+    expect(calls).to.deep.equal([]);
+    expect((await post('sessions', report)).status).to.equal(204);
+    expect(calls).to.deep.equal([{ which: 'sessions', body: report }]);
+    // A full server's list (thousands of sessions) fits.
+    const many = Array.from({ length: 5000 }, (_, i) => ({
+      commonName: PLAYER,
+      vpnAddress: `10.8.${Math.floor(i / 250)}.${(i % 250) + 2}`,
+    }));
+    expect((await post('sessions', { ...report, sessions: many })).status).to.equal(204);
   });
 });

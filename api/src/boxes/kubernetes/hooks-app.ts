@@ -17,17 +17,28 @@ export const hookBodySchema = z.strictObject({
 });
 export type HookBody = z.infer<typeof hookBodySchema>;
 
+/** A server's whole list of sessions, sent every few seconds (so an API that restarted learns them). */
+export const sessionsBodySchema = z.strictObject({
+  protocol: z.enum(['udp', 'tcp']),
+  server: z.string().min(1).max(253),
+  sessions: z.array(z.strictObject({ commonName: z.uuid(), vpnAddress: z.ipv4() })).max(65_000),
+});
+export type SessionsBody = z.infer<typeof sessionsBodySchema>;
+
 export interface HookHandlers {
   /** The secret the pool's servers present (from its PKI Secret), or null while unknown. */
   token(): string | null;
   connect(body: HookBody): Promise<boolean>;
   disconnect(body: HookBody): Promise<void>;
+  /** The sessions a server holds now: those the API missed are added, those gone are dropped. */
+  sessions(body: SessionsBody): Promise<void>;
 }
 
 /**
  * The OpenVPN servers' hooks on the API's internal Service: `POST /internal/vpn/connect` (200
- * `{allow: true}` or 403 `{allow: false}`) and `/internal/vpn/disconnect` (204), each with the
- * pool's hook token as a bearer token (compared in constant time) and a validated body.
+ * `{allow: true}` or 403 `{allow: false}`), `/internal/vpn/disconnect` (204) and
+ * `/internal/vpn/sessions` (204: a server's whole list, every 15 s), each with the pool's hook
+ * token as a bearer token (compared in constant time) and a validated body.
  */
 export function createHooksApp(
   handlers: HookHandlers,
@@ -61,6 +72,15 @@ export function createHooksApp(
           .json({ statusCode: 429, message: 'Too many hook calls.', error: 'Too Many Requests' });
       },
     );
+  });
+  // A server's session list: at most 65,000 sessions of about 80 bytes.
+  app.post('/internal/vpn/sessions', express.json({ limit: '6mb' }), (req, res, next) => {
+    const parsed = sessionsBodySchema.safeParse(req.body);
+    if (!parsed.success)
+      return void res
+        .status(400)
+        .json({ statusCode: 400, message: 'Invalid sessions report.', error: 'Bad Request' });
+    handlers.sessions(parsed.data).then(() => res.status(204).end(), next);
   });
   app.use(express.json({ limit: '2kb' }));
   const parse = (body: unknown) => {

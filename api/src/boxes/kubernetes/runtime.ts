@@ -35,7 +35,7 @@ import type {
   VpnIdentity,
   VpnSession,
 } from '../orchestrator.ts';
-import { createHooksApp, type HookBody } from './hooks-app.ts';
+import { createHooksApp, type HookBody, type SessionsBody } from './hooks-app.ts';
 
 export const API_FIELD_MANAGER = 'exploit-grid-api';
 const GROUP = 'exploitgrid.io';
@@ -97,6 +97,8 @@ export class KubernetesRuntime implements BoxOrchestrator {
   #authorize: ((userId: string) => Promise<boolean>) | null = null;
   /** VPN sessions by `protocol/vpnAddress`, from the servers' hooks. */
   readonly #sessions = new Map<string, VpnSession>();
+  /** The server holding each session (its reports speak for its own sessions only). */
+  readonly #sessionServers = new Map<string, string>();
   /** The spec last applied per box id (attack windows and owners' addresses re-apply it). */
   readonly #specs = new Map<string, BoxSpec>();
   /** Attack windows per box id: attacker user id → until. */
@@ -470,10 +472,42 @@ export class KubernetesRuntime implements BoxOrchestrator {
       connectedAt: new Date(),
     };
     this.#sessions.set(`${body.protocol}/${body.vpnAddress}`, session);
+    this.#sessionServers.set(`${body.protocol}/${body.vpnAddress}`, body.server);
     this.events.emit('vpnConnected', { ...session });
     await Promise.all(this.#boxesTouching(session.userId).map((id) => this.#reapply(id)));
     this.#publishClients();
     return true;
+  }
+
+  /**
+   * A server's sessions as it holds them now. After an API restart this is how the API learns
+   * who is connected (their boxes' Box gets their address again); a disconnect the API missed
+   * ends here. Sessions were authorized when they connected; the CRL cuts revoked players.
+   */
+  async #syncSessions(body: SessionsBody): Promise<void> {
+    const protocol = toProtocol(body.protocol);
+    const reported = new Map(body.sessions.map((s) => [`${body.protocol}/${s.vpnAddress}`, s.commonName]));
+    const touched = new Set<string>();
+    for (const [key, session] of [...this.#sessions]) {
+      if (this.#sessionServers.get(key) !== body.server || reported.get(key) === session.userId) continue;
+      this.#sessions.delete(key);
+      this.#sessionServers.delete(key);
+      this.events.emit('vpnDisconnected', { ...session });
+      touched.add(session.userId);
+    }
+    for (const [key, userId] of reported) {
+      this.#sessionServers.set(key, body.server);
+      if (this.#sessions.get(key)?.userId === userId) continue;
+      const vpnAddress = key.slice(key.indexOf('/') + 1);
+      const session: VpnSession = { userId, protocol, vpnAddress, connectedAt: new Date() };
+      this.#sessions.set(key, session);
+      this.events.emit('vpnConnected', { ...session });
+      touched.add(userId);
+    }
+    if (touched.size === 0) return;
+    const boxes = new Set([...touched].flatMap((userId) => this.#boxesTouching(userId)));
+    await Promise.all([...boxes].map((id) => this.#reapply(id)));
+    this.#publishClients();
   }
 
   async #disconnect(body: HookBody): Promise<void> {
@@ -481,6 +515,7 @@ export class KubernetesRuntime implements BoxOrchestrator {
     const session = this.#sessions.get(key);
     if (!session || session.userId !== body.commonName) return;
     this.#sessions.delete(key);
+    this.#sessionServers.delete(key);
     this.events.emit('vpnDisconnected', { ...session });
     await Promise.all(this.#boxesTouching(session.userId).map((id) => this.#reapply(id)));
     this.#publishClients();
@@ -520,6 +555,7 @@ export class KubernetesRuntime implements BoxOrchestrator {
         token: () => this.#pkiSecret['hook-token'] ?? null,
         connect: (body) => this.#connect(body),
         disconnect: (body) => this.#disconnect(body),
+        sessions: (body) => this.#syncSessions(body),
       },
       this.#o.logger,
     );
