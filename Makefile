@@ -61,11 +61,11 @@ box-deps: ## Install the Debian packages of the local box runtime (nspawn, deboo
 	@hack/ensure-box-deps.sh
 
 .PHONY: build
-build: deps api/dist/main.js operator/dist/api-group.js operator/dist/agent.cjs portal/dist/index.html ## Build the API, the operator, the box agent and the portal.
+build: deps api/dist/main.js operator/dist/main.js operator/dist/agent.cjs portal/dist/index.html ## Build the API, the operator, the box agent and the portal.
 
-api/dist/main.js operator/dist/api-group.js &: $(API_SOURCES) $(OPERATOR_SOURCES) tsconfig.json tsconfig.base.json
+api/dist/main.js operator/dist/main.js &: $(API_SOURCES) $(OPERATOR_SOURCES) tsconfig.json tsconfig.base.json
 	tsc -b api operator
-	@touch api/dist/main.js operator/dist/api-group.js
+	@touch api/dist/main.js operator/dist/main.js
 
 # The box agent as one file for the boxes' own Node (Debian's nodejs 18).
 operator/dist/agent.cjs: $(filter-out %.test.ts,$(wildcard operator/src/agent/*.ts)) hack/bundle-agent.ts node_modules/.package-lock.json

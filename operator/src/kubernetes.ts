@@ -2,7 +2,9 @@
  * What the API's kubernetes adapter shares with the operator (package export `./kubernetes`):
  * the resources' types and names, the watch and client helpers.
  */
-export { Informer } from './controller/informer.ts';
+export { Informer, customResourceInformer } from './controller/informer.ts';
+export { BOX_RESOURCE } from './box/controller.ts';
+export { VPNPOOL_RESOURCE } from './vpnpool/controller.ts';
 export { Kube, reuseConnections } from './controller/kube.ts';
 export { describeError, statusOf } from './controller/errors.ts';
 export { ANNOTATIONS, LABELS, MANAGER } from './box/builders.ts';

@@ -6,19 +6,27 @@
 import * as k8s from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { parseSubnet, toAddress } from './box/addresses.ts';
-import { LABELS, MANAGER, type VirtualMachine } from './box/builders.ts';
-import { BoxController, keyOf } from './box/controller.ts';
-import { GROUP, VERSION, type Box } from './box/types.ts';
+import { ANNOTATIONS, LABELS, MANAGER, VM_RESOURCE, type VirtualMachine } from './box/builders.ts';
+import { BOX_RESOURCE, BoxController, keyOf } from './box/controller.ts';
+import type { Box } from './box/types.ts';
 import { POOL_LABELS, routesFor, serverSlices } from './vpnpool/builders.ts';
-import { VpnPoolController } from './vpnpool/controller.ts';
+import { VPNPOOL_RESOURCE, VpnPoolController } from './vpnpool/controller.ts';
 import type { VpnPool } from './vpnpool/types.ts';
 import { serveOperatorHttp } from './controller/http.ts';
 import { describeError } from './controller/errors.ts';
-import { Informer } from './controller/informer.ts';
+import { Informer, customResourceInformer } from './controller/informer.ts';
 import { Kube, reuseConnections } from './controller/kube.ts';
 import { LeaderElector } from './controller/leader.ts';
 import { Metrics } from './controller/metrics.ts';
 import { WorkQueue, type HandlerResult } from './controller/queue.ts';
+
+/** What a pool's access ConfigMap takes from a Box (builders.ts, accessConfigFor). */
+const accessInputs = (box: Box) => [
+  box.spec.owner.id,
+  box.metadata.annotations?.[ANNOTATIONS.address],
+  box.spec.attackWindows,
+  Boolean(box.metadata.deletionTimestamp),
+];
 
 export interface OperatorOptions {
   config: k8s.KubeConfig;
@@ -56,6 +64,9 @@ export class Operator {
   readonly #elector: LeaderElector | undefined;
   readonly #boxController: BoxController;
   readonly #poolController: VpnPoolController;
+  /** Per Box and per pool, what the other controller depends on, as last seen (see #changed). */
+  readonly #boxAccess = new Map<string, string>();
+  readonly #poolRoutes = new Map<string, string>();
   #boxQueue: WorkQueue | undefined;
   #poolQueue: WorkQueue | undefined;
   #http: { port: number; close: () => Promise<void> } | undefined;
@@ -68,40 +79,26 @@ export class Operator {
     const { namespace, logger } = options;
     const config = reuseConnections(options.config);
     this.#kube = new Kube(config);
-    const custom = this.#kube.custom;
     const subnet = parseSubnet(options.arenaSubnet);
-    this.#boxes = new Informer<Box>(config, {
-      kind: 'Box',
-      path: `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/boxes`,
-      list: async () =>
-        (await custom.listNamespacedCustomObject({
-          group: GROUP,
-          version: VERSION,
-          namespace,
-          plural: 'boxes',
-        })) as k8s.KubernetesListObject<Box>,
+    this.#boxes = customResourceInformer<Box>(config, BOX_RESOURCE, {
+      namespace,
       logger,
-      onChange: (box) => {
+      onChange: (box, event) => {
         this.#boxQueue?.add(keyOf(box));
-        // Who may reach which box is in the pools' access ConfigMaps.
-        this.#enqueuePools();
+        // Who may reach which box is in the pools' access ConfigMaps: they are looked at again
+        // when that changed, not for every status write (500 boxes starting would mean 500
+        // pool reconciles over every box).
+        if (this.#changed(this.#boxAccess, keyOf(box), event, () => accessInputs(box))) this.#enqueuePools();
       },
     });
-    this.#pools = new Informer<VpnPool>(config, {
-      kind: 'VpnPool',
-      path: `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/vpnpools`,
-      list: async () =>
-        (await custom.listNamespacedCustomObject({
-          group: GROUP,
-          version: VERSION,
-          namespace,
-          plural: 'vpnpools',
-        })) as k8s.KubernetesListObject<VpnPool>,
+    this.#pools = customResourceInformer<VpnPool>(config, VPNPOOL_RESOURCE, {
+      namespace,
       logger,
-      onChange: (pool) => {
+      onChange: (pool, event) => {
         this.#poolQueue?.add(keyOf(pool));
-        // The boxes' routes to the VPN client slices come from the pools.
-        this.#enqueueBoxes();
+        // The boxes' routes to the VPN client slices come from the pools' specs; a pool's status
+        // changes with every VPN client and must not wake every box.
+        if (this.#changed(this.#poolRoutes, keyOf(pool), event, () => pool.spec)) this.#enqueueBoxes();
       },
     });
     const apps = config.makeApiClient(k8s.AppsV1Api);
@@ -121,18 +118,9 @@ export class Operator {
         if (pool) this.#poolQueue?.add(`${namespace}/${pool}`);
       },
     });
-    this.#vms = new Informer<VirtualMachine & k8s.KubernetesObject>(config, {
-      kind: 'VirtualMachine',
-      path: `/apis/kubevirt.io/v1/namespaces/${namespace}/virtualmachines`,
+    this.#vms = customResourceInformer<VirtualMachine & k8s.KubernetesObject>(config, VM_RESOURCE, {
+      namespace,
       labelSelector: `${LABELS.managedBy}=${MANAGER}`,
-      list: async () =>
-        (await custom.listNamespacedCustomObject({
-          group: 'kubevirt.io',
-          version: 'v1',
-          namespace,
-          plural: 'virtualmachines',
-          labelSelector: `${LABELS.managedBy}=${MANAGER}`,
-        })) as k8s.KubernetesListObject<VirtualMachine & k8s.KubernetesObject>,
       logger,
       onChange: (vm, event) => {
         const box = vm.metadata?.labels?.[LABELS.box];
@@ -277,6 +265,23 @@ export class Operator {
     this.#boxQueue = undefined;
     this.#poolQueue = undefined;
     await Promise.all(queues.map((queue) => queue?.stop()));
+  }
+
+  /** Whether what `inputs` picks out of an object changed since the last event (a delete always). */
+  #changed(
+    seen: Map<string, string>,
+    key: string,
+    event: 'add' | 'update' | 'delete',
+    inputs: () => unknown,
+  ): boolean {
+    if (event === 'delete') {
+      seen.delete(key);
+      return true;
+    }
+    const now = JSON.stringify(inputs());
+    if (seen.get(key) === now) return false;
+    seen.set(key, now);
+    return true;
   }
 
   #enqueueBoxes(): void {

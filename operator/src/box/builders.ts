@@ -9,6 +9,12 @@ import type { components } from '../generated/kubevirt.ts';
 import { API_VERSION, type Box, type BoxStatus, type Condition } from './types.ts';
 
 export type VirtualMachine = components['schemas']['v1.VirtualMachine'];
+export const VM_RESOURCE = {
+  group: 'kubevirt.io',
+  version: 'v1',
+  plural: 'virtualmachines',
+  kind: 'VirtualMachine',
+} as const;
 
 export const LABELS = {
   managedBy: 'app.kubernetes.io/managed-by',
@@ -44,6 +50,16 @@ export function ownerReferenceTo(box: Box): V1OwnerReference {
   };
 }
 
+/** A child's metadata: in the Box's namespace, labelled as the box's, the Box its controller. */
+function childMetadata(box: Box, name: string) {
+  return {
+    name,
+    namespace: box.metadata.namespace,
+    labels: boxLabels(box),
+    ownerReferences: [ownerReferenceTo(box)],
+  };
+}
+
 export const cloudInitSecretName = (box: Box) => `${box.metadata.name}-cloud-init`;
 
 /**
@@ -57,12 +73,7 @@ export function virtualMachineFor(box: Box, options: { arenaNetwork: string }): 
   return {
     apiVersion: 'kubevirt.io/v1',
     kind: 'VirtualMachine',
-    metadata: {
-      name: box.metadata.name,
-      namespace: box.metadata.namespace,
-      labels: boxLabels(box),
-      ownerReferences: [ownerReferenceTo(box)],
-    },
+    metadata: childMetadata(box, box.metadata.name),
     spec: {
       runStrategy: box.spec.power === 'On' ? 'Always' : 'Halted',
       template: {
@@ -162,12 +173,7 @@ export function cloudInitSecretFor(box: Box, input: CloudInitInput): V1Secret {
   return {
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: {
-      name: cloudInitSecretName(box),
-      namespace: box.metadata.namespace,
-      labels: boxLabels(box),
-      ownerReferences: [ownerReferenceTo(box)],
-    },
+    metadata: childMetadata(box, cloudInitSecretName(box)),
     type: 'Opaque',
     stringData: {
       userdata: `#cloud-config\n${JSON.stringify(userData, null, 2)}\n`,
@@ -184,12 +190,7 @@ export function serviceFor(box: Box): V1Service {
   return {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: {
-      name: box.metadata.name,
-      namespace: box.metadata.namespace,
-      labels: boxLabels(box),
-      ownerReferences: [ownerReferenceTo(box)],
-    },
+    metadata: childMetadata(box, box.metadata.name),
     spec: {
       clusterIP: 'None',
       selector: { [LABELS.box]: box.metadata.name },
@@ -224,12 +225,7 @@ export function networkPolicyFor(
   return {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'NetworkPolicy',
-    metadata: {
-      name: box.metadata.name,
-      namespace: box.metadata.namespace,
-      labels: boxLabels(box),
-      ownerReferences: [ownerReferenceTo(box)],
-    },
+    metadata: childMetadata(box, box.metadata.name),
     spec: {
       podSelector: { matchLabels: { [LABELS.box]: box.metadata.name } },
       policyTypes: ['Ingress', 'Egress'],

@@ -39,21 +39,24 @@ export interface BoxStatus {
   conditions?: Condition[];
 }
 
+/** The metadata the controllers read of our resources (as the API server returns it). */
+export interface ResourceMetadata {
+  name: string;
+  namespace: string;
+  uid: string;
+  generation?: number;
+  resourceVersion?: string;
+  finalizers?: string[];
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  deletionTimestamp?: Date;
+}
+
 /** A Box as read from the API server (defaults applied by the CRD's schema). */
 export interface Box {
   apiVersion: typeof API_VERSION;
   kind: 'Box';
-  metadata: {
-    name: string;
-    namespace: string;
-    uid: string;
-    generation?: number;
-    resourceVersion?: string;
-    finalizers?: string[];
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    deletionTimestamp?: Date;
-  };
+  metadata: ResourceMetadata;
   spec: BoxSpec;
   status?: BoxStatus;
 }

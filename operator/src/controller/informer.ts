@@ -101,3 +101,29 @@ export class Informer<T extends k8s.KubernetesObject> {
     }, delay);
   }
 }
+
+/**
+ * An informer for a namespaced custom resource: the watch path and the list call are made from
+ * one description, so the two cannot disagree.
+ */
+export function customResourceInformer<T extends k8s.KubernetesObject>(
+  config: k8s.KubeConfig,
+  resource: { group: string; version: string; plural: string; kind: string },
+  options: Omit<InformerOptions<T>, 'kind' | 'path' | 'list'> & { namespace: string },
+): Informer<T> {
+  const custom = config.makeApiClient(k8s.CustomObjectsApi);
+  const { namespace, labelSelector } = options;
+  return new Informer<T>(config, {
+    ...options,
+    kind: resource.kind,
+    path: `/apis/${resource.group}/${resource.version}/namespaces/${namespace}/${resource.plural}`,
+    list: async () =>
+      (await custom.listNamespacedCustomObject({
+        group: resource.group,
+        version: resource.version,
+        namespace,
+        plural: resource.plural,
+        ...(labelSelector ? { labelSelector } : {}),
+      })) as k8s.KubernetesListObject<T>,
+  });
+}

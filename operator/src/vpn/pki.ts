@@ -183,3 +183,17 @@ export function newTlsCryptKey(): string {
     '\n',
   );
 }
+
+/**
+ * The channel settings that go with these keys (ECDSA P-256, no DH), for every OpenVPN server
+ * of the platform (the local runtime's and the VPN pools'); the clients' .ovpn files carry the
+ * same `tls-version-min` and `data-ciphers`.
+ */
+export const OPENVPN_SERVER_TLS: readonly string[] = [
+  'dh none',
+  'ecdh-curve prime256v1',
+  'tls-version-min 1.2',
+  'data-ciphers AES-256-GCM:AES-128-GCM:CHACHA20-POLY1305',
+  'remote-cert-tls client',
+  'disable-dco',
+];

@@ -17,7 +17,7 @@ import type {
 import { toAddress, toNumber, type ArenaSubnet } from '../box/addresses.ts';
 import { ANNOTATIONS, LABELS as BOX_LABELS, MANAGER, openWindows } from '../box/builders.ts';
 import type { Box, Condition } from '../box/types.ts';
-import { VpnPki, newTlsCryptKey } from '../vpn/pki.ts';
+import { OPENVPN_SERVER_TLS, VpnPki, newTlsCryptKey } from '../vpn/pki.ts';
 import { SCRIPTS } from './scripts.ts';
 import { PROTOCOLS, type Protocol, type ServerStatus, type VpnPool, type VpnPoolStatus } from './types.ts';
 
@@ -108,6 +108,16 @@ const poolLabels = (pool: VpnPool) => ({
   [POOL_LABELS.pool]: pool.metadata.name,
 });
 
+/** A child's metadata: in the pool's namespace, labelled as the pool's, the pool its controller. */
+function childMetadata(pool: VpnPool, name: string) {
+  return {
+    name,
+    namespace: pool.metadata.namespace,
+    labels: poolLabels(pool),
+    ownerReferences: [ownerReferenceTo(pool)],
+  };
+}
+
 const netmask = (prefixLength: number) =>
   toAddress(prefixLength === 0 ? 0 : (~0 << (32 - prefixLength)) >>> 0);
 
@@ -152,12 +162,7 @@ export function serverConfig(
     // and a renegotiation every 10 minutes cuts a revoked player's session within that time.
     `crl-verify ${pki}/crl.pem`,
     'reneg-sec 600',
-    'dh none',
-    'ecdh-curve prime256v1',
-    'tls-version-min 1.2',
-    'data-ciphers AES-256-GCM:AES-128-GCM:CHACHA20-POLY1305',
-    'remote-cert-tls client',
-    'disable-dco',
+    ...OPENVPN_SERVER_TLS,
     'script-security 2',
     `setenv PROTOCOL ${server.protocol}`,
     `setenv SERVER_NAME ${server.name}`,
@@ -185,12 +190,7 @@ export function serverConfigMapFor(pool: VpnPool, arena: ArenaSubnet, apiInterna
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: {
-      name: serverConfigMapName(pool),
-      namespace: pool.metadata.namespace,
-      labels: poolLabels(pool),
-      ownerReferences: [ownerReferenceTo(pool)],
-    },
+    metadata: childMetadata(pool, serverConfigMapName(pool)),
     data,
   };
 }
@@ -231,12 +231,7 @@ export function deploymentFor(pool: VpnPool, server: VpnServer, options: Deploym
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: {
-      name: server.name,
-      namespace: pool.metadata.namespace,
-      labels,
-      ownerReferences: [ownerReferenceTo(pool)],
-    },
+    metadata: { ...childMetadata(pool, server.name), labels },
     spec: {
       replicas: 1,
       strategy: { type: 'Recreate' }, // one pod holds the router address at a time
@@ -314,12 +309,7 @@ export function servicesFor(pool: VpnPool): V1Service[] {
   return PROTOCOLS.map((protocol) => ({
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: {
-      name: serviceName(pool, protocol),
-      namespace: pool.metadata.namespace,
-      labels: poolLabels(pool),
-      ownerReferences: [ownerReferenceTo(pool)],
-    },
+    metadata: childMetadata(pool, serviceName(pool, protocol)),
     spec: {
       type: pool.spec[protocol].serviceType,
       selector: { [POOL_LABELS.pool]: pool.metadata.name, [POOL_LABELS.protocol]: protocol },
@@ -361,12 +351,7 @@ export function accessConfigMapFor(pool: VpnPool, boxes: readonly Box[], now: Da
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: {
-      name: accessConfigMapName(pool),
-      namespace: pool.metadata.namespace,
-      labels: poolLabels(pool),
-      ownerReferences: [ownerReferenceTo(pool)],
-    },
+    metadata: childMetadata(pool, accessConfigMapName(pool)),
     data: { 'access.json': `${JSON.stringify(accessConfigFor(boxes, now))}\n` },
   };
 }
@@ -378,12 +363,7 @@ export async function pkiSecretFor(pool: VpnPool): Promise<V1Secret> {
   return {
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: {
-      name: pkiSecretName(pool),
-      namespace: pool.metadata.namespace,
-      labels: poolLabels(pool),
-      ownerReferences: [ownerReferenceTo(pool)],
-    },
+    metadata: childMetadata(pool, pkiSecretName(pool)),
     type: 'Opaque',
     stringData: {
       'ca.crt': ca.certificatePem,

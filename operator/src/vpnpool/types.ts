@@ -1,5 +1,5 @@
 /** The VpnPool resource as crds/vpnpool.yaml defines it (defaults applied by the schema). */
-import type { Condition } from '../box/types.ts';
+import type { API_VERSION, Condition, ResourceMetadata } from '../box/types.ts';
 
 export type Protocol = 'udp' | 'tcp';
 export const PROTOCOLS: readonly Protocol[] = ['udp', 'tcp'];
@@ -31,17 +31,9 @@ export interface VpnPoolStatus {
 }
 
 export interface VpnPool {
-  apiVersion: 'exploitgrid.io/v1alpha1';
+  apiVersion: typeof API_VERSION;
   kind: 'VpnPool';
-  metadata: {
-    name: string;
-    namespace: string;
-    uid: string;
-    generation?: number;
-    resourceVersion?: string;
-    finalizers?: string[];
-    deletionTimestamp?: Date;
-  };
+  metadata: ResourceMetadata;
   spec: {
     udp: ServerSpec;
     tcp: ServerSpec;

@@ -10,9 +10,14 @@ import { EventEmitter } from 'node:events';
 import http, { type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as k8s from '@kubernetes/client-node';
+import type { Informer } from '@exploit-grid/operator/kubernetes';
 import {
-  Informer,
+  BOX_RESOURCE,
+  GROUP,
+  VERSION,
   Kube,
+  VPNPOOL_RESOURCE,
+  customResourceInformer,
   LABELS,
   describeError,
   pkiSecretName,
@@ -38,8 +43,6 @@ import type {
 import { createHooksApp, type HookBody, type SessionsBody } from './hooks-app.ts';
 
 export const API_FIELD_MANAGER = 'exploit-grid-api';
-const GROUP = 'exploitgrid.io';
-const VERSION = 'v1alpha1';
 const RETRY_MS = 5_000;
 /** The pool's PKI Secret is read again this often (the pool itself is watched). */
 const RELOAD_MS = 60_000;
@@ -111,32 +114,14 @@ export class KubernetesRuntime implements BoxOrchestrator {
     const config = reuseConnections(options.config);
     this.#kube = new Kube(config, API_FIELD_MANAGER);
     const { namespace } = options;
-    const custom = this.#kube.custom;
-    this.#boxes = new Informer<Box>(config, {
-      kind: 'Box',
-      path: `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/boxes`,
+    this.#boxes = customResourceInformer<Box>(config, BOX_RESOURCE, {
+      namespace,
       labelSelector: LABELS.boxId,
-      list: async () =>
-        (await custom.listNamespacedCustomObject({
-          group: GROUP,
-          version: VERSION,
-          namespace,
-          plural: 'boxes',
-          labelSelector: LABELS.boxId,
-        })) as k8s.KubernetesListObject<Box>,
       logger: options.logger,
       onChange: (box, event) => this.#boxChanged(box, event),
     });
-    this.#pools = new Informer<VpnPool>(config, {
-      kind: 'VpnPool',
-      path: `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/vpnpools`,
-      list: async () =>
-        (await custom.listNamespacedCustomObject({
-          group: GROUP,
-          version: VERSION,
-          namespace,
-          plural: 'vpnpools',
-        })) as k8s.KubernetesListObject<VpnPool>,
+    this.#pools = customResourceInformer<VpnPool>(config, VPNPOOL_RESOURCE, {
+      namespace,
       logger: options.logger,
       onChange: (pool, event) => {
         if (pool.metadata.name === options.poolName) this.#poolChanged(pool, event);
@@ -529,15 +514,10 @@ export class KubernetesRuntime implements BoxOrchestrator {
       if (!pool) return;
       const usage = this.poolUsage();
       this.#kube
-        .applyStatus(
-          { group: GROUP, version: VERSION, plural: 'vpnpools', kind: 'VpnPool' },
-          pool.metadata.namespace,
-          pool.metadata.name,
-          {
-            udp: { clients: usage.UDP.clients },
-            tcp: { clients: usage.TCP.clients },
-          },
-        )
+        .applyStatus(VPNPOOL_RESOURCE, pool.metadata.namespace, pool.metadata.name, {
+          udp: { clients: usage.UDP.clients },
+          tcp: { clients: usage.TCP.clients },
+        })
         .catch((error: unknown) =>
           this.#o.logger.warn({ error: describeError(error) }, 'could not report VPN clients to the pool'),
         );

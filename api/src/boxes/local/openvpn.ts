@@ -4,6 +4,7 @@ import { closeSync, existsSync, openSync } from 'node:fs';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
+import { OPENVPN_SERVER_TLS } from '@exploit-grid/operator/pki';
 import type { Logger } from '../../logger.ts';
 import type { VpnProtocol } from '../../contracts/boxes.ts';
 import { formatIpv4, netmask, type Ipv4Network } from './addressing.ts';
@@ -67,12 +68,7 @@ export function serverConfig(o: VpnServerOptions, files: { dir: string }): strin
     `tls-crypt ${f('tls-crypt.key')}`,
     // Read at every connection, after the server dropped root: kept where nobody may read it.
     `crl-verify ${crlPath(o)}`,
-    'dh none',
-    'ecdh-curve prime256v1',
-    'tls-version-min 1.2',
-    'data-ciphers AES-256-GCM:AES-128-GCM:CHACHA20-POLY1305',
-    'remote-cert-tls client',
-    'disable-dco',
+    ...OPENVPN_SERVER_TLS,
     `management ${o.socketPath} unix`,
     'management-client-auth',
     // Certificates identify players; no username/password is asked.
