@@ -38,3 +38,5 @@ export * from './boxes.ts';
 export * from './tiers.ts';
 export * from './attacks.ts';
 export * from './agent.ts';
+export * from './grid.ts';
+export * from './leaderboard.ts';

@@ -6,6 +6,17 @@
 import { z } from 'zod';
 import type { BoxUpdatePayload } from './boxes.ts';
 import type { Attack, AttackEndedPayload, TargetBox } from './attacks.ts';
+import type {
+  BlockedUser,
+  GridInitialState,
+  GridNotification,
+  GridPlayer,
+  MatchExpiredPayload,
+  MatchProposal,
+  PvpAcceptedPayload,
+  PvpDeclinedPayload,
+  PvpIncomingPayload,
+} from './grid.ts';
 
 export const SOCKET_PATH = '/socket.io';
 export const GRID_NAMESPACE = '/grid';
@@ -24,15 +35,49 @@ export interface SocketErrorPayload {
   message: string;
 }
 
+/** Payloads of client events on /grid (validated by the server; a bad one gets `error`). */
+export const targetIdPayload = z.strictObject({ targetId: z.uuid({ error: 'targetId must be a user id' }) });
+export const requesterIdPayload = z.strictObject({
+  requesterId: z.uuid({ error: 'requesterId must be a user id' }),
+});
+export const blockPayload = z.strictObject({
+  blockUserId: z.uuid({ error: 'blockUserId must be a user id' }),
+});
+export const unblockPayload = z.strictObject({
+  unblockUserId: z.uuid({ error: 'unblockUserId must be a user id' }),
+});
+export const notificationAckPayload = z.strictObject({ ids: z.array(z.uuid()).min(1).max(100) });
+
 export interface GridServerToClientEvents {
   readyForState: () => void;
+  initialState: (state: GridInitialState) => void;
+  /** A player came online or changed (MMR after an attack, location). */
+  playerUpdated: (player: GridPlayer) => void;
+  /** The player's last socket closed (after a grace period): their id. */
+  playerOffline: (playerId: string) => void;
   attackStarted: (attack: Attack) => void;
   attackEnded: (payload: AttackEndedPayload) => void;
   attackBoxUpdated: (payload: { attackId: string; box: TargetBox }) => void;
+  'match:found': (proposal: MatchProposal) => void;
+  'match:expired': (payload: MatchExpiredPayload) => void;
+  'queue:noMatch': (payload: { message: string }) => void;
+  'pvp:request:incoming': (payload: PvpIncomingPayload) => void;
+  'pvp:request:accepted': (payload: PvpAcceptedPayload) => void;
+  'pvp:request:declined': (payload: PvpDeclinedPayload) => void;
+  userBlocked: (user: BlockedUser) => void;
+  userUnblocked: (payload: { id: string }) => void;
+  /** Sent until acknowledged with `notifications:ack` (again at the next `getInitialState`). */
+  notification: (notification: GridNotification) => void;
   error: (payload: SocketErrorPayload) => void;
 }
 export interface GridClientToServerEvents {
   getInitialState: () => void;
+  'pvp:request': (payload: z.input<typeof targetIdPayload>) => void;
+  'pvp:accept': (payload: z.input<typeof requesterIdPayload>) => void;
+  'pvp:decline': (payload: z.input<typeof requesterIdPayload>) => void;
+  'chat:block': (payload: z.input<typeof blockPayload>) => void;
+  'chat:unblock': (payload: z.input<typeof unblockPayload>) => void;
+  'notifications:ack': (payload: z.input<typeof notificationAckPayload>) => void;
   logout: () => void;
 }
 

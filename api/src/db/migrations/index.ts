@@ -6,6 +6,8 @@ import { Migration20261122030000_credit_ledger } from './Migration20261122030000
 import { Migration20261122040000_boxes } from './Migration20261122040000_boxes.ts';
 import { Migration20261122050000_attacks } from './Migration20261122050000_attacks.ts';
 import { Migration20261122060000_agent } from './Migration20261122060000_agent.ts';
+import { Migration20261122070000_grid } from './Migration20261122070000_grid.ts';
+import { Migration20261122080000_leaderboard } from './Migration20261122080000_leaderboard.ts';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered from files) so the same
@@ -19,4 +21,6 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261122040000_boxes', class: Migration20261122040000_boxes },
   { name: 'Migration20261122050000_attacks', class: Migration20261122050000_attacks },
   { name: 'Migration20261122060000_agent', class: Migration20261122060000_agent },
+  { name: 'Migration20261122070000_grid', class: Migration20261122070000_grid },
+  { name: 'Migration20261122080000_leaderboard', class: Migration20261122080000_leaderboard },
 ];
