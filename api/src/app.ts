@@ -22,6 +22,8 @@ import { boxRoutes } from './boxes/routes.ts';
 import { attackRoutes } from './attacks/routes.ts';
 import type { AttackService } from './attacks/service.ts';
 import type { BoxService } from './boxes/service.ts';
+import type { Grid } from './grid/grid.ts';
+import { gridRoutes } from './grid/routes.ts';
 import { packageInfo } from './version.ts';
 
 export interface AppDeps {
@@ -32,11 +34,22 @@ export interface AppDeps {
   users: UserService;
   boxes: BoxService;
   attacks: AttackService;
+  grid: Grid;
   social: { passport: PassportStatic; enabled: SocialProvider[] };
 }
 
 /** Builds the Express application: security headers, logging, routes, portal, errors. */
-export function createApp({ config, logger, orm, auth, users, boxes, attacks, social }: AppDeps): Express {
+export function createApp({
+  config,
+  logger,
+  orm,
+  auth,
+  users,
+  boxes,
+  attacks,
+  grid,
+  social,
+}: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   // Client addresses (throttles, session records) come from X-Forwarded-For only behind trusted proxies.
@@ -83,6 +96,8 @@ export function createApp({ config, logger, orm, auth, users, boxes, attacks, so
     authRoutes({ auth, secureCookies: secure, enabledProviders: () => social.enabled }),
     userRoutes({ users, requireAuth: requireAuth(auth) }),
     boxRoutes({ boxes, requireAuth: requireAuth(auth) }),
+    // Before attackRoutes: /attack/queue/* and /attack/target-info/* are not box ids.
+    gridRoutes({ grid, requireAuth: requireAuth(auth) }),
     attackRoutes({ attacks, requireAuth: requireAuth(auth) }),
   ];
 

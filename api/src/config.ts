@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { GRID_TIMINGS } from './contracts/grid.ts';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -88,6 +89,10 @@ export const configSchema = z
     ATTACK_TIME_LIMIT_MINUTES: z.coerce.number().min(0.05).max(1440).default(30),
     MMR_K: z.coerce.number().int().min(1).max(400).default(32),
     FOOTHOLD_SCORE: z.coerce.number().min(0).max(1).default(0.5),
+    GRID_PRESENCE_GRACE_SECONDS: z.coerce.number().min(0).max(300).default(10),
+    MATCH_TICK_MS: z.coerce.number().int().min(100).max(60_000).default(1_000),
+    MATCH_PROPOSAL_SECONDS: z.coerce.number().min(1).max(600).default(30),
+    MATCH_NO_MATCH_SECONDS: z.coerce.number().min(1).max(3600).default(120),
     AGENT_SILENCE_SECONDS: z.coerce.number().int().min(5).max(3600).default(30),
     AGENT_PORT: z.coerce.number().int().min(1).max(65_535).default(8089),
     BOX_AGENT_BUNDLE: z.string().min(1).optional(),
@@ -173,6 +178,15 @@ export const configSchema = z
       mmrK: env.MMR_K,
       footholdScore: env.FOOTHOLD_SCORE,
       agentSilenceMs: env.AGENT_SILENCE_SECONDS * 1000,
+    },
+    grid: {
+      presenceGraceMs: env.GRID_PRESENCE_GRACE_SECONDS * 1000,
+      matchTickMs: env.MATCH_TICK_MS,
+      proposalMs: Math.round(env.MATCH_PROPOSAL_SECONDS * 1000),
+      noMatchAfterMs: Math.round(env.MATCH_NO_MATCH_SECONDS * 1000),
+      /** Core-app section 9: PVP prompts 30 s, target info cached 5 minutes. */
+      pvpRequestMs: GRID_TIMINGS.pvpRequestMs,
+      targetInfoCacheMs: GRID_TIMINGS.targetInfoCacheMs,
     },
     kubernetes: {
       /** Where the Box and VpnPool resources live (default: the pod's own namespace, else default). */

@@ -23,6 +23,9 @@ import { AgentIngest } from './attacks/ingest.ts';
 import { createOrchestrator } from './boxes/factory.ts';
 import { Sealer } from './crypto/sealer.ts';
 import { userRoom } from './realtime/io.ts';
+import proxyaddr from 'proxy-addr';
+import { createGrid, type Grid } from './grid/grid.ts';
+import { wireGrid } from './grid/socket.ts';
 
 export interface Platform {
   /** Where the server listens, e.g. http://127.0.0.1:3000. */
@@ -31,6 +34,7 @@ export interface Platform {
   auth: AuthService;
   boxes: BoxService;
   attacks: AttackService;
+  grid: Grid;
   ingest: AgentIngest;
   realtime: Realtime;
   httpServer: HttpServer;
@@ -125,15 +129,25 @@ export async function startPlatform(
 
     const ingest = new AgentIngest({ orm, boxes, attacks, logger, silenceMs: config.attacks.agentSilenceMs });
 
+    const grid = createGrid({ orm, boxes, attacks, logger, settings: config.grid });
+
     const social = await configureSocial(config, logger);
-    const app = createApp({ config, logger, orm, auth, users, boxes, attacks, social });
+    const app = createApp({ config, logger, orm, auth, users, boxes, attacks, grid, social });
     const httpServer = createServer(app);
     const verifyToken: TokenVerifier = options.verifyToken ?? ((token) => auth.authenticate(token));
     const realtime = createRealtime(httpServer, { verifyToken, logger });
     // Logout, password reset and token reuse end sessions at once: their sockets too.
     auth.events.on('sessionsRevoked', (ended) => disconnectSessions(realtime, ended));
     wireBoxEvents(realtime, boxes, logger);
-    wireAttackEvents(realtime, attacks);
+    const trust = app.get('trust proxy fn') as Parameters<typeof proxyaddr>[1];
+    wireGrid({
+      realtime,
+      grid,
+      attacks,
+      orm,
+      logger,
+      clientAddress: (req) => proxyaddr(req, trust) || null,
+    });
 
     await new Promise<void>((resolve, reject) => {
       httpServer.once('error', reject);
@@ -156,6 +170,8 @@ export async function startPlatform(
     cleanups.push(() => attacks.stop());
     ingest.run(config.boxes.tickMs);
     cleanups.push(async () => ingest.stop());
+    grid.start();
+    cleanups.push(() => grid.stop());
 
     const { port } = httpServer.address() as AddressInfo;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -168,6 +184,7 @@ export async function startPlatform(
       auth,
       boxes,
       attacks,
+      grid,
       ingest,
       realtime,
       httpServer,
@@ -199,21 +216,6 @@ function wireBoxEvents(realtime: Realtime, boxes: BoxService, logger: Logger): v
         .catch((err: unknown) => logger.error({ err }, 'Could not send the box state'));
     });
   });
-}
-
-/** /grid: both players of an attack hear it start and end, and of its target box's changes (the Grid issue widens the audience). */
-function wireAttackEvents(realtime: Realtime, attacks: AttackService): void {
-  attacks.events.on('attackStarted', (attack) =>
-    realtime.grid
-      .to([userRoom(attack.attacker.id), userRoom(attack.target.id)])
-      .emit('attackStarted', attack),
-  );
-  attacks.events.on('attackEnded', ({ attackerId, targetId, ...payload }) =>
-    realtime.grid.to([userRoom(attackerId), userRoom(targetId)]).emit('attackEnded', payload),
-  );
-  attacks.events.on('attackBoxUpdated', ({ attackerId, targetId, ...payload }) =>
-    realtime.grid.to([userRoom(attackerId), userRoom(targetId)]).emit('attackBoxUpdated', payload),
-  );
 }
 
 /** Stops accepting, disconnects sockets, lets requests in flight finish, then cuts what is left. */

@@ -1,0 +1,444 @@
+import { EventEmitter } from 'node:events';
+import { randomInt } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  GRID_MESSAGES,
+  type EngageResponse,
+  type MatchExpiredPayload,
+  type MatchProposal,
+  type QueueInfo,
+} from '../contracts/index.ts';
+import type { AttackService } from '../attacks/service.ts';
+import type { BoxService } from '../boxes/service.ts';
+import type { Orm } from '../db/orm.ts';
+import { Sql } from '../db/sql.ts';
+import { HttpError, conflict, notFound } from '../http/errors.ts';
+import type { Logger } from '../logger.ts';
+
+export interface MatchmakingOptions {
+  orm: Orm;
+  boxes: Pick<BoxService, 'isVpnConnected'>;
+  attacks: Pick<AttackService, 'launch'>;
+  logger: Logger;
+  /** Whether the player is on the grid (a queued player who left it is taken out). */
+  isOnline: (userId: string) => boolean;
+  tickMs: number;
+  /** How long both players have to engage (the spec's 30 s). */
+  proposalMs: number;
+  /** After the MMR window reached its cap, how long with nobody eligible before `queue:noMatch`. */
+  noMatchAfterMs: number;
+  window?: Partial<MmrWindow>;
+}
+
+/** The MMR distance a queued player accepts: base + perSecond × seconds waited, at most cap. */
+export interface MmrWindow {
+  base: number;
+  perSecond: number;
+  cap: number;
+}
+export const DEFAULT_WINDOW: MmrWindow = { base: 100, perSecond: 25, cap: 800 };
+
+/** The estimate when no match has been made yet (core-app section 9: default queue estimate 3 s). */
+const DEFAULT_ESTIMATE_SECONDS = 3;
+
+export interface MatchmakingEvents {
+  /** A proposal for both players. */
+  found: [MatchProposal];
+  /** A proposal ended without an attack, for one player. */
+  expired: [string, MatchExpiredPayload];
+  /** Nobody eligible within the widest window for a while: the player left the queue. */
+  noMatch: [string, string];
+}
+
+/** A queued player as the tick sees them. */
+export interface Candidate {
+  userId: string;
+  mmr: number;
+  waitedSeconds: number;
+  /** Paired last time with this player: not again in a row. */
+  lastOpponentId: string | null;
+}
+
+interface ProposalRow {
+  id: string;
+  attacker_id: string;
+  defender_id: string;
+  attacker_handle: string;
+  defender_handle: string;
+  expires_at: string;
+  attacker_engaged: boolean;
+  defender_engaged: boolean;
+  attacker_joined_at: string;
+  defender_joined_at: string;
+}
+
+const LOCK_KEY = 'exploit-grid:matchmaking';
+
+/**
+ * Matchmaking (docs/grid.md): the queue and its proposals live in PostgreSQL; a tick (one API replica at
+ * a time, under an advisory lock) pairs eligible players by MMR with a window that widens as they wait,
+ * never a blocked pair nor the same pair twice in a row, and expires proposals nobody engaged in time.
+ */
+export class Matchmaking {
+  readonly events = new EventEmitter<MatchmakingEvents>();
+  readonly #o: MatchmakingOptions;
+  readonly #window: MmrWindow;
+  readonly #log: Logger;
+  #timer: NodeJS.Timeout | null = null;
+  #ticking: Promise<void> | null = null;
+
+  constructor(options: MatchmakingOptions) {
+    this.#o = options;
+    this.#window = { ...DEFAULT_WINDOW, ...options.window };
+    this.#log = options.logger.child({ component: 'matchmaking' });
+  }
+
+  #sql() {
+    return new Sql(this.#o.orm.em.fork() as EntityManager);
+  }
+
+  start(): void {
+    this.#timer = setInterval(() => void this.tick(), this.#o.tickMs);
+    this.#timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+    await this.#ticking;
+  }
+
+  // ---- the player's calls ---------------------------------------------------------------
+
+  /** POST /attack/queue/join: queues an eligible player (joining again keeps their place). */
+  async join(userId: string): Promise<QueueInfo> {
+    const sql = this.#sql();
+    const state = await sql.one<{ box_status: string | null; in_attack: boolean; in_proposal: boolean }>(
+      `select (select status from boxes where user_id = u.id) as box_status,
+              exists (select 1 from attacks where status = 'PENDING' and (attacker_id = u.id or target_id = u.id))
+                as in_attack,
+              exists (select 1 from match_proposals where state = 'OPEN' and (attacker_id = u.id or defender_id = u.id))
+                as in_proposal
+         from users u where u.id = ?`,
+      [userId],
+    );
+    if (!state) throw notFound(GRID_MESSAGES.playerNotFound);
+    if (state.in_attack) throw conflict(GRID_MESSAGES.busyAttack);
+    if (state.in_proposal) throw conflict(GRID_MESSAGES.busyProposal);
+    if (state.box_status !== 'RUNNING') throw conflict(GRID_MESSAGES.needBox);
+    if (!this.#o.boxes.isVpnConnected(userId)) throw conflict(GRID_MESSAGES.needVpn);
+    await sql.run(
+      `insert into match_queue (user_id, mmr) select id, mmr from users where id = ? on conflict do nothing`,
+      [userId],
+    );
+    return this.info(userId);
+  }
+
+  /**
+   * POST /attack/queue/leave, or the player left the grid: out of the queue, and out of an open
+   * proposal, whose other player goes back to the queue (OPPONENT_LEFT) with their place.
+   */
+  async leave(userId: string): Promise<void> {
+    const ended = await this.#sql().transaction(async (tx) => {
+      await tx.run('delete from match_queue where user_id = ?', [userId]);
+      const proposal = await tx.one<ProposalRow>(
+        `update match_proposals set state = 'LEFT', ended_at = now()
+          where state = 'OPEN' and (attacker_id = ? or defender_id = ?) returning *`,
+        [userId, userId],
+      );
+      if (!proposal) return null;
+      const other = proposal.attacker_id === userId ? proposal.defender_id : proposal.attacker_id;
+      const joinedAt =
+        proposal.attacker_id === userId ? proposal.defender_joined_at : proposal.attacker_joined_at;
+      await tx.run(
+        `insert into match_queue (user_id, mmr, joined_at) select id, mmr, ? from users where id = ?
+         on conflict do nothing`,
+        [joinedAt, other],
+      );
+      return { proposalId: proposal.id, other };
+    });
+    if (ended)
+      this.events.emit('expired', ended.other, { proposalId: ended.proposalId, reason: 'OPPONENT_LEFT' });
+  }
+
+  /** Place and estimate of a queued player; estimate -1 and position 0 when not queued. */
+  async info(userId: string): Promise<QueueInfo> {
+    const row = await this.#sql().one<{ position: number; waited: number }>(
+      `select (select count(*) from match_queue o where (o.joined_at, o.user_id) < (q.joined_at, q.user_id))::int + 1
+                as position,
+              extract(epoch from now() - q.joined_at)::float8 as waited
+         from match_queue q where q.user_id = ?`,
+      [userId],
+    );
+    if (!row) return { estimateSeconds: -1, position: 0, queued: false };
+    return { estimateSeconds: await this.#estimate(row.waited), position: row.position, queued: true };
+  }
+
+  /** Median wait of the last 50 matches, less what the player already waited; at least 1 s. */
+  async #estimate(waitedSeconds: number): Promise<number> {
+    const row = await this.#sql().one<{ median: number | null }>(
+      `with recent as (
+         select created_at, attacker_joined_at, defender_joined_at from match_proposals
+          order by created_at desc limit 50)
+       select percentile_cont(0.5) within group (order by w)::float8 as median from (
+         select extract(epoch from created_at - attacker_joined_at) as w from recent
+         union all select extract(epoch from created_at - defender_joined_at) from recent) waits`,
+    );
+    if (row?.median == null) return DEFAULT_ESTIMATE_SECONDS;
+    return Math.max(1, Math.round(row.median - waitedSeconds));
+  }
+
+  /**
+   * POST /attack/queue/engage: the caller is ready. The second of the two to engage starts the attack
+   * (the AttackService's checks and cost apply); if it cannot start, the proposal ends for both.
+   */
+  async engage(userId: string, proposalId: string): Promise<EngageResponse> {
+    const sql = this.#sql();
+    const proposal = await sql.one<ProposalRow>(
+      `update match_proposals
+          set attacker_engaged = attacker_engaged or attacker_id = ?,
+              defender_engaged = defender_engaged or defender_id = ?
+        where id = ? and state = 'OPEN' and expires_at > now() and (attacker_id = ? or defender_id = ?)
+        returning *`,
+      [userId, userId, proposalId, userId, userId],
+    );
+    if (!proposal) throw notFound(GRID_MESSAGES.proposalNotFound);
+    if (!proposal.attacker_engaged || !proposal.defender_engaged)
+      return { started: false, attack: null, box: null };
+    // Both engaged: exactly one caller moves it on (two engaging at once both see both flags).
+    const mine = await sql.run(
+      `update match_proposals set state = 'STARTED', ended_at = now() where id = ? and state = 'OPEN'`,
+      [proposalId],
+    );
+    if (!mine) return { started: false, attack: null, box: null };
+    try {
+      const box = await sql.one<{ id: string }>('select id from boxes where user_id = ?', [
+        proposal.defender_id,
+      ]);
+      if (!box) throw conflict("The defender's box is gone.");
+      const { attack, box: target } = await this.#o.attacks.launch(proposal.attacker_id, box.id, 'MATCH');
+      await sql.run('update match_proposals set attack_id = ? where id = ?', [attack.id, proposalId]);
+      return { started: true, attack, box: target };
+    } catch (err) {
+      await sql.run(`update match_proposals set state = 'UNAVAILABLE' where id = ?`, [proposalId]);
+      const message = err instanceof HttpError ? err.message : 'The attack could not be started.';
+      for (const id of [proposal.attacker_id, proposal.defender_id])
+        this.events.emit('expired', id, { proposalId, reason: 'UNAVAILABLE', message });
+      throw err;
+    }
+  }
+
+  /** POST /attack/queue/dismiss: the proposal ends for both; neither stays queued. */
+  async dismiss(userId: string, proposalId: string): Promise<void> {
+    const proposal = await this.#sql().one<ProposalRow>(
+      `update match_proposals set state = 'DISMISSED', ended_at = now()
+        where id = ? and state = 'OPEN' and (attacker_id = ? or defender_id = ?) returning *`,
+      [proposalId, userId, userId],
+    );
+    if (!proposal) throw notFound(GRID_MESSAGES.proposalNotFound);
+    const other = proposal.attacker_id === userId ? proposal.defender_id : proposal.attacker_id;
+    this.events.emit('expired', userId, { proposalId, reason: 'DISMISSED' });
+    this.events.emit('expired', other, { proposalId, reason: 'OPPONENT_DISMISSED' });
+  }
+
+  // ---- the tick -------------------------------------------------------------------------
+
+  /** One pass: expire proposals, pair who can be paired, let go of who waited in vain. Never overlaps itself. */
+  tick(): Promise<void> {
+    this.#ticking ??= this.#tick()
+      .catch((err: unknown) => this.#log.error({ err }, 'Matchmaking tick failed'))
+      .finally(() => (this.#ticking = null));
+    return this.#ticking;
+  }
+
+  async #tick(): Promise<void> {
+    const after: (() => void)[] = [];
+    await this.#sql().transaction(async (tx) => {
+      const lock = await tx.one<{ locked: boolean }>(
+        'select pg_try_advisory_xact_lock(hashtext(?)) as locked',
+        [LOCK_KEY],
+      );
+      if (!lock?.locked) return; // another replica ticks now
+
+      const expired = await tx.all<{ id: string; attacker_id: string; defender_id: string }>(
+        `update match_proposals set state = 'EXPIRED', ended_at = now()
+          where state = 'OPEN' and expires_at <= now() returning id, attacker_id, defender_id`,
+      );
+      for (const p of expired)
+        after.push(() => {
+          for (const id of [p.attacker_id, p.defender_id])
+            this.events.emit('expired', id, { proposalId: p.id, reason: 'EXPIRED' });
+        });
+
+      const queued = await tx.all<{
+        user_id: string;
+        mmr: number;
+        waited: number;
+        capped_since: string | null;
+        box_running: boolean;
+        busy: boolean;
+        last_opponent_id: string | null;
+      }>(
+        `select q.user_id, u.mmr, extract(epoch from now() - q.joined_at)::float8 as waited, q.capped_since,
+                coalesce(b.status = 'RUNNING', false) as box_running,
+                exists (select 1 from attacks a where a.status = 'PENDING'
+                         and (a.attacker_id = q.user_id or a.target_id = q.user_id)) as busy,
+                lo.opponent_id as last_opponent_id
+           from match_queue q
+           join users u on u.id = q.user_id
+           left join boxes b on b.user_id = q.user_id
+           left join match_last_opponent lo on lo.user_id = q.user_id
+          order by q.joined_at, q.user_id`,
+      );
+      const eligible: Candidate[] = [];
+      for (const q of queued)
+        if (
+          q.box_running &&
+          !q.busy &&
+          this.#o.boxes.isVpnConnected(q.user_id) &&
+          this.#o.isOnline(q.user_id)
+        )
+          eligible.push({
+            userId: q.user_id,
+            mmr: q.mmr,
+            waitedSeconds: q.waited,
+            lastOpponentId: q.last_opponent_id,
+          });
+      const ids = eligible.map((c) => c.userId);
+      const blocks = ids.length
+        ? await tx.all<{ blocker_id: string; blocked_id: string }>(
+            `select blocker_id, blocked_id from user_blocks
+              where blocker_id = any(?::uuid[]) and blocked_id = any(?::uuid[])`,
+            [ids, ids],
+          )
+        : [];
+      const blocked = new Set(blocks.flatMap((b) => [pairKey(b.blocker_id, b.blocked_id)]));
+      const pairs = pairPlayers(eligible, this.#window, (a, b) => blocked.has(pairKey(a, b)));
+
+      if (pairs.length) {
+        const attackers = pairs.map((p) => p.attacker.userId);
+        const defenders = pairs.map((p) => p.defender.userId);
+        const created = await tx.all<ProposalRow>(
+          `with taken as (
+             delete from match_queue where user_id = any(?::uuid[]) returning user_id, joined_at),
+           pairs as (
+             select p.attacker_id, p.defender_id, ta.joined_at as attacker_joined_at, td.joined_at as defender_joined_at
+               from unnest(?::uuid[], ?::uuid[]) as p(attacker_id, defender_id)
+               join taken ta on ta.user_id = p.attacker_id
+               join taken td on td.user_id = p.defender_id),
+           inserted as (
+             insert into match_proposals (attacker_id, defender_id, expires_at, attacker_joined_at, defender_joined_at)
+             select attacker_id, defender_id, now() + make_interval(secs => ?), attacker_joined_at, defender_joined_at
+               from pairs
+             returning *)
+           select i.*, au.handle as attacker_handle, du.handle as defender_handle
+             from inserted i join users au on au.id = i.attacker_id join users du on du.id = i.defender_id`,
+          [[...attackers, ...defenders], attackers, defenders, this.#o.proposalMs / 1000],
+        );
+        await tx.run(
+          `insert into match_last_opponent (user_id, opponent_id)
+           select * from unnest(?::uuid[], ?::uuid[])
+           on conflict (user_id) do update set opponent_id = excluded.opponent_id`,
+          [
+            created.flatMap((p) => [p.attacker_id, p.defender_id]),
+            created.flatMap((p) => [p.defender_id, p.attacker_id]),
+          ],
+        );
+        for (const p of created) {
+          const proposal: MatchProposal = {
+            proposalId: p.id,
+            attacker: { id: p.attacker_id, handle: p.attacker_handle },
+            defender: { id: p.defender_id, handle: p.defender_handle },
+            expiresAt: new Date(p.expires_at).toISOString(),
+          };
+          after.push(() => this.events.emit('found', proposal));
+        }
+      }
+
+      // Whoever is left: the window at its cap starts the no-match clock; long enough at the cap, out.
+      const paired = new Set(pairs.flatMap((p) => [p.attacker.userId, p.defender.userId]));
+      const capSeconds = (this.#window.cap - this.#window.base) / this.#window.perSecond;
+      const capped = queued.filter((q) => !paired.has(q.user_id) && q.waited >= capSeconds);
+      if (capped.length) {
+        const givenUp = await tx.all<{ user_id: string }>(
+          `with marked as (
+             update match_queue set capped_since = coalesce(capped_since, now())
+              where user_id = any(?::uuid[]) returning user_id, capped_since)
+           delete from match_queue q using marked m
+            where q.user_id = m.user_id and m.capped_since <= now() - make_interval(secs => ?)
+           returning q.user_id`,
+          [capped.map((q) => q.user_id), this.#o.noMatchAfterMs / 1000],
+        );
+        for (const g of givenUp)
+          after.push(() => this.events.emit('noMatch', g.user_id, GRID_MESSAGES.noMatch));
+      }
+    });
+    for (const emit of after) emit();
+  }
+}
+
+const pairKey = (a: string, b: string) => (a < b ? `${a}|${b}` : `${b}|${a}`);
+
+/**
+ * Pairs queued players (given in the order they joined): each unpaired player in turn takes the closest
+ * MMR within their window among the unpaired, skipping blocked pairs and their last opponent. The one
+ * who waited longer attacks; equal waits are settled by a coin flip. O(n log n) for spread-out MMRs:
+ * paired players leave a linked list over the MMR order, so a search only walks unpaired neighbours.
+ */
+export function pairPlayers(
+  candidates: Candidate[],
+  window: MmrWindow,
+  blocked: (a: string, b: string) => boolean,
+): { attacker: Candidate; defender: Candidate }[] {
+  const n = candidates.length;
+  const byMmr = candidates.map((_, i) => i).sort((a, b) => candidates[a]!.mmr - candidates[b]!.mmr);
+  const rankOf = new Int32Array(n);
+  byMmr.forEach((candidate, rank) => (rankOf[candidate] = rank));
+  // Neighbours in MMR order among the unpaired (-1: none).
+  const prev = new Int32Array(n).map((_, r) => r - 1);
+  const next = new Int32Array(n).map((_, r) => (r + 1 < n ? r + 1 : -1));
+  const paired = new Uint8Array(n);
+  const unlink = (r: number) => {
+    if (prev[r]! >= 0) next[prev[r]!] = next[r]!;
+    if (next[r]! >= 0) prev[next[r]!] = prev[r]!;
+  };
+  const acceptable = (c: Candidate, o: Candidate) =>
+    c.lastOpponentId !== o.userId && o.lastOpponentId !== c.userId && !blocked(c.userId, o.userId);
+
+  const pairs: { attacker: Candidate; defender: Candidate }[] = [];
+  for (let i = 0; i < n; i++) {
+    if (paired[i]) continue;
+    const c = candidates[i]!;
+    const reach = Math.min(window.base + window.perSecond * c.waitedSeconds, window.cap);
+    const r = rankOf[i]!;
+    let down = prev[r]!;
+    let up = next[r]!;
+    let best = -1;
+    // Walk outwards from c's place, nearest first, while someone is still within reach.
+    while (down >= 0 || up >= 0) {
+      const downGap = down >= 0 ? c.mmr - candidates[byMmr[down]!]!.mmr : Infinity;
+      const upGap = up >= 0 ? candidates[byMmr[up]!]!.mmr - c.mmr : Infinity;
+      if (Math.min(downGap, upGap) > reach) break;
+      const takeDown = downGap <= upGap;
+      const r2 = takeDown ? down : up;
+      const other = candidates[byMmr[r2]!]!;
+      if (acceptable(c, other)) {
+        best = r2;
+        break;
+      }
+      if (takeDown) down = prev[down]!;
+      else up = next[up]!;
+    }
+    if (best < 0) continue;
+    const j = byMmr[best]!;
+    paired[i] = 1;
+    paired[j] = 1;
+    unlink(r);
+    unlink(best);
+    const o = candidates[j]!;
+    const cFirst =
+      c.waitedSeconds > o.waitedSeconds || (c.waitedSeconds === o.waitedSeconds && randomInt(2) === 0);
+    pairs.push(cFirst ? { attacker: c, defender: o } : { attacker: o, defender: c });
+  }
+  return pairs;
+}

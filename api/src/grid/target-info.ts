@@ -1,0 +1,55 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { GRID_MESSAGES, type TargetInfo } from '../contracts/index.ts';
+import type { Orm } from '../db/orm.ts';
+import { Sql } from '../db/sql.ts';
+import { notFound } from '../http/errors.ts';
+
+/**
+ * GET /attack/target-info/{userId}: how well a player defends (core-app: Defense % in the target
+ * popup) — the share of their finished defenses they survived (DEFENDED or TIMEOUT; cancelled attacks
+ * do not count). Cached per player for `cacheMs`; a settled attack on the player drops their entry.
+ */
+export class TargetInfoService {
+  readonly #orm: Orm;
+  readonly #cacheMs: number;
+  readonly #cache = new Map<string, { info: TargetInfo; until: number }>();
+
+  constructor(orm: Orm, cacheMs: number) {
+    this.#orm = orm;
+    this.#cacheMs = cacheMs;
+  }
+
+  async get(userId: string): Promise<TargetInfo> {
+    const cached = this.#cache.get(userId);
+    if (cached && cached.until > Date.now()) return cached.info;
+    const row = await new Sql(this.#orm.em.fork() as EntityManager).one<{
+      handle: string;
+      mmr: number;
+      survived: number;
+      total: number;
+    }>(
+      `select u.handle, u.mmr,
+              count(a.id) filter (where a.status in ('DEFENDED', 'TIMEOUT'))::int as survived,
+              count(a.id) filter (where a.status in ('DEFENDED', 'TIMEOUT', 'OWNED', 'FOOTHOLD'))::int as total
+         from users u left join attacks a on a.target_id = u.id
+        where u.id = ? group by u.id`,
+      [userId],
+    );
+    if (!row) throw notFound(GRID_MESSAGES.playerNotFound);
+    const info: TargetInfo = {
+      userId,
+      handle: row.handle,
+      mmr: row.mmr,
+      defense: row.total ? Math.round((1000 * row.survived) / row.total) / 10 : 0,
+      defensesSurvived: row.survived,
+      defensesTotal: row.total,
+    };
+    if (this.#cache.size > 50_000) this.#cache.clear();
+    this.#cache.set(userId, { info, until: Date.now() + this.#cacheMs });
+    return info;
+  }
+
+  invalidate(userId: string): void {
+    this.#cache.delete(userId);
+  }
+}
