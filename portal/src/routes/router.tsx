@@ -6,7 +6,7 @@ import { NotFoundPage } from '../pages/NotFoundPage.tsx';
 import { authenticatedPaths, paths } from './paths.ts';
 
 /** Signed-in pages built so far; the other signed-in paths show the not-found content inside the layout. */
-const builtAuthenticatedPaths: ReadonlySet<string> = new Set([paths.dashboard, paths.box]);
+const builtAuthenticatedPaths: ReadonlySet<string> = new Set([paths.dashboard, paths.box, paths.history]);
 
 /**
  * Route objects of the portal. Pages other than home load on demand (route-level code splitting), and so
@@ -63,6 +63,10 @@ export const routes: RouteObject[] = [
       {
         path: paths.box,
         lazy: async () => ({ Component: (await import('../pages/BoxPage.tsx')).BoxPage }),
+      },
+      {
+        path: paths.history,
+        lazy: async () => ({ Component: (await import('../pages/HistoryPage.tsx')).HistoryPage }),
       },
       ...authenticatedPaths
         .filter((path) => !builtAuthenticatedPaths.has(path))

@@ -7,6 +7,7 @@ import { paths } from '../routes/paths.ts';
 import { AuthStore, type RefreshLocks } from './AuthStore.ts';
 import { BoxStore, type FileSaver } from './BoxStore.ts';
 import { DashboardStore } from './DashboardStore.ts';
+import { HistoryStore } from './HistoryStore.ts';
 import { RealtimeStore } from './RealtimeStore.ts';
 import { UiStore } from './UiStore.ts';
 
@@ -44,6 +45,7 @@ export class RootStore {
   readonly realtime: RealtimeStore;
   readonly dashboard: DashboardStore;
   readonly box: BoxStore;
+  readonly history: HistoryStore;
 
   private navigator: Navigator | null = null;
   private ending: Promise<void> | null = null;
@@ -67,6 +69,7 @@ export class RootStore {
     this.realtime = new RealtimeStore(this, options.socketFactory);
     this.box = new BoxStore(this, options.saveFile);
     this.dashboard = new DashboardStore(this);
+    this.history = new HistoryStore(this);
   }
 
   /** Stops following the session other tabs write (tests make many stores in one page). */

@@ -1,0 +1,233 @@
+import type { AttackEventType } from '@exploit-grid/api/contracts';
+import Close from '@mui/icons-material/Close';
+import Alert from '@mui/material/Alert';
+import Box from '@mui/material/Box';
+import Chip from '@mui/material/Chip';
+import Dialog from '@mui/material/Dialog';
+import DialogContent from '@mui/material/DialogContent';
+import DialogTitle from '@mui/material/DialogTitle';
+import IconButton from '@mui/material/IconButton';
+import Skeleton from '@mui/material/Skeleton';
+import Stack from '@mui/material/Stack';
+import Typography from '@mui/material/Typography';
+import { observer } from 'mobx-react-lite';
+import { useId, type ReactNode } from 'react';
+import type { TimelineEntry } from '../../stores/HistoryStore.ts';
+import { useStores } from '../../stores/StoresContext.tsx';
+import {
+  ATTACK_EVENTS_FAILED,
+  ATTACK_TIMELINE,
+  CLOSE,
+  COMMAND_KIND,
+  COMMAND_LOGS_FAILED,
+  LOADING_TIMELINE,
+  NOT_ENDED,
+  NO_LOGS,
+  TIMELINE_ENDED,
+  TIMELINE_ENTRIES,
+  TIMELINE_OPPONENT,
+  TIMELINE_OUTCOME,
+  TIMELINE_ROLE,
+  TIMELINE_STARTED,
+  commandPrompt,
+} from '../../strings/history.ts';
+import { formatPreciseDateTime, formatTimeOfDay } from './format.ts';
+import { OutcomeChip } from './OutcomeChip.tsx';
+import { opponentOf, roleLabels, roleOf } from './outcome.ts';
+
+export type TimelineDialogProps = Record<string, never>;
+
+/**
+ * The attack timeline (the Kill Chains page's Details): who, which side, how it ended, when; then the
+ * attacker's commands and the attack's events in time order. A half that failed to load says so inline and
+ * the other half still shows.
+ */
+export const TimelineDialog = observer(function TimelineDialog(_props: TimelineDialogProps) {
+  const { history } = useStores();
+  const titleId = useId();
+  const timeline = history.timeline;
+  if (!timeline) return null;
+
+  const { attack } = timeline;
+  const role = roleOf(attack, history.viewerId);
+  const opponent = opponentOf(attack, history.viewerId);
+  const entries = history.entries;
+  const empty =
+    !timeline.loading && !timeline.commandsFailed && !timeline.eventsFailed && entries.length === 0;
+
+  return (
+    <Dialog
+      open
+      onClose={() => history.closeTimeline()}
+      aria-labelledby={titleId}
+      maxWidth="md"
+      fullWidth
+      scroll="paper"
+      slotProps={{
+        paper: { variant: 'outlined', sx: { bgcolor: 'background.default', borderColor: 'divider' } },
+      }}
+    >
+      <DialogTitle id={titleId} sx={{ pr: 7 }}>
+        {ATTACK_TIMELINE}
+      </DialogTitle>
+      <IconButton
+        aria-label={CLOSE}
+        onClick={() => history.closeTimeline()}
+        sx={{ position: 'absolute', right: 12, top: 12, color: 'text.secondary' }}
+      >
+        <Close />
+      </IconButton>
+      <Box
+        component="dl"
+        data-testid="timeline-header"
+        sx={{
+          m: 0,
+          px: 3,
+          pb: 2,
+          display: 'grid',
+          gap: 2,
+          gridTemplateColumns: { xs: '1fr 1fr', sm: 'repeat(5, auto)' },
+          justifyContent: 'start',
+          columnGap: 4,
+        }}
+      >
+        <Fact label={TIMELINE_OPPONENT}>
+          <Box component="span" sx={{ fontFamily: 'monospace', fontWeight: 700 }}>
+            {opponent.handle}
+          </Box>
+        </Fact>
+        <Fact label={TIMELINE_ROLE}>{roleLabels[role]}</Fact>
+        <Fact label={TIMELINE_OUTCOME}>
+          <OutcomeChip outcome={attack.outcome} role={role} />
+        </Fact>
+        <Fact label={TIMELINE_STARTED}>
+          <time dateTime={attack.createdAt}>{formatPreciseDateTime(attack.createdAt)}</time>
+        </Fact>
+        <Fact label={TIMELINE_ENDED}>
+          {attack.endedAt ? (
+            <time dateTime={attack.endedAt}>{formatPreciseDateTime(attack.endedAt)}</time>
+          ) : (
+            NOT_ENDED
+          )}
+        </Fact>
+      </Box>
+      <DialogContent dividers sx={{ minHeight: 200 }}>
+        {timeline.loading ? (
+          <Stack spacing={1.25} role="status" aria-label={LOADING_TIMELINE}>
+            {[0, 1, 2, 3].map((row) => (
+              <Skeleton key={row} variant="rounded" height={28} />
+            ))}
+          </Stack>
+        ) : (
+          <Stack spacing={2}>
+            {timeline.commandsFailed && <Alert severity="error">{COMMAND_LOGS_FAILED}</Alert>}
+            {timeline.eventsFailed && <Alert severity="error">{ATTACK_EVENTS_FAILED}</Alert>}
+            {empty && <Typography color="text.secondary">{NO_LOGS}</Typography>}
+            {entries.length > 0 && (
+              <Box
+                component="ol"
+                aria-label={TIMELINE_ENTRIES}
+                sx={{ listStyle: 'none', m: 0, p: 0, display: 'grid', gap: 0.5 }}
+              >
+                {entries.map((entry) => (
+                  <TimelineRow key={entry.key} entry={entry} />
+                ))}
+              </Box>
+            )}
+          </Stack>
+        )}
+      </DialogContent>
+    </Dialog>
+  );
+});
+
+function Fact({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <Box sx={{ minWidth: 0 }}>
+      <Typography
+        component="dt"
+        variant="overline"
+        sx={{ display: 'block', color: 'text.secondary', lineHeight: 1.6, fontSize: '0.68rem' }}
+      >
+        {label}
+      </Typography>
+      <Typography component="dd" variant="body2" sx={{ m: 0 }}>
+        {children}
+      </Typography>
+    </Box>
+  );
+}
+
+const eventColors: Record<AttackEventType, 'error' | 'warning' | 'success' | 'info' | 'default'> = {
+  COMMAND: 'default',
+  FOOTHOLD: 'warning',
+  OWN: 'error',
+  EVICTED: 'success',
+  AGENT_SILENT: 'info',
+  AGENT_BACK: 'info',
+};
+
+/** Time, kind, and the line: `user@cwd $ command` for a command, the type's message for an event. */
+function TimelineRow({ entry }: { entry: TimelineEntry }) {
+  return (
+    <Box
+      component="li"
+      data-kind={entry.kind}
+      sx={{
+        display: 'grid',
+        gridTemplateColumns: { xs: '72px 1fr', sm: '80px 120px 1fr' },
+        columnGap: 1.5,
+        rowGap: 0.5,
+        alignItems: 'center',
+        py: 0.75,
+        px: 1,
+        borderRadius: 1,
+        bgcolor: entry.kind === 'command' ? 'rgba(0, 0, 0, 0.35)' : 'transparent',
+      }}
+    >
+      <Typography
+        component="time"
+        dateTime={entry.at}
+        variant="body2"
+        sx={{ fontFamily: 'monospace', color: 'text.secondary' }}
+      >
+        {formatTimeOfDay(entry.at)}
+      </Typography>
+      <Box>
+        <Chip
+          size="small"
+          variant={entry.kind === 'command' ? 'outlined' : 'filled'}
+          color={entry.kind === 'command' ? 'primary' : eventColors[entry.event.type]}
+          label={entry.kind === 'command' ? COMMAND_KIND : entry.event.type}
+          sx={{ fontFamily: 'monospace', fontWeight: 700, fontSize: '0.7rem', height: 22 }}
+        />
+      </Box>
+      {entry.kind === 'command' ? (
+        <Box
+          component="code"
+          data-testid="timeline-command"
+          sx={{
+            gridColumn: { xs: '1 / -1', sm: 'auto' },
+            fontFamily: 'monospace',
+            fontSize: '0.85rem',
+            wordBreak: 'break-all',
+            whiteSpace: 'pre-wrap',
+          }}
+        >
+          <Box component="span" sx={{ color: 'primary.main' }}>
+            {commandPrompt(entry.command.user, entry.command.cwd)}
+          </Box>{' '}
+          {entry.command.command}
+        </Box>
+      ) : (
+        <Typography
+          variant="body2"
+          data-testid="timeline-event"
+          sx={{ gridColumn: { xs: '1 / -1', sm: 'auto' }, wordBreak: 'break-word' }}
+        >
+          {entry.event.details.message}
+        </Typography>
+      )}
+    </Box>
+  );
+}

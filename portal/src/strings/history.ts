@@ -1,0 +1,78 @@
+import type { AttackOutcome } from '@exploit-grid/api/contracts';
+
+/** Kill Chains texts (core-app section 2 "History /history", section 4 outcome texts, section 8 "History"). */
+export const HISTORY_TITLE = 'Kill Chains';
+export const HISTORY_DESCRIPTION =
+  'Every attack you launched and every one you defended: who, when, how it ended, and the commands that got there.';
+/** How many attacks the page loads (the API's maximum). */
+export const HISTORY_LIMIT = 100;
+
+// Spec section 8, verbatim.
+export const historyLoadFailed = (message: string) => `Failed to load attack history: ${message}`;
+export const COMMAND_LOGS_FAILED = 'Failed to load command logs';
+export const ATTACK_EVENTS_FAILED = 'Failed to load attack events';
+export const NO_LOGS = 'No logs available for this attack.';
+
+// The list.
+export const ATTACK_HISTORY = 'Attack history';
+export const COLUMN_ROLE = 'Role';
+export const COLUMN_OPPONENT = 'Opponent';
+export const COLUMN_OUTCOME = 'Outcome';
+export const COLUMN_DATE = 'Date';
+export const COLUMN_ACTIONS = 'Timeline';
+export const ROLE_ATTACK = 'Attack';
+export const ROLE_DEFENSE = 'Defense';
+export const DETAILS = 'Details';
+export const detailsLabel = (opponent: string) => `Details of the attack with ${opponent}`;
+export const ATTACK_IN_PROGRESS = 'Attack is still in progress';
+export const NO_BATTLES = 'No battles fought yet.';
+export const LOADING_HISTORY = 'Loading attack history';
+/** In place of the list when it could not be loaded (the toast says why). */
+export const HISTORY_UNAVAILABLE = 'The attack history could not be loaded.';
+export const RETRY = 'Retry';
+
+/**
+ * The result texts of core-app section 4, for the winner and for the loser. The Grid's overlay shows them as
+ * they are; the history's outcome chips in title case.
+ */
+export const WINNER_TEXTS: Partial<Record<AttackOutcome, string>> = {
+  OWNED: 'SYSTEM OWNED',
+  FOOTHOLD: 'FOOTHOLD ESTABLISHED',
+  DEFENDED: 'SYSTEM DEFENDED',
+};
+export const WINNER_DEFAULT_TEXT = 'VICTORY';
+export const LOSER_TEXTS: Partial<Record<AttackOutcome, string>> = {
+  OWNED: 'SYSTEM COMPROMISED',
+  FOOTHOLD: 'SYSTEM BREACHED',
+  TIMEOUT: 'ATTACK FAILED',
+};
+export const LOSER_DEFAULT_TEXT = 'DEFEAT';
+/** PENDING (core-app section 2: the list shows it as in progress). */
+export const IN_PROGRESS = 'In Progress';
+/** CANCELLED: the attacker gave up and nobody won (docs/game-rules.md). */
+export const CANCELLED = 'Cancelled';
+
+/** Outcomes as a third party reads them (the dashboard's recent activity). */
+export const OUTCOME_NAMES: Record<AttackOutcome, string> = {
+  OWNED: 'Owned',
+  FOOTHOLD: 'Foothold',
+  DEFENDED: 'Defended',
+  TIMEOUT: 'Timeout',
+  CANCELLED: 'Cancelled',
+  PENDING: 'In Progress',
+};
+
+// The timeline modal.
+export const ATTACK_TIMELINE = 'Attack Timeline';
+export const TIMELINE_OPPONENT = 'Opponent';
+export const TIMELINE_ROLE = 'Role';
+export const TIMELINE_OUTCOME = 'Outcome';
+export const TIMELINE_STARTED = 'Started';
+export const TIMELINE_ENDED = 'Ended';
+export const NOT_ENDED = '—';
+export const LOADING_TIMELINE = 'Loading the timeline';
+export const TIMELINE_ENTRIES = 'Timeline entries';
+export const CLOSE = 'Close';
+export const COMMAND_KIND = 'CMD';
+/** A command line as the box saw it: `user@cwd $ command`. */
+export const commandPrompt = (user: string, cwd: string) => `${user}@${cwd} $`;
