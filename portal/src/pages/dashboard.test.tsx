@@ -1,37 +1,66 @@
 import { VPN_STATUS_NAMESPACE } from '@exploit-grid/api/contracts';
 import { act, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
+import type { AttackHistoryItem } from '@exploit-grid/api/contracts';
 import {
   ATTACKS_WON,
   BOX_STATUS,
   CURRENT_RANK,
   DEFENSES_WON,
   DEPLOY_A_BOX,
+  LOADING_RECENT_ACTIVITY,
   MANAGE_POWER,
   NO_BOX,
   NO_RECENT_ACTIVITY,
   RANK_MISSING,
   RECENT_GRID_ACTIVITY,
+  RECENT_SKELETON_ROWS,
   WELCOME_BACK,
   YOUR_BOX,
 } from '../strings/dashboard.ts';
 import { FETCH_BOX_FAILED } from '../strings/box.ts';
-import { fail, reply, testBox, testUser } from '../testing/fakeApi.ts';
+import { deferred, fail, reply, testBox, testUser, type FakeReply } from '../testing/fakeApi.ts';
 import { renderSignedIn } from '../test-utils.tsx';
+
+const recentRoute = 'GET /attack/history/all?limit=3';
+const me = { id: testUser.id, handle: testUser.handle };
+const recent = (
+  n: number,
+  attacker: AttackHistoryItem['attacker'],
+  target: AttackHistoryItem['target'],
+  outcome: AttackHistoryItem['outcome'],
+): AttackHistoryItem => ({
+  id: `a0000000-0000-4000-8000-00000000000${n}`,
+  attacker,
+  target,
+  outcome,
+  createdAt: `2026-03-0${n}T12:00:00.000Z`,
+  endedAt: outcome === 'PENDING' ? null : `2026-03-0${n}T12:20:00.000Z`,
+});
+/** Newest first, as the API answers. */
+const recentAttacks = [
+  recent(3, me, { id: '00000000-0000-4000-8000-000000000001', handle: 'acid_burn' }, 'OWNED'),
+  recent(2, { id: '00000000-0000-4000-8000-000000000002', handle: 'crash_override' }, me, 'TIMEOUT'),
+  recent(1, me, { id: '00000000-0000-4000-8000-000000000003', handle: 'joey' }, 'PENDING'),
+];
+
+/** The dashboard for a signed-in operator; no recent attacks unless the test says otherwise. */
+const renderDashboard = (routes: Parameters<typeof renderSignedIn>[1] = {}) =>
+  renderSignedIn('/dashboard', { [recentRoute]: reply(200, []), ...routes });
 
 /** The number shown on a stat card. */
 const stat = (label: string) => within(screen.getByRole('group', { name: label })).getByRole('paragraph');
 
 describe('dashboard', () => {
   it("greets the operator by handle, titled 'Dashboard | Exploit Grid'", async () => {
-    renderSignedIn('/dashboard');
+    renderDashboard();
     const heading = await screen.findByRole('heading', { level: 1, name: new RegExp(WELCOME_BACK) });
     expect(heading.textContent).toBe(`${WELCOME_BACK} ${testUser.handle}`);
     await waitFor(() => expect(document.title).toBe('Dashboard | Exploit Grid'));
   });
 
   it('shows rank, attacks won and defenses won from the stats', async () => {
-    renderSignedIn('/dashboard', {
+    renderDashboard({
       'GET /user/stats': reply(200, { rank: 7, attacksWon: 3, defensesWon: 5 }),
     });
     await waitFor(() => expect(stat(CURRENT_RANK).textContent).toBe('7'));
@@ -40,7 +69,7 @@ describe('dashboard', () => {
   });
 
   it("shows 'N/A' for a rank the operator does not have yet", async () => {
-    const { api } = renderSignedIn('/dashboard', {
+    const { api } = renderDashboard({
       'GET /user/stats': reply(200, { rank: null, attacksWon: 1, defensesWon: 0 }),
     });
     await waitFor(() => expect(stat(ATTACKS_WON).textContent).toBe('1'));
@@ -50,7 +79,7 @@ describe('dashboard', () => {
 
   it("falls back to 'N/A', 0 and 0 when the stats cannot be loaded", async () => {
     vi.spyOn(console, 'warn').mockImplementation(() => undefined);
-    const { api } = renderSignedIn('/dashboard', { 'GET /user/stats': fail(500, 'Boom') });
+    const { api } = renderDashboard({ 'GET /user/stats': fail(500, 'Boom') });
     await screen.findByRole('heading', { level: 1, name: new RegExp(WELCOME_BACK) });
     await waitFor(() => expect(api.callsTo('GET /user/stats')).toHaveLength(1));
     expect(stat(CURRENT_RANK).textContent).toBe(RANK_MISSING);
@@ -59,7 +88,7 @@ describe('dashboard', () => {
   });
 
   it("offers 'Deploy a Box' in the 'Your Box' card when no box is provisioned", async () => {
-    const { api } = renderSignedIn('/dashboard');
+    const { api } = renderDashboard();
     const card = await screen.findByRole('region', { name: YOUR_BOX });
     expect(await within(card).findByText(NO_BOX)).toBeTruthy();
     expect(within(card).getByRole('link', { name: DEPLOY_A_BOX }).getAttribute('href')).toBe('/box');
@@ -68,7 +97,7 @@ describe('dashboard', () => {
   });
 
   it("shows the box's hostname, a green dot while RUNNING and 'Manage Power' to /box", async () => {
-    renderSignedIn('/dashboard', { 'GET /boxes/my': reply(200, testBox) });
+    renderDashboard({ 'GET /boxes/my': reply(200, testBox) });
     const card = await screen.findByRole('region', { name: YOUR_BOX });
     expect((await within(card).findByTestId('box-hostname')).textContent).toBe(testBox.hostname);
     const status = within(card).getByRole('status', { name: BOX_STATUS });
@@ -79,7 +108,7 @@ describe('dashboard', () => {
   });
 
   it('shows a red dot for a box that is not running, and follows live updates', async () => {
-    const { sockets } = renderSignedIn('/dashboard', {
+    const { sockets } = renderDashboard({
       'GET /boxes/my': reply(200, { ...testBox, status: 'STOPPED' }),
     });
     const card = await screen.findByRole('region', { name: YOUR_BOX });
@@ -109,15 +138,59 @@ describe('dashboard', () => {
 
   it("says 'Failed to fetch box information.' in the card when the box cannot be loaded", async () => {
     vi.spyOn(console, 'warn').mockImplementation(() => undefined);
-    renderSignedIn('/dashboard', { 'GET /boxes/my': fail(500, 'Boom') });
+    renderDashboard({ 'GET /boxes/my': fail(500, 'Boom') });
     const card = await screen.findByRole('region', { name: YOUR_BOX });
     expect(await within(card).findByText(FETCH_BOX_FAILED)).toBeTruthy();
     expect(within(card).queryByText(NO_BOX)).toBeNull();
   });
 
   it("says 'No recent attack activity on the grid.' without attacks", async () => {
-    renderSignedIn('/dashboard');
+    const { api } = renderDashboard({ [recentRoute]: reply(200, []) });
     const card = await screen.findByRole('region', { name: RECENT_GRID_ACTIVITY });
-    expect(within(card).getByText(NO_RECENT_ACTIVITY)).toBeTruthy();
+    expect(await within(card).findByText(NO_RECENT_ACTIVITY)).toBeTruthy();
+    expect(within(card).queryByRole('listitem')).toBeNull();
+    expect(api.callsTo(recentRoute)).toHaveLength(1);
+  });
+
+  it("lists the 3 latest attacks as '{attacker} targeted {target}', OWNED with a high badge", async () => {
+    const { api } = renderDashboard({ [recentRoute]: reply(200, recentAttacks) });
+    const card = await screen.findByRole('region', { name: RECENT_GRID_ACTIVITY });
+    const rows = await within(card).findAllByTestId('recent-attack');
+    expect(rows.map((row) => row.textContent)).toEqual([
+      'zero_cool targeted acid_burn',
+      'crash_override targeted zero_cool',
+      'zero_cool targeted joey',
+    ]);
+    const badges = within(card).getAllByTestId('outcome-badge');
+    expect(badges.map((badge) => [badge.textContent, badge.getAttribute('data-severity')])).toEqual([
+      ['Owned', 'high'],
+      ['Timeout', 'low'],
+      ['In Progress', 'low'],
+    ]);
+    expect(badges[0]?.className).toMatch(/colorError/);
+    expect(badges[1]?.className).toMatch(/colorDefault/);
+    expect(within(card).queryByText(NO_RECENT_ACTIVITY)).toBeNull();
+    expect(api.callsTo(recentRoute)[0]?.authorization).toBe('Bearer token-1');
+  });
+
+  it('shows a skeleton of 5 rows while the recent attacks load', async () => {
+    const answer = deferred<FakeReply>();
+    renderDashboard({ [recentRoute]: () => answer.promise });
+    const card = await screen.findByRole('region', { name: RECENT_GRID_ACTIVITY });
+    const skeleton = within(card).getByRole('status', { name: LOADING_RECENT_ACTIVITY });
+    expect(skeleton.children).toHaveLength(RECENT_SKELETON_ROWS);
+    expect(within(card).queryByText(NO_RECENT_ACTIVITY)).toBeNull();
+    answer.resolve(reply(200, recentAttacks));
+    expect(await within(card).findAllByTestId('recent-attack')).toHaveLength(3);
+    expect(within(card).queryByRole('status', { name: LOADING_RECENT_ACTIVITY })).toBeNull();
+  });
+
+  it('only logs a failure to load the recent attacks: the card says there is no activity', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    renderDashboard({ [recentRoute]: fail(500, 'Boom') });
+    const card = await screen.findByRole('region', { name: RECENT_GRID_ACTIVITY });
+    expect(await within(card).findByText(NO_RECENT_ACTIVITY)).toBeTruthy();
+    expect(warn).toHaveBeenCalledWith('Could not load the recent attacks', expect.anything());
+    expect(screen.queryByText(/Boom/)).toBeNull();
   });
 });
