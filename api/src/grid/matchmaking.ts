@@ -307,23 +307,24 @@ export class Matchmaking {
       const ids = eligible.map((c) => c.userId);
       const blocks = ids.length
         ? await tx.all<{ blocker_id: string; blocked_id: string }>(
-            `select blocker_id, blocked_id from user_blocks
-              where blocker_id = any(?::uuid[]) and blocked_id = any(?::uuid[])`,
-            [ids, ids],
+            `with queued as (select value::uuid as id from jsonb_array_elements_text(?::jsonb))
+             select blocker_id, blocked_id from user_blocks
+              where blocker_id in (select id from queued) and blocked_id in (select id from queued)`,
+            [JSON.stringify(ids)],
           )
         : [];
       const blocked = new Set(blocks.flatMap((b) => [pairKey(b.blocker_id, b.blocked_id)]));
       const pairs = pairPlayers(eligible, this.#window, (a, b) => blocked.has(pairKey(a, b)));
 
       if (pairs.length) {
-        const attackers = pairs.map((p) => p.attacker.userId);
-        const defenders = pairs.map((p) => p.defender.userId);
         const created = await tx.all<ProposalRow>(
-          `with taken as (
-             delete from match_queue where user_id = any(?::uuid[]) returning user_id, joined_at),
+          `with wanted as (select * from jsonb_to_recordset(?::jsonb) as p(attacker_id uuid, defender_id uuid)),
+           taken as (
+             delete from match_queue where user_id in (select attacker_id from wanted union all select defender_id from wanted)
+             returning user_id, joined_at),
            pairs as (
              select p.attacker_id, p.defender_id, ta.joined_at as attacker_joined_at, td.joined_at as defender_joined_at
-               from unnest(?::uuid[], ?::uuid[]) as p(attacker_id, defender_id)
+               from wanted p
                join taken ta on ta.user_id = p.attacker_id
                join taken td on td.user_id = p.defender_id),
            inserted as (
@@ -333,15 +334,24 @@ export class Matchmaking {
              returning *)
            select i.*, au.handle as attacker_handle, du.handle as defender_handle
              from inserted i join users au on au.id = i.attacker_id join users du on du.id = i.defender_id`,
-          [[...attackers, ...defenders], attackers, defenders, this.#o.proposalMs / 1000],
+          [
+            JSON.stringify(
+              pairs.map((p) => ({ attacker_id: p.attacker.userId, defender_id: p.defender.userId })),
+            ),
+            this.#o.proposalMs / 1000,
+          ],
         );
         await tx.run(
           `insert into match_last_opponent (user_id, opponent_id)
-           select * from unnest(?::uuid[], ?::uuid[])
+           select p.user_id, p.opponent_id from jsonb_to_recordset(?::jsonb) as p(user_id uuid, opponent_id uuid)
            on conflict (user_id) do update set opponent_id = excluded.opponent_id`,
           [
-            created.flatMap((p) => [p.attacker_id, p.defender_id]),
-            created.flatMap((p) => [p.defender_id, p.attacker_id]),
+            JSON.stringify(
+              created.flatMap((p) => [
+                { user_id: p.attacker_id, opponent_id: p.defender_id },
+                { user_id: p.defender_id, opponent_id: p.attacker_id },
+              ]),
+            ),
           ],
         );
         for (const p of created) {
@@ -360,14 +370,18 @@ export class Matchmaking {
       const capSeconds = (this.#window.cap - this.#window.base) / this.#window.perSecond;
       const capped = queued.filter((q) => !paired.has(q.user_id) && q.waited >= capSeconds);
       if (capped.length) {
+        const ids = JSON.stringify(capped.map((q) => q.user_id));
+        await tx.run(
+          `update match_queue set capped_since = now()
+            where capped_since is null and user_id in (select value::uuid from jsonb_array_elements_text(?::jsonb))`,
+          [ids],
+        );
         const givenUp = await tx.all<{ user_id: string }>(
-          `with marked as (
-             update match_queue set capped_since = coalesce(capped_since, now())
-              where user_id = any(?::uuid[]) returning user_id, capped_since)
-           delete from match_queue q using marked m
-            where q.user_id = m.user_id and m.capped_since <= now() - make_interval(secs => ?)
-           returning q.user_id`,
-          [capped.map((q) => q.user_id), this.#o.noMatchAfterMs / 1000],
+          `delete from match_queue
+            where user_id in (select value::uuid from jsonb_array_elements_text(?::jsonb))
+              and capped_since <= now() - make_interval(secs => ?)
+           returning user_id`,
+          [ids, this.#o.noMatchAfterMs / 1000],
         );
         for (const g of givenUp)
           after.push(() => this.events.emit('noMatch', g.user_id, GRID_MESSAGES.noMatch));

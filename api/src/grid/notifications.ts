@@ -87,8 +87,9 @@ export class Notifications {
   async acknowledge(userId: string, ids: string[]): Promise<number> {
     return this.#sql().run(
       `update notifications set delivered_at = now()
-        where user_id = ? and id = any(?::uuid[]) and delivered_at is null`,
-      [userId, ids],
+        where user_id = ? and delivered_at is null
+          and id in (select value::uuid from jsonb_array_elements_text(?::jsonb))`,
+      [userId, JSON.stringify(ids)],
     );
   }
 

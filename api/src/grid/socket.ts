@@ -197,7 +197,7 @@ export function wireGrid(deps: GridSocketDeps): void {
       .then((user) => {
         if (closed) return;
         if (!user) {
-          socket.disconnect(true);
+          log.warn({ userId }, 'A grid socket of a user that does not exist');
           return;
         }
         present = true;
