@@ -104,7 +104,7 @@ function HistoryRow({ item, viewerId, onDetails }: HistoryRowProps) {
       <TableCell align="right">
         {running ? (
           // A disabled button gets no pointer events: the tooltip listens on its wrapper.
-          <Tooltip title={ATTACK_IN_PROGRESS} describeChild>
+          <Tooltip title={ATTACK_IN_PROGRESS} describeChild placement="left" disableInteractive>
             <span tabIndex={0} style={{ display: 'inline-block' }}>
               {details}
             </span>

@@ -127,7 +127,18 @@ export const TimelineDialog = observer(function TimelineDialog(_props: TimelineD
               <Box
                 component="ol"
                 aria-label={TIMELINE_ENTRIES}
-                sx={{ listStyle: 'none', m: 0, p: 0, display: 'grid', gap: 0.5 }}
+                sx={{
+                  listStyle: 'none',
+                  m: 0,
+                  p: 0,
+                  display: 'grid',
+                  // Time and kind as wide as their widest entry, aligned across the rows (each row a subgrid).
+                  gridTemplateColumns: {
+                    xs: 'max-content minmax(0, 1fr)',
+                    sm: 'max-content max-content minmax(0, 1fr)',
+                  },
+                  rowGap: 0.5,
+                }}
               >
                 {entries.map((entry) => (
                   <TimelineRow key={entry.key} entry={entry} />
@@ -175,8 +186,9 @@ function TimelineRow({ entry }: { entry: TimelineEntry }) {
       data-kind={entry.kind}
       sx={{
         display: 'grid',
-        gridTemplateColumns: { xs: '72px 1fr', sm: '80px 120px 1fr' },
-        columnGap: 1.5,
+        gridColumn: '1 / -1',
+        gridTemplateColumns: 'subgrid',
+        columnGap: 2,
         rowGap: 0.5,
         alignItems: 'center',
         py: 0.75,
@@ -189,7 +201,7 @@ function TimelineRow({ entry }: { entry: TimelineEntry }) {
         component="time"
         dateTime={entry.at}
         variant="body2"
-        sx={{ fontFamily: 'monospace', color: 'text.secondary' }}
+        sx={{ fontFamily: 'monospace', color: 'text.secondary', whiteSpace: 'nowrap' }}
       >
         {formatTimeOfDay(entry.at)}
       </Typography>
