@@ -73,6 +73,16 @@ interface ProposalRow {
 }
 
 const LOCK_KEY = 'exploit-grid:matchmaking';
+/** Proposals one tick makes at most; the rest are made by the next ones. */
+const MAX_PROPOSALS_PER_TICK = 500;
+
+/** The opponent of user `u`'s last proposal (whatever became of it): kept on the queue row at join. */
+const LAST_OPPONENT = `(
+  select case when p.attacker_id = u.id then p.defender_id else p.attacker_id end
+    from (select attacker_id, defender_id, created_at from match_proposals where attacker_id = u.id
+          union all
+          select attacker_id, defender_id, created_at from match_proposals where defender_id = u.id
+          order by created_at desc limit 1) p)`;
 
 /**
  * Matchmaking (docs/grid.md): the queue and its proposals live in PostgreSQL; a tick (one API replica at
@@ -128,7 +138,8 @@ export class Matchmaking {
     if (state.box_status !== 'RUNNING') throw conflict(GRID_MESSAGES.needBox);
     if (!this.#o.boxes.isVpnConnected(userId)) throw conflict(GRID_MESSAGES.needVpn);
     await sql.run(
-      `insert into match_queue (user_id, mmr) select id, mmr from users where id = ? on conflict do nothing`,
+      `insert into match_queue (user_id, mmr, last_opponent_id) select u.id, u.mmr, ${LAST_OPPONENT}
+         from users u where u.id = ? on conflict do nothing`,
       [userId],
     );
     return this.info(userId);
@@ -151,14 +162,23 @@ export class Matchmaking {
       const joinedAt =
         proposal.attacker_id === userId ? proposal.defender_joined_at : proposal.attacker_joined_at;
       await tx.run(
-        `insert into match_queue (user_id, mmr, joined_at) select id, mmr, ? from users where id = ?
-         on conflict do nothing`,
+        `insert into match_queue (user_id, mmr, joined_at, last_opponent_id)
+         select u.id, u.mmr, ?, ${LAST_OPPONENT} from users u where u.id = ? on conflict do nothing`,
         [joinedAt, other],
       );
       return { proposalId: proposal.id, other };
     });
     if (ended)
       this.events.emit('expired', ended.other, { proposalId: ended.proposalId, reason: 'OPPONENT_LEFT' });
+  }
+
+  /** Their MMR changed (an attack settled): a queued player is matched by the new one. */
+  async refreshMmr(userIds: string[]): Promise<void> {
+    await this.#sql().run(
+      `update match_queue q set mmr = u.mmr from users u
+        where u.id = q.user_id and q.user_id in (select value::uuid from jsonb_array_elements_text(?::jsonb))`,
+      [JSON.stringify(userIds)],
+    );
   }
 
   /** Place and estimate of a queued player; estimate -1 and position 0 when not queued. */
@@ -259,6 +279,8 @@ export class Matchmaking {
         [LOCK_KEY],
       );
       if (!lock?.locked) return; // another replica ticks now
+      // A crash may lose the last tick's work (proposals no one engaged yet): not worth a disk flush.
+      await tx.run('set local synchronous_commit = off');
 
       const expired = await tx.all<{ id: string; attacker_id: string; defender_id: string }>(
         `update match_proposals set state = 'EXPIRED', ended_at = now()
@@ -272,29 +294,33 @@ export class Matchmaking {
 
       const queued = await tx.all<{
         user_id: string;
+        joined_at: string;
         mmr: number;
         waited: number;
         capped_since: string | null;
         box_running: boolean;
-        busy: boolean;
         last_opponent_id: string | null;
       }>(
-        `select q.user_id, u.mmr, extract(epoch from now() - q.joined_at)::float8 as waited, q.capped_since,
-                coalesce(b.status = 'RUNNING', false) as box_running,
-                exists (select 1 from attacks a where a.status = 'PENDING'
-                         and (a.attacker_id = q.user_id or a.target_id = q.user_id)) as busy,
-                lo.opponent_id as last_opponent_id
-           from match_queue q
-           join users u on u.id = q.user_id
-           left join boxes b on b.user_id = q.user_id
-           left join match_last_opponent lo on lo.user_id = q.user_id
-          order by q.joined_at, q.user_id`,
+        `select q.user_id, q.joined_at, q.mmr, extract(epoch from now() - q.joined_at)::float8 as waited,
+                q.capped_since, coalesce(b.status = 'RUNNING', false) as box_running, q.last_opponent_id
+           from match_queue q left join boxes b on b.user_id = q.user_id`,
       );
+      // Players in a running attack wait (they may be attacked while queued).
+      const busy = new Set(
+        (
+          await tx.all<{ attacker_id: string; target_id: string }>(
+            `select attacker_id, target_id from attacks where status = 'PENDING'`,
+          )
+        ).flatMap((a) => [a.attacker_id, a.target_id]),
+      );
+      // First come, first served (sorted here: cheaper than in the query).
+      queued.sort((a, b) => b.waited - a.waited || (a.user_id < b.user_id ? -1 : 1));
+      const rowOf = new Map(queued.map((q) => [q.user_id, q]));
       const eligible: Candidate[] = [];
       for (const q of queued)
         if (
           q.box_running &&
-          !q.busy &&
+          !busy.has(q.user_id) &&
           this.#o.boxes.isVpnConnected(q.user_id) &&
           this.#o.isOnline(q.user_id)
         )
@@ -304,69 +330,86 @@ export class Matchmaking {
             waitedSeconds: q.waited,
             lastOpponentId: q.last_opponent_id,
           });
-      const ids = eligible.map((c) => c.userId);
-      const blocks = ids.length
+      // Blocks between queued players (either direction), read from the queue itself.
+      const blocks = eligible.length
         ? await tx.all<{ blocker_id: string; blocked_id: string }>(
-            `with queued as (select value::uuid as id from jsonb_array_elements_text(?::jsonb))
-             select blocker_id, blocked_id from user_blocks
-              where blocker_id in (select id from queued) and blocked_id in (select id from queued)`,
-            [JSON.stringify(ids)],
+            `select b.blocker_id, b.blocked_id from user_blocks b
+               join match_queue qa on qa.user_id = b.blocker_id join match_queue qb on qb.user_id = b.blocked_id`,
           )
         : [];
-      const blocked = new Set(blocks.flatMap((b) => [pairKey(b.blocker_id, b.blocked_id)]));
-      const pairs = pairPlayers(eligible, this.#window, (a, b) => blocked.has(pairKey(a, b)));
+      const blocked = new Set(blocks.map((b) => pairKey(b.blocker_id, b.blocked_id)));
+      // A bounded amount of writing per tick: a burst (an API restart with a full queue) drains over a
+      // few ticks instead of one long transaction (docs/benchmarks.md).
+      const possible = pairPlayers(eligible, this.#window, (a, b) => blocked.has(pairKey(a, b)));
+      let pairs = possible.slice(0, MAX_PROPOSALS_PER_TICK);
 
       if (pairs.length) {
-        const created = await tx.all<ProposalRow>(
-          `with wanted as (select * from jsonb_to_recordset(?::jsonb) as p(attacker_id uuid, defender_id uuid)),
-           taken as (
-             delete from match_queue where user_id in (select attacker_id from wanted union all select defender_id from wanted)
-             returning user_id, joined_at),
-           pairs as (
-             select p.attacker_id, p.defender_id, ta.joined_at as attacker_joined_at, td.joined_at as defender_joined_at
-               from wanted p
-               join taken ta on ta.user_id = p.attacker_id
-               join taken td on td.user_id = p.defender_id),
-           inserted as (
-             insert into match_proposals (attacker_id, defender_id, expires_at, attacker_joined_at, defender_joined_at)
-             select attacker_id, defender_id, now() + make_interval(secs => ?), attacker_joined_at, defender_joined_at
-               from pairs
-             returning *)
-           select i.*, au.handle as attacker_handle, du.handle as defender_handle
-             from inserted i join users au on au.id = i.attacker_id join users du on du.id = i.defender_id`,
+        // Out of the queue; someone who left it meanwhile (leave() does not wait for the tick) is gone,
+        // and their partner goes back with their place.
+        const taken = new Set(
+          (
+            await tx.all<{ user_id: string }>(
+              `delete from match_queue where user_id in (select value::uuid from jsonb_array_elements_text(?::jsonb))
+               returning user_id`,
+              [JSON.stringify(pairs.flatMap((p) => [p.attacker.userId, p.defender.userId]))],
+            )
+          ).map((r) => r.user_id),
+        );
+        const broken = pairs.filter((p) => !taken.has(p.attacker.userId) || !taken.has(p.defender.userId));
+        const back = broken.flatMap((p) => [p.attacker, p.defender]).filter((c) => taken.has(c.userId));
+        if (back.length)
+          await tx.run(
+            `insert into match_queue (user_id, mmr, joined_at, last_opponent_id)
+             select user_id, mmr, joined_at, last_opponent_id
+               from jsonb_to_recordset(?::jsonb) as b(user_id uuid, mmr int, joined_at timestamptz, last_opponent_id uuid)
+             on conflict do nothing`,
+            [JSON.stringify(back.map((c) => ({ ...rowOf.get(c.userId)!, user_id: c.userId })))],
+          );
+        pairs = pairs.filter((p) => !broken.includes(p));
+        const created = await tx.all<{
+          id: string;
+          attacker_id: string;
+          defender_id: string;
+          expires_at: string;
+        }>(
+          `insert into match_proposals (attacker_id, defender_id, expires_at, attacker_joined_at, defender_joined_at)
+           select attacker_id, defender_id, now() + make_interval(secs => ?), attacker_joined_at, defender_joined_at
+             from jsonb_to_recordset(?::jsonb)
+               as p(attacker_id uuid, defender_id uuid, attacker_joined_at timestamptz, defender_joined_at timestamptz)
+           returning id, attacker_id, defender_id, expires_at`,
           [
-            JSON.stringify(
-              pairs.map((p) => ({ attacker_id: p.attacker.userId, defender_id: p.defender.userId })),
-            ),
             this.#o.proposalMs / 1000,
+            JSON.stringify(
+              pairs.map((p) => ({
+                attacker_id: p.attacker.userId,
+                defender_id: p.defender.userId,
+                attacker_joined_at: rowOf.get(p.attacker.userId)!.joined_at,
+                defender_joined_at: rowOf.get(p.defender.userId)!.joined_at,
+              })),
+            ),
           ],
         );
-        await tx.run(
-          `insert into match_last_opponent (user_id, opponent_id)
-           select p.user_id, p.opponent_id from jsonb_to_recordset(?::jsonb) as p(user_id uuid, opponent_id uuid)
-           on conflict (user_id) do update set opponent_id = excluded.opponent_id`,
-          [
-            JSON.stringify(
-              created.flatMap((p) => [
-                { user_id: p.attacker_id, opponent_id: p.defender_id },
-                { user_id: p.defender_id, opponent_id: p.attacker_id },
-              ]),
-            ),
-          ],
+        const handles = new Map(
+          (
+            await tx.all<{ id: string; handle: string }>(
+              'select id, handle from users where id in (select value::uuid from jsonb_array_elements_text(?::jsonb))',
+              [JSON.stringify(created.flatMap((p) => [p.attacker_id, p.defender_id]))],
+            )
+          ).map((u) => [u.id, u.handle]),
         );
         for (const p of created) {
           const proposal: MatchProposal = {
             proposalId: p.id,
-            attacker: { id: p.attacker_id, handle: p.attacker_handle },
-            defender: { id: p.defender_id, handle: p.defender_handle },
+            attacker: { id: p.attacker_id, handle: handles.get(p.attacker_id) ?? '' },
+            defender: { id: p.defender_id, handle: handles.get(p.defender_id) ?? '' },
             expiresAt: new Date(p.expires_at).toISOString(),
           };
           after.push(() => this.events.emit('found', proposal));
         }
       }
 
-      // Whoever is left: the window at its cap starts the no-match clock; long enough at the cap, out.
-      const paired = new Set(pairs.flatMap((p) => [p.attacker.userId, p.defender.userId]));
+      // Whoever had nobody: the window at its cap starts the no-match clock; long enough at the cap, out.
+      const paired = new Set(possible.flatMap((p) => [p.attacker.userId, p.defender.userId]));
       const capSeconds = (this.#window.cap - this.#window.base) / this.#window.perSecond;
       const capped = queued.filter((q) => !paired.has(q.user_id) && q.waited >= capSeconds);
       if (capped.length) {

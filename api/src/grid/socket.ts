@@ -72,7 +72,8 @@ export function wireGrid(deps: GridSocketDeps): void {
     void (async () => {
       const attack = await attacks.get(payload.attackId);
       if (attack) await grid.notifications.attackEnded(attack, payload.result);
-      // MMR moved: the globe shows the new values.
+      // MMR moved: the queue matches by it and the globe shows it.
+      await grid.matchmaking.refreshMmr([attackerId, targetId]);
       for (const id of [attackerId, targetId]) {
         const user = await loadUser(id);
         if (user) grid.presence.update(user);

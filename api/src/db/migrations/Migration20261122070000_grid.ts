@@ -2,8 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * The Grid (docs/grid.md): blocks between players, the matchmaking queue and its proposals (state in
- * PostgreSQL so any API replica can serve a player), the last opponent per player (no rematch in a
- * row), and notifications kept until the player's client acknowledges them.
+ * PostgreSQL so any API replica can serve a player), and notifications kept until the player's client acknowledges them.
  */
 export class Migration20261122070000_grid extends Migration {
   override up(): void {
@@ -21,6 +20,8 @@ export class Migration20261122070000_grid extends Migration {
         user_id uuid primary key references users (id) on delete cascade,
         mmr integer not null,
         joined_at timestamptz not null default now(),
+        -- the opponent of the player's last match: not again in a row
+        last_opponent_id uuid,
         -- when the MMR window reached its cap (nobody eligible since: queue:noMatch after a while)
         capped_since timestamptz
       );`);
@@ -29,8 +30,11 @@ export class Migration20261122070000_grid extends Migration {
     this.addSql(`
       create table match_proposals (
         id uuid primary key default gen_random_uuid(),
-        attacker_id uuid not null references users (id) on delete cascade,
-        defender_id uuid not null references users (id) on delete cascade,
+        -- No foreign keys to users: a tick inserts thousands of proposals at once and each key check
+        -- locks a users row (docs/benchmarks.md); a deleted user's proposals are deleted with them by
+        -- the trigger below.
+        attacker_id uuid not null,
+        defender_id uuid not null,
         created_at timestamptz not null default now(),
         expires_at timestamptz not null,
         attacker_engaged boolean not null default false,
@@ -54,12 +58,22 @@ export class Migration20261122070000_grid extends Migration {
     this.addSql(
       `create index match_proposals_open_expiry on match_proposals (expires_at) where state = 'OPEN';`,
     );
-    this.addSql('create index match_proposals_created_idx on match_proposals (created_at desc);');
     this.addSql(`
-      create table match_last_opponent (
-        user_id uuid primary key references users (id) on delete cascade,
-        opponent_id uuid not null references users (id) on delete cascade
-      );`);
+      create function match_proposals_forget_user() returns trigger language plpgsql as $$
+      begin
+        delete from match_proposals where attacker_id = old.id or defender_id = old.id;
+        return old;
+      end $$;`);
+    this.addSql(`
+      create trigger users_forget_match_proposals after delete on users
+        for each row execute function match_proposals_forget_user();`);
+    this.addSql('create index match_proposals_created_idx on match_proposals (created_at desc);');
+    this.addSql(
+      'create index match_proposals_attacker_idx on match_proposals (attacker_id, created_at desc);',
+    );
+    this.addSql(
+      'create index match_proposals_defender_idx on match_proposals (defender_id, created_at desc);',
+    );
     this.addSql(`
       create table notifications (
         id uuid primary key default gen_random_uuid(),
@@ -83,8 +97,6 @@ export class Migration20261122070000_grid extends Migration {
   }
 
   override down(): void {
-    this.addSql(
-      'drop table if exists notifications, match_last_opponent, match_proposals, match_queue, user_blocks;',
-    );
+    this.addSql('drop table if exists notifications, match_proposals, match_queue, user_blocks;');
   }
 }
