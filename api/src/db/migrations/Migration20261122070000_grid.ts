@@ -97,6 +97,8 @@ export class Migration20261122070000_grid extends Migration {
   }
 
   override down(): void {
+    this.addSql('drop trigger if exists users_forget_match_proposals on users;');
+    this.addSql('drop function if exists match_proposals_forget_user();');
     this.addSql('drop table if exists notifications, match_proposals, match_queue, user_blocks;');
   }
 }
