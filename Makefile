@@ -147,6 +147,10 @@ bench-boxes: build box-deps ## Box start time to ssh (vs a bare nspawn boot) and
 bench-detection: build box-deps ## Attack detection latency (shell command to stored event) and the box agent's CPU; needs root.
 	node test/bench/detection.ts
 
+.PHONY: bench-grid
+bench-grid: build ## The Grid: 10,000 sockets (broadcast p95, heap per socket) vs bare Socket.IO; a matchmaking tick with 10,000 queued.
+	node test/bench/grid.ts
+
 .PHONY: bench-operator
 bench-operator: build ## The operator with 500 Boxes at once on the test API server: time to every VM, reconcile p95, memory.
 	@hack/ensure-kube-testbin.sh >/dev/null
