@@ -4,14 +4,17 @@
 //   the baseline is a bare Socket.IO server with the same namespace and transport.
 // - A matchmaking tick with 10,000 queued players (goal <= 100 ms); the baseline is reading the
 //   same queue rows alone.
-// The clients run in this process (socket.io-client), the server in a child, on the same machine.
+// The clients run in this process, the server in a child, on the same machine (2 cores shared). They
+// are thin: each is a WebSocket speaking the Engine.IO 4 / Socket.IO 5 wire protocol (connect to /grid
+// with its token, answer pings, note when an event's frame arrives) without decoding payloads, so that
+// what is measured is the server's fan-out, not 10,000 full clients in one event loop.
 //
 //   node test/bench/grid.ts              (or: make bench-grid)
 //   BENCH_SOCKETS=2000 BENCH_QUEUED=10000 BENCH_ROUNDS=5 node test/bench/grid.ts
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { io as connect, type Socket } from 'socket.io-client';
+import WebSocket from 'ws';
 import type { Command } from './grid-server.ts';
 
 const SOCKETS = Number(process.env.BENCH_SOCKETS ?? 10_000);
@@ -60,52 +63,54 @@ const percentile = (values: number[], p: number) => {
 };
 const median = (values: number[]) => percentile(values, 50);
 
-/** Opens one socket per user, `batch` handshakes at a time. */
-async function openSockets(url: string, ids: string[], batch = 250): Promise<Socket[]> {
-  const sockets: Socket[] = [];
-  for (let i = 0; i < ids.length; i += batch) {
-    const opened = await Promise.all(
-      ids.slice(i, i + batch).map(
-        (id) =>
-          new Promise<Socket>((resolve, reject) => {
-            const socket = connect(`${url}/grid`, {
-              path: '/socket.io',
-              transports: ['websocket'],
-              auth: { token: `bench:${id}` },
-              query: { userId: id },
-              reconnection: false,
-              forceNew: true,
-              timeout: 60_000,
-            });
-            socket.once('connect', () => resolve(socket));
-            socket.once('connect_error', reject);
-          }),
-      ),
+/** Where frames of the event being measured are noted (one broadcast at a time). */
+let watching: { prefix: string; arrivals: number[] } | null = null;
+
+/** One player's /grid connection on the wire: `40/grid,{auth}` to connect, `3` for each ping `2`. */
+function openThinSocket(url: string, id: string): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(
+      `${url.replace(/^http/, 'ws')}/socket.io/?EIO=4&transport=websocket&userId=${id}`,
+      { perMessageDeflate: false },
     );
-    sockets.push(...opened);
-  }
+    ws.on('message', (data: Buffer) => {
+      const frame = data.toString();
+      if (frame === '2') ws.send('3');
+      else if (frame.startsWith('0')) ws.send(`40/grid,${JSON.stringify({ token: `bench:${id}` })}`);
+      else if (frame.startsWith('40/grid,')) resolve(ws);
+      else if (frame.startsWith('44/grid,')) reject(new Error(`refused: ${frame}`));
+      else if (watching && frame.startsWith(watching.prefix)) watching.arrivals.push(Date.now());
+    });
+    ws.once('error', reject);
+  });
+}
+
+/** Opens one connection per user, `batch` handshakes at a time. */
+async function openSockets(url: string, ids: string[], batch = 250): Promise<WebSocket[]> {
+  const sockets: WebSocket[] = [];
+  for (let i = 0; i < ids.length; i += batch)
+    sockets.push(...(await Promise.all(ids.slice(i, i + batch).map((id) => openThinSocket(url, id)))));
   return sockets;
 }
 
-/** Sends `rounds` broadcasts of `event`; answers every delivery's latency (ms) to every socket. */
+/** Sends `ROUNDS` broadcasts of `event` (after one to warm up); answers every delivery's latency (ms). */
 async function measureBroadcasts(
   server: Server,
-  sockets: Socket[],
+  sockets: WebSocket[],
   event: string,
   kind: 'player' | 'attack',
 ) {
   const latencies: number[] = [];
   for (let round = 0; round < ROUNDS + 1; round++) {
     const arrivals: number[] = [];
-    const listener = () => arrivals.push(Date.now());
-    for (const socket of sockets) socket.on(event, listener);
+    watching = { prefix: `42/grid,["${event}"`, arrivals };
     const { sentAt } = await server.ask<{ sentAt: number }>({ type: 'broadcast', kind });
     const deadline = Date.now() + 30_000;
     while (arrivals.length < sockets.length && Date.now() < deadline) await sleep(5);
-    for (const socket of sockets) socket.off(event, listener);
+    watching = null;
     if (arrivals.length < sockets.length)
       throw new Error(`${event}: ${arrivals.length} of ${sockets.length} sockets got the broadcast`);
-    if (round > 0) latencies.push(...arrivals.map((at) => at - sentAt)); // round 0 warms up
+    if (round > 0) latencies.push(...arrivals.map((at) => at - sentAt));
     await sleep(200);
   }
   return latencies;
