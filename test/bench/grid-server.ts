@@ -64,8 +64,9 @@ if (mode === 'raw') {
       reply({ type: 'heap', bytes: process.memoryUsage().heapUsed });
     } else if (command.type === 'broadcast') {
       const sentAt = Date.now();
+      const started = performance.now();
       grid.emit('playerUpdated', samplePlayer('00000000-0000-4000-8000-000000000000', sentAt % 3000));
-      reply({ type: 'broadcast', sentAt });
+      reply({ type: 'broadcast', sentAt, emitMs: performance.now() - started });
     } else if (command.type === 'stop') {
       io.close();
       process.exit(0);
@@ -113,6 +114,7 @@ if (mode === 'raw') {
         const [someone, other] = platform.grid.presence.players();
         const attack = command.kind === 'attack' ? await benchAttack(sql(), someone!, other!) : null;
         const sentAt = Date.now();
+        const started = performance.now();
         if (command.kind === 'player')
           platform.grid.presence.update({
             id: someone!.id,
@@ -121,7 +123,7 @@ if (mode === 'raw') {
             country: null,
           });
         else platform.attacks.events.emit('attackStarted', attack!);
-        reply({ type: 'broadcast', sentAt });
+        reply({ type: 'broadcast', sentAt, emitMs: performance.now() - started });
       } else if (command.type === 'announce') {
         // Opening N sockets announces each new player to everyone before it: N²/2 frames that are
         // not what this measures (docs/benchmarks.md). The bench turns the announcements off while

@@ -121,11 +121,11 @@ export function wireGrid(deps: GridSocketDeps): void {
   ns.on('connection', (socket) => {
     const { userId } = socket.data;
     let closed = false;
+    let present = false;
     socket.on('disconnect', () => {
       closed = true;
       if (present) grid.presence.disconnected(userId);
     });
-    let present = false;
 
     /** Runs a client event: rate-limited, payload validated, failures as `error {message}`. */
     const handle = <S extends z.ZodType>(
