@@ -187,7 +187,11 @@ export const configSchema = z
       matchTickMs: env.MATCH_TICK_MS,
       proposalMs: Math.round(env.MATCH_PROPOSAL_SECONDS * 1000),
       noMatchAfterMs: Math.round(env.MATCH_NO_MATCH_SECONDS * 1000),
-      window: { base: env.MATCH_WINDOW_BASE, perSecond: env.MATCH_WINDOW_PER_SECOND, cap: env.MATCH_WINDOW_CAP },
+      window: {
+        base: env.MATCH_WINDOW_BASE,
+        perSecond: env.MATCH_WINDOW_PER_SECOND,
+        cap: env.MATCH_WINDOW_CAP,
+      },
       /** Core-app section 9: PVP prompts 30 s, target info cached 5 minutes. */
       pvpRequestMs: GRID_TIMINGS.pvpRequestMs,
       targetInfoCacheMs: GRID_TIMINGS.targetInfoCacheMs,
