@@ -6,7 +6,12 @@ import { NotFoundPage } from '../pages/NotFoundPage.tsx';
 import { authenticatedPaths, paths } from './paths.ts';
 
 /** Signed-in pages built so far; the other signed-in paths show the not-found content inside the layout. */
-const builtAuthenticatedPaths: ReadonlySet<string> = new Set([paths.dashboard, paths.box, paths.history]);
+const builtAuthenticatedPaths: ReadonlySet<string> = new Set([
+  paths.dashboard,
+  paths.box,
+  paths.history,
+  paths.leaderboard,
+]);
 
 /**
  * Route objects of the portal. Pages other than home load on demand (route-level code splitting), and so
@@ -67,6 +72,10 @@ export const routes: RouteObject[] = [
       {
         path: paths.history,
         lazy: async () => ({ Component: (await import('../pages/HistoryPage.tsx')).HistoryPage }),
+      },
+      {
+        path: paths.leaderboard,
+        lazy: async () => ({ Component: (await import('../pages/LeaderboardPage.tsx')).LeaderboardPage }),
       },
       ...authenticatedPaths
         .filter((path) => !builtAuthenticatedPaths.has(path))

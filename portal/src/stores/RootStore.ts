@@ -8,6 +8,7 @@ import { AuthStore, type RefreshLocks } from './AuthStore.ts';
 import { BoxStore, type FileSaver } from './BoxStore.ts';
 import { DashboardStore } from './DashboardStore.ts';
 import { HistoryStore } from './HistoryStore.ts';
+import { LeaderboardStore } from './LeaderboardStore.ts';
 import { RealtimeStore } from './RealtimeStore.ts';
 import { UiStore } from './UiStore.ts';
 
@@ -46,6 +47,7 @@ export class RootStore {
   readonly dashboard: DashboardStore;
   readonly box: BoxStore;
   readonly history: HistoryStore;
+  readonly leaderboard: LeaderboardStore;
 
   private navigator: Navigator | null = null;
   private ending: Promise<void> | null = null;
@@ -70,6 +72,7 @@ export class RootStore {
     this.box = new BoxStore(this, options.saveFile);
     this.dashboard = new DashboardStore(this);
     this.history = new HistoryStore(this);
+    this.leaderboard = new LeaderboardStore(this);
   }
 
   /** Stops following the session other tabs write (tests make many stores in one page). */
