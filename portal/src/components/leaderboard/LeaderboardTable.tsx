@@ -162,9 +162,9 @@ function OperatorRow({ row, own }: OperatorRowProps) {
   );
 }
 
-/** A rate with one decimal, green above 50%. */
+/** A rate with one decimal, green above 50% (as shown: 50.04 reads '50.0%' and is not green). */
 function RateCell({ percent, testId }: { percent: number; testId: string }) {
-  const good = percent > GOOD_RATE_ABOVE;
+  const good = Number(percent.toFixed(1)) > GOOD_RATE_ABOVE;
   return (
     <TableCell
       align="right"
