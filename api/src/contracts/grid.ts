@@ -3,7 +3,7 @@
  * presence on the globe, matchmaking, PvP challenges, target info, blocking and notifications.
  */
 import { z } from 'zod';
-import type { Attack, TargetBox } from './attacks.ts';
+import { attackSchema, targetBoxSchema, type Attack } from './attacks.ts';
 
 /** Someone online on the globe. Coordinates are coarse (country centroid), null when unknown. */
 export const gridPlayerSchema = z
@@ -80,11 +80,10 @@ export type MatchProposal = z.infer<typeof matchProposalSchema>;
  * Answer of engage: `started` once both players engaged (then the attack and the target box; for both
  * players `attackStarted` follows on the socket); `started: false` while the other has not engaged yet.
  */
-export interface EngageResponse {
-  started: boolean;
-  attack: Attack | null;
-  box: TargetBox | null;
-}
+export const engageResponseSchema = z
+  .object({ started: z.boolean(), attack: attackSchema.nullable(), box: targetBoxSchema.nullable() })
+  .meta({ id: 'EngageResponse' });
+export type EngageResponse = z.infer<typeof engageResponseSchema>;
 
 /**
  * Why a proposal ended without an attack. OPPONENT_LEFT: the other left the queue or the grid (you

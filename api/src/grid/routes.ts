@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import type { RequestHandler } from 'express';
 import {
-  attackSchema,
+  engageResponseSchema,
   proposalRequest,
   queueEstimateSchema,
   queueInfoSchema,
-  targetBoxSchema,
   targetInfoSchema,
 } from '../contracts/index.ts';
 import { caller } from '../auth/middleware.ts';
@@ -13,9 +12,6 @@ import { ApiRouter } from '../http/route.ts';
 import type { Grid } from './grid.ts';
 
 const userParams = z.strictObject({ userId: z.uuid({ error: 'userId must be a user id' }) });
-const engageResponse = z
-  .object({ started: z.boolean(), attack: attackSchema.nullable(), box: targetBoxSchema.nullable() })
-  .meta({ id: 'EngageResponse' });
 
 /** Matchmaking and target info (core-app section 7). Mounted before `/attack/:boxId`. */
 export function gridRoutes(deps: { grid: Grid; requireAuth: RequestHandler }): ApiRouter {
@@ -70,7 +66,7 @@ export function gridRoutes(deps: { grid: Grid; requireAuth: RequestHandler }): A
         409: 'A player is busy or off the VPN, or a box is not running',
       },
       body: proposalRequest,
-      response: engageResponse,
+      response: engageResponseSchema,
       handler: ({ body, res }) => matchmaking.engage(caller(res).userId, body.proposalId),
     })
     .route({

@@ -91,6 +91,7 @@ export class RealtimeStore {
     });
     grid.on('readyForState', () => grid.emit('getInitialState'));
     grid.on('error', ({ message }) => toast.error(connectionErrorToast(message)));
+    this.root.grid.attach(grid);
     this.grid = grid;
 
     const vpnStatus: VpnStatusSocket = this.openSocket(VPN_STATUS_NAMESPACE, handshake);
@@ -107,6 +108,7 @@ export class RealtimeStore {
       socket?.removeAllListeners();
       socket?.disconnect();
     }
+    if (this.grid) this.root.grid.detach();
     this.grid = null;
     this.vpnStatus = null;
     this.setConnected(false);

@@ -7,6 +7,7 @@ import { paths } from '../routes/paths.ts';
 import { AuthStore, type RefreshLocks } from './AuthStore.ts';
 import { BoxStore, type FileSaver } from './BoxStore.ts';
 import { DashboardStore } from './DashboardStore.ts';
+import { GridStore, type SoundPlayer } from './GridStore.ts';
 import { HistoryStore } from './HistoryStore.ts';
 import { LeaderboardStore } from './LeaderboardStore.ts';
 import { RealtimeStore } from './RealtimeStore.ts';
@@ -32,6 +33,8 @@ export type RootStoreOptions = {
   locks?: RefreshLocks | null;
   /** Saves downloaded files (VPN configs); a Blob behind a temporary `<a download>` by default. */
   saveFile?: FileSaver;
+  /** Plays the game's sounds; an HTMLAudioElement by default. */
+  playSound?: SoundPlayer;
 };
 
 /**
@@ -47,6 +50,7 @@ export class RootStore {
   readonly dashboard: DashboardStore;
   readonly box: BoxStore;
   readonly history: HistoryStore;
+  readonly grid: GridStore;
   readonly leaderboard: LeaderboardStore;
 
   private navigator: Navigator | null = null;
@@ -72,6 +76,7 @@ export class RootStore {
     this.box = new BoxStore(this, options.saveFile);
     this.dashboard = new DashboardStore(this);
     this.history = new HistoryStore(this);
+    this.grid = new GridStore(this, options.storage ?? localStorage, options.playSound);
     this.leaderboard = new LeaderboardStore(this);
   }
 
