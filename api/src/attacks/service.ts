@@ -343,16 +343,24 @@ export class AttackService {
       const side = winnerOf(outcome);
       const winner = side === 'attacker' ? row.attacker_id : side === 'target' ? row.target_id : null;
       const loser = side === 'attacker' ? row.target_id : side === 'target' ? row.attacker_id : null;
-      if (change) {
-        await tx.run('update users set mmr = mmr + ?, updated_at = now() where id = ?', [
-          change,
-          row.attacker_id,
-        ]);
-        await tx.run('update users set mmr = mmr - ?, updated_at = now() where id = ?', [
-          change,
-          row.target_id,
-        ]);
-      }
+      // An attack with a winner counts on the leaderboard. MMR and counters of both players in one
+      // statement: the MMR counts its trigger keeps are locked in one order (no deadlocks).
+      if (winner)
+        await tx.run(
+          `update users set mmr = mmr + case when id = ? then ?::int else ?::int end,
+                  total_attacks = total_attacks + (id = ?)::int,
+                  attacks_won = attacks_won + (id = ? and id = ?)::int,
+                  total_defenses = total_defenses + (id = ?)::int,
+                  defenses_won = defenses_won + (id = ? and id = ?)::int,
+                  updated_at = now()
+            where id in (?, ?)`,
+          [
+            ...[row.attacker_id, change ?? 0, -(change ?? 0)],
+            ...[row.attacker_id, row.attacker_id, winner],
+            ...[row.target_id, row.target_id, winner],
+            ...[row.attacker_id, row.target_id],
+          ],
+        );
       await tx.run(
         `update attacks set winner_id = ?, loser_id = ?, mmr_change = ?, attacker_mmr_before = ?, target_mmr_before = ?
           where id = ?`,

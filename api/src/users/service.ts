@@ -3,6 +3,7 @@ import type { ActivityType, Tier, User, UserStats } from '../contracts/index.ts'
 import type { Orm } from '../db/orm.ts';
 import { Sql } from '../db/sql.ts';
 import { notFound } from '../http/errors.ts';
+import { PLAYER_SQL, RANK_OF_MMR_SQL } from '../leaderboard/service.ts';
 
 interface UserRow {
   id: string;
@@ -54,14 +55,19 @@ export class UserService {
     return toUser(row);
   }
 
-  /** Rank by MMR (1 = best; ties share a rank). Wins are counted once attacks exist. */
+  /**
+   * The leaderboard's rank (1 = best; ties share a rank; null for an account that is not on it: its
+   * address is not verified) and the counters the attack service keeps when attacks settle.
+   */
   async stats(userId: string): Promise<UserStats> {
-    const row = await this.#sql().one<{ rank: number }>(
-      'select 1 + (select count(*) from users o where o.mmr > u.mmr)::int as rank from users u where u.id = ?',
+    const row = await this.#sql().one<{ rank: number | null; attacks_won: number; defenses_won: number }>(
+      `select case when ${PLAYER_SQL} then ${RANK_OF_MMR_SQL.replace('?', 'u.mmr')} end as rank,
+              attacks_won, defenses_won
+         from users u where u.id = ?`,
       [userId],
     );
     if (!row) throw notFound('User not found');
-    return { rank: row.rank, attacksWon: 0, defensesWon: 0 };
+    return { rank: row.rank, attacksWon: row.attacks_won, defensesWon: row.defenses_won };
   }
 
   async logActivity(userId: string, activityType: ActivityType): Promise<void> {
