@@ -11,6 +11,7 @@ const builtAuthenticatedPaths: ReadonlySet<string> = new Set([
   paths.box,
   paths.history,
   paths.leaderboard,
+  paths.attack,
 ]);
 
 /**
@@ -68,6 +69,10 @@ export const routes: RouteObject[] = [
       {
         path: paths.box,
         lazy: async () => ({ Component: (await import('../pages/BoxPage.tsx')).BoxPage }),
+      },
+      {
+        path: paths.attack,
+        lazy: async () => ({ Component: (await import('../pages/AttackPage.tsx')).AttackPage }),
       },
       {
         path: paths.history,

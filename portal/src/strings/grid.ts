@@ -130,12 +130,14 @@ export const pvpDeclined = (handle: string) => `${handle} declined your PVP requ
 
 // ---- outcome overlay and notifications --------------------------------------------------------
 
-export const outcomeDetail = (won: boolean, mmrChange: number | null) =>
-  mmrChange === null || mmrChange === 0
-    ? won
-      ? 'Well played.'
-      : 'Regroup and try again.'
-    : `MMR ${won ? '+' : '−'}${Math.abs(mmrChange)}`;
+/** The line under the overlay's headline (core-app section 4 says what OWNED and FOOTHOLD mean). */
+export function outcomeDetail(outcome: string, won: boolean, opponent: string): string {
+  if (outcome === 'OWNED')
+    return won ? `Complete control of ${opponent}'s box.` : `${opponent} took root on your box.`;
+  if (outcome === 'FOOTHOLD')
+    return won ? `User-level access to ${opponent}'s box.` : `${opponent} got a shell on your box.`;
+  return won ? `${opponent} could not break you.` : `${opponent}'s box held.`;
+}
 export const notificationText = (title: string, body: string) => `${title}: ${body}`;
 
 // ---- page -----------------------------------------------------------------------------------

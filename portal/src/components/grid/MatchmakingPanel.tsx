@@ -1,0 +1,99 @@
+import Button from '@mui/material/Button';
+import LinearProgress from '@mui/material/LinearProgress';
+import Stack from '@mui/material/Stack';
+import Tooltip from '@mui/material/Tooltip';
+import Typography from '@mui/material/Typography';
+import { observer } from 'mobx-react-lite';
+import type { GridStore } from '../../stores/GridStore.ts';
+import {
+  DISMISS,
+  ENGAGE,
+  FIND_A_MARK,
+  FIND_DISABLED,
+  LEAVE_QUEUE,
+  MATCH_FOUND_TITLE,
+  QUEUE_TITLE,
+  WAITING_FOR_OPPONENT,
+  matchCountdown,
+  matchRole,
+  queueEstimate,
+  queuePosition,
+} from '../../strings/grid.ts';
+import { GridCard } from './GridCard.tsx';
+
+export type MatchmakingPanelProps = { grid: GridStore };
+
+/**
+ * Find a Mark, the queue status card and the Match Found card (core-app sections 2 and 4). Find a Mark is
+ * disabled while connecting, queued, matched, attacking or attacked; the VPN is checked on press.
+ */
+export const MatchmakingPanel = observer(function MatchmakingPanel({ grid }: MatchmakingPanelProps) {
+  const blocker = grid.findBlocker;
+  const { queue, proposal } = grid;
+  const me = grid.me;
+  return (
+    <Stack spacing={2} sx={{ pointerEvents: 'none' }}>
+      <Tooltip title={blocker ? FIND_DISABLED[blocker] : ''}>
+        {/* A disabled button fires no events: the wrapper carries the tooltip. */}
+        <span style={{ pointerEvents: 'auto', alignSelf: 'flex-start' }}>
+          <Button
+            variant="contained"
+            size="large"
+            disabled={blocker !== null}
+            onClick={() => void grid.findMark()}
+          >
+            {FIND_A_MARK}
+          </Button>
+        </span>
+      </Tooltip>
+      {queue && (
+        <GridCard title={QUEUE_TITLE}>
+          <LinearProgress sx={{ mb: 1.5 }} aria-label={QUEUE_TITLE} />
+          {queue.position > 0 && (
+            <Typography variant="body2" color="text.secondary">
+              {queuePosition(queue.position)}
+            </Typography>
+          )}
+          <Typography variant="body2" data-testid="queue-estimate">
+            {queueEstimate(queue.secondsLeft)}
+          </Typography>
+          <Button size="small" color="inherit" sx={{ mt: 1 }} onClick={() => void grid.leaveQueue()}>
+            {LEAVE_QUEUE}
+          </Button>
+        </GridCard>
+      )}
+      {proposal && (
+        <GridCard title={MATCH_FOUND_TITLE} tone="warning">
+          <Typography variant="h6" component="p">
+            {proposal.attacker.id === me ? proposal.defender.handle : proposal.attacker.handle}
+          </Typography>
+          <Typography variant="body2" color="text.secondary" sx={{ mb: 1 }}>
+            {matchRole(proposal.attacker.id === me ? 'attacker' : 'defender')}
+          </Typography>
+          <Typography variant="body2" data-testid="match-countdown">
+            {matchCountdown(grid.proposalSecondsLeft)}
+          </Typography>
+          {grid.engaged ? (
+            <Typography variant="body2" color="warning.main" sx={{ mt: 1 }} role="status">
+              {WAITING_FOR_OPPONENT}
+            </Typography>
+          ) : (
+            <Stack direction="row" spacing={1} sx={{ mt: 1.5 }}>
+              <Button
+                variant="contained"
+                color="warning"
+                disabled={grid.engaging}
+                onClick={() => void grid.engage()}
+              >
+                {ENGAGE}
+              </Button>
+              <Button color="inherit" disabled={grid.engaging} onClick={() => void grid.dismiss()}>
+                {DISMISS}
+              </Button>
+            </Stack>
+          )}
+        </GridCard>
+      )}
+    </Stack>
+  );
+});

@@ -1,0 +1,140 @@
+import Box from '@mui/material/Box';
+import CircularProgress from '@mui/material/CircularProgress';
+import Link from '@mui/material/Link';
+import Stack from '@mui/material/Stack';
+import Typography from '@mui/material/Typography';
+import { observer } from 'mobx-react-lite';
+import { lazy, Suspense, useMemo } from 'react';
+import { AttackCards } from '../components/grid/AttackCards.tsx';
+import { MatchmakingPanel } from '../components/grid/MatchmakingPanel.tsx';
+import { OutcomeOverlay } from '../components/grid/OutcomeOverlay.tsx';
+import { PlayerList } from '../components/grid/PlayerList.tsx';
+import { PvpPrompts } from '../components/grid/PvpPrompts.tsx';
+import { TargetPopup } from '../components/grid/TargetPopup.tsx';
+import { usePageMeta } from '../components/pageMeta.ts';
+import { useStores } from '../stores/StoresContext.tsx';
+import {
+  GEO_ATTRIBUTION,
+  GEO_ATTRIBUTION_URL,
+  GLOBE_LOADING,
+  GRID_DESCRIPTION,
+  GRID_TITLE,
+  NO_WEBGL,
+} from '../strings/grid.ts';
+
+// three.js and the country outlines load only here, after the page shows.
+const GlobeView = lazy(() => import('../components/grid/GlobeView.tsx'));
+
+export type AttackPageProps = Record<string, never>;
+
+/**
+ * The Grid (core-app section 2 "The Grid /attack"): the globe with the operators online and the attacks in
+ * flight, Find a Mark with the queue and the match, the attack cards, the target popup, PVP challenges and the
+ * outcome overlay. Without WebGL the globe gives way to a message; the list of operators works everywhere.
+ */
+export const AttackPage = observer(function AttackPage(_props: AttackPageProps) {
+  usePageMeta({ title: GRID_TITLE, description: GRID_DESCRIPTION });
+  const { grid, realtime } = useStores();
+  const webgl = useMemo(hasWebGL, []);
+  const hotIds = new Set([...grid.attacks.values()].map((attack) => attack.target.id));
+
+  return (
+    <Box
+      sx={{
+        position: 'relative',
+        height: { xs: 'auto', md: 'calc(100vh - 64px)' },
+        minHeight: 560,
+        overflow: 'hidden',
+        background: 'radial-gradient(ellipse at center, #0b1430 0%, #03060d 70%)',
+      }}
+    >
+      <Typography variant="h4" component="h1" sx={visuallyHidden}>
+        {GRID_TITLE}
+      </Typography>
+      {webgl ? (
+        <Suspense
+          fallback={
+            <Stack
+              sx={{ position: 'absolute', inset: 0, alignItems: 'center', justifyContent: 'center' }}
+              spacing={2}
+            >
+              <CircularProgress aria-label={GLOBE_LOADING} />
+              <Typography color="text.secondary">{GLOBE_LOADING}</Typography>
+            </Stack>
+          }
+        >
+          <GlobeView
+            players={grid.onlinePlayers}
+            arcs={grid.arcs}
+            meId={grid.me}
+            hotIds={hotIds}
+            selectedId={grid.selection?.playerId ?? null}
+            onSelect={(id) => grid.select(id)}
+          />
+        </Suspense>
+      ) : (
+        <Typography
+          role="note"
+          color="text.secondary"
+          sx={{ position: 'absolute', top: '45%', left: 0, right: 0, textAlign: 'center', px: 4 }}
+        >
+          {NO_WEBGL}
+        </Typography>
+      )}
+
+      {/* Left: matchmaking. Right: the attack, the challenges and the target. */}
+      <Stack spacing={2} sx={{ position: 'absolute', top: 16, left: 16, zIndex: 2, pointerEvents: 'none' }}>
+        <MatchmakingPanel grid={grid} />
+      </Stack>
+      <Stack
+        spacing={2}
+        sx={{
+          position: 'absolute',
+          top: 16,
+          right: 16,
+          zIndex: 2,
+          maxHeight: 'calc(100% - 32px)',
+          overflowY: 'auto',
+        }}
+      >
+        <PvpPrompts grid={grid} />
+        <AttackCards grid={grid} />
+        <Box sx={{ position: 'relative' }}>
+          <TargetPopup grid={grid} vpnConnected={realtime.vpnConnected} />
+        </Box>
+      </Stack>
+      <Stack
+        spacing={1}
+        sx={{ position: 'absolute', bottom: 88, right: 16, zIndex: 2, alignItems: 'flex-end' }}
+      >
+        <PlayerList grid={grid} />
+        <Typography variant="caption" color="text.secondary">
+          <Link href={GEO_ATTRIBUTION_URL} target="_blank" rel="noopener noreferrer" color="inherit">
+            {GEO_ATTRIBUTION}
+          </Link>
+        </Typography>
+      </Stack>
+      <OutcomeOverlay grid={grid} />
+    </Box>
+  );
+});
+
+/** Whether this browser can draw the globe. */
+function hasWebGL(): boolean {
+  if (typeof WebGLRenderingContext === 'undefined') return false;
+  try {
+    const canvas = document.createElement('canvas');
+    return (canvas.getContext('webgl2') ?? canvas.getContext('webgl')) !== null;
+  } catch {
+    return false;
+  }
+}
+
+const visuallyHidden = {
+  position: 'absolute',
+  width: 1,
+  height: 1,
+  overflow: 'hidden',
+  clip: 'rect(0 0 0 0)',
+  whiteSpace: 'nowrap',
+} as const;
