@@ -101,8 +101,6 @@ const persistedGrid = z.object({
   matchmakingProposal: z.unknown().nullable(),
 });
 
-const targetInfoCache = new Map<string, { info: TargetInfo; at: number }>();
-
 /**
  * The Grid (core-app sections 2, 4, 7, 8): who is online and where, the attacks in flight, this operator's
  * matchmaking (queue, proposal, engage), PVP challenges, blocks, notifications and the outcome of their
@@ -138,6 +136,8 @@ export class GridStore {
   private proposalTimer: ReturnType<typeof setInterval> | null = null;
   private overlayTimer: ReturnType<typeof setTimeout> | null = null;
   private readonly pvpTimers = new Map<string, ReturnType<typeof setTimeout>>();
+  /** GET /attack/target-info answers, kept 5 min; this account's only, like the rest of the store. */
+  private readonly targetInfoCache = new Map<string, { info: TargetInfo; at: number }>();
   /** Bumped by every selection, so that an overtaken target-info answer is dropped. */
   private selectionRevision = 0;
 
@@ -569,7 +569,7 @@ export class GridStore {
       this.selection = { playerId, info: null, loading: false };
       return;
     }
-    const cached = targetInfoCache.get(playerId);
+    const cached = this.targetInfoCache.get(playerId);
     if (cached && Date.now() - cached.at < GRID_TIMINGS.targetInfoCacheMs) {
       this.selection = { playerId, info: cached.info, loading: false };
       return;
@@ -577,7 +577,7 @@ export class GridStore {
     this.selection = { playerId, info: null, loading: true };
     this.root.api.get(`/attack/target-info/${encodeURIComponent(playerId)}`, targetInfoSchema).then(
       (info) => {
-        targetInfoCache.set(playerId, { info, at: Date.now() });
+        this.targetInfoCache.set(playerId, { info, at: Date.now() });
         runInAction(() => {
           if (revision === this.selectionRevision) this.selection = { playerId, info, loading: false };
         });
@@ -733,6 +733,7 @@ export class GridStore {
     this.pvpPrompts = [];
     this.selection = null;
     this.seenNotifications.clear();
+    this.targetInfoCache.clear();
   }
 }
 
