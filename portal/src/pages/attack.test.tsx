@@ -1,0 +1,381 @@
+import {
+  GRID_NAMESPACE,
+  VPN_STATUS_NAMESPACE,
+  type Attack,
+  type AttackOutcome,
+  type GridInitialState,
+  type GridPlayer,
+  type MatchProposal,
+  type TargetBox,
+} from '@exploit-grid/api/contracts';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  ACTIVE_ATTACK,
+  BLOCK,
+  DISMISS,
+  ENGAGE,
+  FIND_A_MARK,
+  GEO_ATTRIBUTION,
+  GEO_ATTRIBUTION_URL,
+  LEAVE_QUEUE,
+  LOCATION_UNKNOWN,
+  MATCH_FOUND_TITLE,
+  NO_WEBGL,
+  OPERATORS_ONLINE,
+  PVP,
+  QUEUE_TITLE,
+  TARGET_ACQUIRED,
+  TOO_HARD,
+  UNBLOCK,
+  UNDER_ATTACK,
+  WAITING_FOR_OPPONENT,
+} from '../strings/grid.ts';
+import { fail, reply, testUser, type FakeReply } from '../testing/fakeApi.ts';
+import type { FakeSocket } from '../testing/fakeSockets.ts';
+import { renderSignedIn } from '../test-utils.tsx';
+
+const me = { id: testUser.id, handle: testUser.handle };
+const acid = { id: '00000000-0000-4000-8000-0000000000a1', handle: 'acid_burn' };
+const crash = { id: '00000000-0000-4000-8000-0000000000c2', handle: 'crash_override' };
+
+const player = (ref: { id: string; handle: string }, fields: Partial<GridPlayer> = {}): GridPlayer => ({
+  ...ref,
+  mmr: 1000,
+  country: null,
+  countryCode: null,
+  latitude: null,
+  longitude: null,
+  ...fields,
+});
+
+const players = [
+  player(acid, { mmr: 1200 }),
+  player(crash, { mmr: 1100, country: 'Germany', countryCode: 'DE', latitude: 51, longitude: 9 }),
+  player(me),
+];
+
+const targetBox: TargetBox = {
+  id: '00000000-0000-4000-8000-0000000000b0',
+  hostname: 'acid-burn-box',
+  ip: '10.66.0.9',
+  status: 'RUNNING',
+  openPorts: { '22': 'ssh', '80': 'http' },
+};
+
+const attack = (
+  attacker: { id: string; handle: string },
+  target: { id: string; handle: string },
+  fields: Partial<Attack> = {},
+): Attack => ({
+  id: '10000000-0000-4000-8000-000000000001',
+  attacker,
+  target,
+  box: null,
+  outcome: 'PENDING',
+  winnerId: null,
+  loserId: null,
+  mmrChange: null,
+  createdAt: new Date().toISOString(),
+  endsAt: new Date(Date.now() + 30 * 60_000).toISOString(),
+  endedAt: null,
+  ...fields,
+});
+
+const proposal = (): MatchProposal => ({
+  proposalId: '20000000-0000-4000-8000-000000000001',
+  attacker: me,
+  defender: acid,
+  expiresAt: new Date(Date.now() + 30_000).toISOString(),
+});
+
+const targetInfoRoute = (id: string) => `GET /attack/target-info/${id}`;
+const targetInfo = (ref: { id: string; handle: string }, defense: number) =>
+  reply(200, {
+    userId: ref.id,
+    handle: ref.handle,
+    mmr: 1200,
+    defense,
+    defensesSurvived: 3,
+    defensesTotal: 4,
+  });
+
+/** /attack for a signed-in operator, the fake sockets opened; the operator is not queued from before. */
+async function renderGrid(routes: Record<string, FakeReply> = {}) {
+  const rendered = renderSignedIn('/attack', {
+    'GET /attack/queue/estimate': reply(200, { estimateSeconds: -1 }),
+    ...routes,
+  });
+  // The first render loads the whole app: give it time.
+  await waitFor(() => expect(rendered.sockets.open(GRID_NAMESPACE)).toHaveLength(1), { timeout: 5000 });
+  const [grid] = rendered.sockets.open(GRID_NAMESPACE) as [FakeSocket];
+  const [vpn] = rendered.sockets.open(VPN_STATUS_NAMESPACE) as [FakeSocket];
+  return { ...rendered, grid, vpn };
+}
+
+/** The server plays `event` on a socket. */
+const play = (socket: FakeSocket, event: string, ...args: unknown[]) =>
+  act(() => socket.receive(event, ...args));
+
+/** The grid connects and sends its state; the VPN reports `vpn`. */
+function enter(
+  { grid, vpn }: { grid: FakeSocket; vpn: FakeSocket },
+  state: Partial<GridInitialState> = {},
+  vpnConnected = true,
+) {
+  act(() => {
+    grid.receive('connect');
+    grid.receive('initialState', {
+      players,
+      attacks: [],
+      globalChatMessages: [],
+      blockedUsers: [],
+      ...state,
+    });
+    vpn.receive('connect');
+    vpn.receive('status', { status: vpnConnected });
+  });
+}
+
+const findButton = () => screen.getByRole('button', { name: FIND_A_MARK }) as HTMLButtonElement;
+const region = (name: string) => screen.getByRole('region', { name });
+const emittedOf = (socket: FakeSocket, event: string) =>
+  socket.emitted.filter((e) => e.event === event).map((e) => e.args);
+
+/** Opens the popup of a player from the operators list. */
+async function pick(handle: string) {
+  const list = await screen.findByRole('list', { name: OPERATORS_ONLINE });
+  fireEvent.click(within(list).getByRole('button', { name: new RegExp(handle) }));
+  return screen.findByRole('region', { name: handle });
+}
+
+beforeEach(() => {
+  // jsdom plays no sound (the store logs that); failed requests are logged too.
+  vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+});
+
+describe('the Grid page', () => {
+  it("is titled 'The Grid | Exploit Grid' and says the globe needs WebGL", async () => {
+    await renderGrid();
+    await waitFor(() => expect(document.title).toBe('The Grid | Exploit Grid'));
+    expect(screen.getByRole('heading', { level: 1, name: 'The Grid' })).toBeTruthy();
+    expect(screen.getByRole('note').textContent).toBe(NO_WEBGL);
+    expect(screen.queryByTestId('globe')).toBeNull();
+  });
+
+  it("lists the operators online, by MMR, with their country or 'Location Unknown'", async () => {
+    const sockets = await renderGrid();
+    enter(sockets);
+    const list = await screen.findByRole('list', { name: OPERATORS_ONLINE });
+    expect(
+      within(list)
+        .getAllByRole('button')
+        .map((item) => item.textContent),
+    ).toEqual([
+      `acid_burnMMR 1200 · ${LOCATION_UNKNOWN}`,
+      'crash_overrideMMR 1100 · Germany',
+      `zero_cool (You)MMR 1000 · ${LOCATION_UNKNOWN}`,
+    ]);
+    expect(screen.getByText(`${OPERATORS_ONLINE} (3)`)).toBeTruthy();
+  });
+
+  it('credits DB-IP for the geolocation', async () => {
+    await renderGrid();
+    const link = screen.getByRole('link', { name: GEO_ATTRIBUTION });
+    expect(link.getAttribute('href')).toBe(GEO_ATTRIBUTION_URL);
+    expect(GEO_ATTRIBUTION_URL).toBe('https://db-ip.com');
+    expect(link.getAttribute('target')).toBe('_blank');
+  });
+
+  it('enables Find a Mark only once the grid is connected and its state arrived', async () => {
+    const { grid, vpn } = await renderGrid();
+    expect(findButton().disabled).toBe(true);
+    play(grid, 'connect');
+    expect(findButton().disabled).toBe(true);
+    enter({ grid, vpn });
+    expect(findButton().disabled).toBe(false);
+    play(grid, 'disconnect');
+    expect(findButton().disabled).toBe(true);
+  });
+});
+
+describe('the target popup', () => {
+  it("shows MMR, 'Location Unknown' and the defense once the target info is in", async () => {
+    const sockets = await renderGrid({ [targetInfoRoute(acid.id)]: targetInfo(acid, 66.6) });
+    enter(sockets);
+    const popup = await pick(acid.handle);
+    expect(within(popup).getByText('MMR 1200')).toBeTruthy();
+    expect(within(popup).getByText(LOCATION_UNKNOWN)).toBeTruthy();
+    await waitFor(() => expect(within(popup).getByTestId('target-defense').textContent).toBe('Defense: 67%'));
+  });
+
+  it('shows the country of a located player', async () => {
+    const sockets = await renderGrid({ [targetInfoRoute(crash.id)]: targetInfo(crash, 20) });
+    enter(sockets);
+    const popup = await pick(crash.handle);
+    expect(within(popup).getByText('MMR 1100')).toBeTruthy();
+    expect(within(popup).getByText('Germany')).toBeTruthy();
+    await waitFor(() => expect(within(popup).getByTestId('target-defense').textContent).toBe('Defense: 20%'));
+  });
+
+  it("closes and toasts 'Could not load target details.' when the info cannot be loaded", async () => {
+    const sockets = await renderGrid({ [targetInfoRoute(acid.id)]: fail(500, 'Boom') });
+    enter(sockets);
+    await pick(acid.handle);
+    expect(await screen.findByText('Could not load target details.')).toBeTruthy();
+    expect(screen.queryByRole('region', { name: acid.handle })).toBeNull();
+  });
+
+  it('disables PVP without the VPN even with the target info', async () => {
+    const sockets = await renderGrid({ [targetInfoRoute(acid.id)]: targetInfo(acid, 50) });
+    enter(sockets, {}, false);
+    const popup = await pick(acid.handle);
+    await waitFor(() => expect(within(popup).getByTestId('target-defense').textContent).toBe('Defense: 50%'));
+    expect((within(popup).getByRole('button', { name: PVP }) as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it('enables PVP with the VPN and the target info, and challenges with pvp:request', async () => {
+    const sockets = await renderGrid({ [targetInfoRoute(acid.id)]: targetInfo(acid, 50) });
+    enter(sockets);
+    const popup = await pick(acid.handle);
+    const pvp = within(popup).getByRole('button', { name: PVP }) as HTMLButtonElement;
+    await waitFor(() => expect(pvp.disabled).toBe(false));
+    fireEvent.click(pvp);
+    expect(emittedOf(sockets.grid, 'pvp:request')).toEqual([[{ targetId: acid.id }]]);
+  });
+
+  it('blocks with chat:block and offers Unblock once the server confirms', async () => {
+    const sockets = await renderGrid({ [targetInfoRoute(acid.id)]: targetInfo(acid, 50) });
+    enter(sockets);
+    const popup = await pick(acid.handle);
+    fireEvent.click(within(popup).getByRole('button', { name: BLOCK }));
+    expect(emittedOf(sockets.grid, 'chat:block')).toEqual([[{ blockUserId: acid.id }]]);
+    play(sockets.grid, 'userBlocked', acid);
+    fireEvent.click(within(popup).getByRole('button', { name: UNBLOCK }));
+    expect(emittedOf(sockets.grid, 'chat:unblock')).toEqual([[{ unblockUserId: acid.id }]]);
+    play(sockets.grid, 'userUnblocked', { id: acid.id });
+    expect(within(popup).getByRole('button', { name: BLOCK })).toBeTruthy();
+  });
+});
+
+describe('matchmaking', () => {
+  it('shows the queue card after Find a Mark and hides it on Leave Queue', async () => {
+    const sockets = await renderGrid({
+      'POST /attack/queue/join': reply(200, { estimateSeconds: 42, position: 3, queued: true }),
+      'POST /attack/queue/leave': reply(204),
+    });
+    enter(sockets);
+    fireEvent.click(findButton());
+    const card = await screen.findByRole('region', { name: QUEUE_TITLE });
+    expect(within(card).getByText('Position in queue: 3')).toBeTruthy();
+    expect(within(card).getByTestId('queue-estimate').textContent).toMatch(/^Estimated wait: 4[12]s$/);
+    expect(findButton().disabled).toBe(true);
+    fireEvent.click(within(card).getByRole('button', { name: LEAVE_QUEUE }));
+    await waitFor(() => expect(screen.queryByRole('region', { name: QUEUE_TITLE })).toBeNull());
+    expect(sockets.api.callsTo('POST /attack/queue/leave')).toHaveLength(1);
+    expect(findButton().disabled).toBe(false);
+  });
+
+  it("refuses to queue without the VPN: 'You must be connected to the VPN to queue.'", async () => {
+    const sockets = await renderGrid({
+      'POST /attack/queue/join': reply(200, { estimateSeconds: 42, position: 3, queued: true }),
+    });
+    enter(sockets, {}, false);
+    fireEvent.click(findButton());
+    expect(await screen.findByText('You must be connected to the VPN to queue.')).toBeTruthy();
+    expect(sockets.api.callsTo('POST /attack/queue/join')).toHaveLength(0);
+    expect(screen.queryByRole('region', { name: QUEUE_TITLE })).toBeNull();
+  });
+
+  it('shows Match Found with Engage and Dismiss, then waits for the opponent after Engage', async () => {
+    const sockets = await renderGrid({
+      'POST /attack/queue/engage': reply(200, { started: false, attack: null, box: null }),
+    });
+    enter(sockets);
+    play(sockets.grid, 'match:found', proposal());
+    const card = await screen.findByRole('region', { name: MATCH_FOUND_TITLE });
+    expect(within(card).getByText(acid.handle)).toBeTruthy();
+    expect(within(card).getByTestId('match-countdown').textContent).toMatch(/^Expires in (29|30)s$/);
+    expect(await screen.findByText('Match found: acid_burn. Press Engage to start.')).toBeTruthy();
+    expect(within(card).getByRole('button', { name: DISMISS })).toBeTruthy();
+    fireEvent.click(within(card).getByRole('button', { name: ENGAGE }));
+    expect(await within(card).findByText(WAITING_FOR_OPPONENT)).toBeTruthy();
+    expect(sockets.api.callsTo('POST /attack/queue/engage').map((call) => call.body)).toEqual([
+      { proposalId: proposal().proposalId },
+    ]);
+  });
+
+  it('removes the Match Found card on Dismiss', async () => {
+    const sockets = await renderGrid({ 'POST /attack/queue/dismiss': reply(204) });
+    enter(sockets);
+    play(sockets.grid, 'match:found', proposal());
+    const card = await screen.findByRole('region', { name: MATCH_FOUND_TITLE });
+    fireEvent.click(within(card).getByRole('button', { name: DISMISS }));
+    await waitFor(() => expect(screen.queryByRole('region', { name: MATCH_FOUND_TITLE })).toBeNull());
+    expect(sockets.api.callsTo('POST /attack/queue/dismiss')).toHaveLength(1);
+  });
+});
+
+describe('attacks', () => {
+  it("shows Target Acquired with the box's IP to the attacker, and cancels with 'Too Hard For Me'", async () => {
+    const mine = attack(me, acid, { box: targetBox });
+    const sockets = await renderGrid({ [`POST /attack/${mine.id}/cancel`]: reply(204) });
+    enter(sockets);
+    play(sockets.grid, 'attackStarted', mine);
+    const card = await screen.findByRole('region', { name: TARGET_ACQUIRED });
+    expect(within(card).getByTestId('target-ip').textContent).toBe(targetBox.ip);
+    expect(within(card).getByText(targetBox.hostname)).toBeTruthy();
+    expect(within(card).getByText('22/ssh')).toBeTruthy();
+    expect(screen.queryByRole('region', { name: UNDER_ATTACK })).toBeNull();
+    expect(findButton().disabled).toBe(true);
+    fireEvent.click(within(region(ACTIVE_ATTACK)).getByRole('button', { name: TOO_HARD }));
+    await waitFor(() => expect(sockets.api.callsTo(`POST /attack/${mine.id}/cancel`)).toHaveLength(1));
+  });
+
+  it('shows the box IP once attackBoxUpdated brings it', async () => {
+    const mine = attack(me, acid);
+    const sockets = await renderGrid();
+    enter(sockets);
+    play(sockets.grid, 'attackStarted', mine);
+    const card = await screen.findByRole('region', { name: TARGET_ACQUIRED });
+    expect(within(card).getByTestId('target-ip').textContent).not.toBe(targetBox.ip);
+    play(sockets.grid, 'attackBoxUpdated', { attackId: mine.id, box: targetBox });
+    expect(within(card).getByTestId('target-ip').textContent).toBe(targetBox.ip);
+  });
+
+  it('shows Under Attack to the defender', async () => {
+    const sockets = await renderGrid();
+    enter(sockets);
+    play(sockets.grid, 'attackStarted', attack(acid, me));
+    const card = await screen.findByRole('region', { name: UNDER_ATTACK });
+    expect(within(card).getByText(/^acid_burn is attacking your box/)).toBeTruthy();
+    expect(screen.queryByRole('region', { name: TARGET_ACQUIRED })).toBeNull();
+    expect(screen.queryByRole('button', { name: TOO_HARD })).toBeNull();
+  });
+
+  it.each<[string, 'attacker' | 'defender', AttackOutcome, boolean, string]>([
+    ['the attacker who owned the box', 'attacker', 'OWNED', true, 'SYSTEM OWNED'],
+    ['the defender whose box was owned', 'defender', 'OWNED', false, 'SYSTEM COMPROMISED'],
+    ['the attacker who ran out of time', 'attacker', 'TIMEOUT', false, 'ATTACK FAILED'],
+    ['the defender who held out', 'defender', 'TIMEOUT', true, 'VICTORY'],
+    ['the defender who threw the attacker out', 'defender', 'DEFENDED', true, 'SYSTEM DEFENDED'],
+    ['the attacker with a foothold', 'attacker', 'FOOTHOLD', true, 'FOOTHOLD ESTABLISHED'],
+  ])('shows %s the outcome overlay', async (_who, role, outcome, won, headline) => {
+    const running = role === 'attacker' ? attack(me, acid) : attack(acid, me);
+    const sockets = await renderGrid();
+    enter(sockets);
+    play(sockets.grid, 'attackStarted', running);
+    play(sockets.grid, 'attackEnded', {
+      attackId: running.id,
+      result: outcome,
+      winnerId: won ? me.id : acid.id,
+      loserId: won ? acid.id : me.id,
+    });
+    const overlay = await screen.findByRole('alertdialog', { name: headline });
+    expect(within(overlay).getByText(headline)).toBeTruthy();
+    expect(screen.queryByRole('region', { name: TARGET_ACQUIRED })).toBeNull();
+    expect(screen.queryByRole('region', { name: UNDER_ATTACK })).toBeNull();
+    fireEvent.click(overlay);
+    expect(screen.queryByRole('alertdialog')).toBeNull();
+  });
+});
