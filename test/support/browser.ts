@@ -21,13 +21,13 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-/** Debian's Chromium, headless, with a fresh profile. */
-export async function launchBrowser(): Promise<Browser> {
+/** Debian's Chromium, headless, with a fresh profile; `extraArgs` add switches (`--disable-webgl`). */
+export async function launchBrowser(extraArgs: readonly string[] = []): Promise<Browser> {
   const userDataDir = await mkdtemp(path.join(os.tmpdir(), 'eg-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     headless: true,
-    args: CHROMIUM_ARGS,
+    args: [...CHROMIUM_ARGS, ...extraArgs],
     viewport: { width: 1280, height: 800 },
   });
   return {
