@@ -12,7 +12,7 @@ import {
 import type { TestAccount } from '../testing/accounts.ts';
 import { startBoxPlatform, waitFor, type BoxTestPlatform } from '../testing/boxes.ts';
 import { openTestDatabase } from '../testing/fixtures.ts';
-import { handlePattern } from './service.ts';
+import { LeaderboardService, handlePattern } from './service.ts';
 
 const FIELD_OF: Record<Exclude<LeaderboardSortField, 'rank'>, keyof LeaderboardRow> = {
   handle: 'handle',
@@ -246,6 +246,21 @@ describe('leaderboard: GET /leaderboard and /user/stats through the API', functi
     expect((await board({ page: 1000, sortBy: 'winRate' })).body).to.deep.equal({ data: [], total });
     expect((await board({ page: 1000, search: 'lbsort_' })).body).to.deep.equal({ data: [], total: 6 });
     expect((await board({ page: 2, search: 'lbsort_', limit: 4 })).body.data).to.have.length(2);
+  });
+
+  it('seeks deep rank and MMR pages through the MMR counts to the same rows as skipping', async () => {
+    const seeking = new LeaderboardService(t.platform.orm, { seekFrom: 0 });
+    const skipping = new LeaderboardService(t.platform.orm, { seekFrom: Infinity });
+    const total = await players();
+    for (const sortBy of ['rank', 'mmr'] as const)
+      for (const sortOrder of ['asc', 'desc'] as const)
+        for (const limit of [1, 3, 7])
+          for (let page = 1; page <= Math.ceil(total / limit) + 1; page++) {
+            const query = { sortBy, sortOrder, page, limit };
+            expect(await seeking.page(query), JSON.stringify(query)).to.deep.equal(
+              await skipping.page(query),
+            );
+          }
   });
 
   it('leaves out accounts that cannot play (address not verified) until they can', async () => {

@@ -21,11 +21,14 @@ export const PLAYER_SQL = 'email_verified_at is not null';
 export const RANK_OF_MMR_SQL =
   '(1 + coalesce((select sum(c.players) from leaderboard_mmr_counts c where c.mmr > ?), 0))::int';
 
+/** From this offset on, rank and MMR pages seek through the MMR counts (before it, skipping is cheaper). */
+export const SEEK_FROM = 3000;
+
 /** Search terms shorter than this match the start of a handle; longer ones anywhere in it. */
 export const SUBSTRING_MIN_LENGTH = 3;
 
 const COLUMNS: Record<Exclude<LeaderboardSortField, 'rank'>, string> = {
-  handle: 'handle',
+  handle: 'handle_lower',
   mmr: 'mmr',
   attacksWon: 'attacks_won',
   totalAttacks: 'total_attacks',
@@ -42,16 +45,16 @@ interface Row {
   mmr: number;
   attacks_won: number;
   total_attacks: number;
-  win_rate: string;
+  win_rate: number;
   defenses_won: number;
   total_defenses: number;
-  defense_rate: string;
+  defense_rate: number;
 }
 
 /** `%`, `_` and `\` are literal in a search (`_` is common in handles). */
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-/** The pattern a search term matches handles with (lower case: the trigram index is on lower(handle)). */
+/** The pattern a search term matches `handle_lower` with. */
 export function handlePattern(search: string): string {
   const term = escapeLike(search.toLowerCase());
   return search.length < SUBSTRING_MIN_LENGTH ? `${term}%` : `%${term}%`;
@@ -65,9 +68,11 @@ export function handlePattern(search: string): string {
  */
 export class LeaderboardService {
   readonly #orm: Orm;
+  readonly #seekFrom: number;
 
-  constructor(orm: Orm) {
+  constructor(orm: Orm, options: { seekFrom?: number } = {}) {
     this.#orm = orm;
+    this.#seekFrom = options.seekFrom ?? SEEK_FROM;
   }
 
   #sql(): Sql {
@@ -80,18 +85,20 @@ export class LeaderboardService {
     // Rank ascending is MMR descending.
     const column = query.sortBy === 'rank' ? 'mmr' : COLUMNS[query.sortBy];
     const descending = query.sortBy === 'rank' ? query.sortOrder === 'asc' : query.sortOrder === 'desc';
-    const order = descending ? `${column} desc, id asc` : `${column} asc, id desc`;
+    const order = (t = '') =>
+      descending ? `${t}${column} desc, ${t}id asc` : `${t}${column} asc, ${t}id desc`;
 
     let ids: string;
     let params: unknown[];
-    let total: Promise<number>;
+    // Everyone: the sum of the MMR counts (no count over a million rows).
+    let total = 'select coalesce(sum(players), 0) from leaderboard_mmr_counts';
     if (search) {
       const pattern = handlePattern(search);
-      const where = `${PLAYER_SQL} and lower(handle::text) like ?`;
-      ids = `select id from users where ${where} order by ${order} offset ? limit ?`;
-      params = [pattern, offset, query.limit];
-      total = this.#count(`select count(*) as n from users where ${where}`, [pattern]);
-    } else if (column === 'mmr') {
+      const where = `${PLAYER_SQL} and handle_lower like ?`;
+      ids = `select id from users where ${where} order by ${order()} offset ? limit ?`;
+      total = `select count(*) from users where ${where}`;
+      params = [pattern, offset, query.limit, pattern];
+    } else if (column === 'mmr' && offset >= this.#seekFrom) {
       // Seek: the MMR value the page starts in and how many of its players come before the page.
       // Every player of a higher (ascending: lower) MMR comes before it; they are not read.
       ids = `
@@ -105,16 +112,15 @@ export class LeaderboardService {
         )
         select id from users
          where ${PLAYER_SQL} and mmr ${descending ? '<=' : '>='} (select mmr from start)
-         order by ${order} offset (select skip from start) limit ?`;
+         order by ${order()} offset (select skip from start) limit ?`;
       params = [offset, offset, offset, query.limit];
-      total = this.#count('select coalesce(sum(players), 0) as n from leaderboard_mmr_counts');
     } else {
-      ids = `select id from users where ${PLAYER_SQL} order by ${order} offset ? limit ?`;
+      ids = `select id from users where ${PLAYER_SQL} order by ${order()} offset ? limit ?`;
       params = [offset, query.limit];
-      total = this.#count('select coalesce(sum(players), 0) as n from leaderboard_mmr_counts');
     }
-    // Ids first (an index-only scan past the offset), then the 15 rows and their ranks.
-    const rows = this.#sql().all<Row>(
+    // One statement: the ids (an index-only scan past the offset), then their rows, their ranks
+    // (players of a higher MMR, summed from the page's lowest MMR up) and the total.
+    const row = await this.#sql().one<{ data: Row[]; total: string }>(
       `with page as materialized (${ids}),
         rows as materialized (select u.* from page p join users u on u.id = p.id),
         ranks as (
@@ -122,18 +128,16 @@ export class LeaderboardService {
                          rows between unbounded preceding and 1 preceding), 0))::int as rank
             from leaderboard_mmr_counts where mmr >= (select min(mmr) from rows)
         )
-      select r.id, k.rank, r.handle, r.mmr, r.attacks_won, r.total_attacks, r.win_rate,
-             r.defenses_won, r.total_defenses, r.defense_rate
-        from rows r join ranks k on k.mmr = r.mmr
-       order by ${order}`,
+      select (select coalesce(json_agg(json_build_object(
+                'id', r.id, 'rank', k.rank, 'handle', r.handle, 'mmr', r.mmr,
+                'attacks_won', r.attacks_won, 'total_attacks', r.total_attacks, 'win_rate', r.win_rate,
+                'defenses_won', r.defenses_won, 'total_defenses', r.total_defenses,
+                'defense_rate', r.defense_rate) order by ${order('r.')}), '[]')
+                from rows r join ranks k on k.mmr = r.mmr) as data,
+             (${total}) as total`,
       params,
     );
-    const [data, count] = await Promise.all([rows, total]);
-    return { data: data.map(toLeaderboardRow), total: count };
-  }
-
-  async #count(sql: string, params: unknown[] = []): Promise<number> {
-    return Number((await this.#sql().one<{ n: string }>(sql, params))?.n ?? 0);
+    return { data: row!.data.map(toLeaderboardRow), total: Number(row!.total) };
   }
 }
 
@@ -145,9 +149,9 @@ export function toLeaderboardRow(row: Row): LeaderboardRow {
     mmr: row.mmr,
     attacksWon: row.attacks_won,
     totalAttacks: row.total_attacks,
-    winRate: Number(row.win_rate),
+    winRate: row.win_rate,
     defensesWon: row.defenses_won,
     totalDefenses: row.total_defenses,
-    defenseRate: Number(row.defense_rate),
+    defenseRate: row.defense_rate,
   };
 }
