@@ -151,6 +151,10 @@ bench-detection: build box-deps ## Attack detection latency (shell command to st
 bench-grid: build ## The Grid: 10,000 sockets (broadcast p95, heap per socket) vs bare Socket.IO; a matchmaking tick with 10,000 queued.
 	node test/bench/grid.ts
 
+.PHONY: bench-leaderboard
+bench-leaderboard: ## The leaderboard with 1,000,000 players: page query p50/p95 (rank, deep page, winRate, search) vs 15 rows by primary key.
+	node test/bench/leaderboard.ts
+
 .PHONY: bench-operator
 bench-operator: build ## The operator with 500 Boxes at once on the test API server: time to every VM, reconcile p95, memory.
 	@hack/ensure-kube-testbin.sh >/dev/null
