@@ -230,6 +230,15 @@ describe('presence and the initial state', () => {
     expect([...store.grid.players.keys()]).toEqual([crash.id]);
   });
 
+  it("keeps the operator's own MMR (the top bar's) in step with playerUpdated", async () => {
+    const { store, grid } = await onGrid();
+    enter(grid, { players: [player(me), player(acid)] });
+    grid.receive('playerUpdated', player(acid, { mmr: 980 }));
+    expect(store.auth.user?.mmr).toBe(testUser.mmr);
+    grid.receive('playerUpdated', player(me, { mmr: 1016 }));
+    expect(store.auth.user?.mmr).toBe(1016);
+  });
+
   it('closes the popup of a player who goes offline, and only theirs', async () => {
     const { store, grid } = await onGrid({
       routes: { [`GET /attack/target-info/${crash.id}`]: reply(200, targetInfo(crash, 50)) },

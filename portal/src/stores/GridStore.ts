@@ -264,7 +264,15 @@ export class GridStore {
     this.socket = socket;
     socket.on('initialState', (state) => this.applyInitialState(state));
     socket.on('disconnect', () => runInAction(() => (this.initialized = false)));
-    socket.on('playerUpdated', (player) => runInAction(() => this.players.set(player.id, player)));
+    socket.on('playerUpdated', (player) =>
+      runInAction(() => {
+        this.players.set(player.id, player);
+        // The top bar shows the operator's MMR: an attack just moved it.
+        const user = this.root.auth.user;
+        if (user && user.id === player.id && user.mmr !== player.mmr)
+          this.root.auth.setUser({ ...user, mmr: player.mmr });
+      }),
+    );
     socket.on('playerOffline', (playerId) =>
       runInAction(() => {
         this.players.delete(playerId);
