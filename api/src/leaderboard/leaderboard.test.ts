@@ -210,6 +210,9 @@ describe('leaderboard: GET /leaderboard and /user/stats through the API', functi
     expect(await handles('rch_')).to.deep.equal(['Srch_a', 'Srch_b', 'xsrch_a']);
     expect(await handles('rch%a')).to.deep.equal([]);
     expect(await handles('rchz')).to.deep.equal(['srchza']);
+    // Whatever is typed is a value, never SQL nor a placeholder.
+    for (const odd of ["o'neil", 'r?h', '$1', "'; drop table users; --", '\\'])
+      expect((await board({ search: odd })).body, odd).to.deep.equal({ data: [], total: 0 });
     expect(await handles('srchx')).to.deep.equal([]);
     expect((await board({ search: 'SRCH_' })).body.total).to.equal(3);
     expect((await board({ search: '  srch_b ' })).body.total).to.equal(1);
