@@ -136,8 +136,8 @@ format: deps ## Rewrite files with Prettier and apply ESLint fixes.
 	eslint --fix .
 
 .PHONY: bench
-bench: build ## Throughput of our stack's /healthz against raw node:http (autocannon); prints the ratio.
-	node test/bench/run.ts
+bench: build ## The API's throughput vs raw node:http, then the Grid (bench-grid) and the leaderboard (bench-leaderboard); prints every figure.
+	@status=0; for bench in run grid leaderboard; do node test/bench/$$bench.ts || status=1; done; exit $$status
 
 .PHONY: bench-boxes
 bench-boxes: build box-deps ## Box start time to ssh (vs a bare nspawn boot) and idle boxes per host; needs root.
@@ -152,7 +152,7 @@ bench-grid: build ## The Grid: 10,000 sockets (broadcast p95, heap per socket) v
 	node test/bench/grid.ts
 
 .PHONY: bench-leaderboard
-bench-leaderboard: ## The leaderboard with 1,000,000 players: page query p50/p95 (rank, deep page, winRate, search) vs 15 rows by primary key.
+bench-leaderboard: deps ## The leaderboard with 1,000,000 players: page query p50/p95 (rank, deep page, winRate, search) vs 15 rows by primary key.
 	node test/bench/leaderboard.ts
 
 .PHONY: bench-operator
