@@ -21,6 +21,7 @@ import {
   GRID_TITLE,
   NO_WEBGL,
 } from '../strings/grid.ts';
+import { visuallyHidden } from '../components/styles.ts';
 
 // three.js and the country outlines load only here, after the page shows.
 const GlobeView = lazy(() => import('../components/grid/GlobeView.tsx'));
@@ -129,12 +130,3 @@ function hasWebGL(): boolean {
     return false;
   }
 }
-
-const visuallyHidden = {
-  position: 'absolute',
-  width: 1,
-  height: 1,
-  overflow: 'hidden',
-  clip: 'rect(0 0 0 0)',
-  whiteSpace: 'nowrap',
-} as const;

@@ -24,6 +24,7 @@ import {
 import { formatDateTime } from './format.ts';
 import { OutcomeChip } from './OutcomeChip.tsx';
 import { opponentOf, roleLabels, roleOf } from './outcome.ts';
+import { tableHeaderCell as headerCell, visuallyHidden } from '../styles.ts';
 
 export type HistoryTableProps = {
   items: readonly AttackHistoryItem[];
@@ -116,21 +117,3 @@ function HistoryRow({ item, viewerId, onDetails }: HistoryRowProps) {
     </TableRow>
   );
 }
-
-const headerCell = {
-  bgcolor: 'background.paper',
-  color: 'text.secondary',
-  fontFamily: 'monospace',
-  fontSize: '0.75rem',
-  letterSpacing: '0.12em',
-  textTransform: 'uppercase',
-} as const;
-
-const visuallyHidden = {
-  position: 'absolute',
-  width: 1,
-  height: 1,
-  overflow: 'hidden',
-  clip: 'rect(0 0 0 0)',
-  whiteSpace: 'nowrap',
-} as const;

@@ -31,6 +31,7 @@ import {
   formatRate,
   formatRecord,
 } from '../../strings/leaderboard.ts';
+import { tableHeaderCell, visuallyHidden } from '../styles.ts';
 
 type Column = { label: string; field: LeaderboardSortField; numeric: boolean };
 
@@ -186,21 +187,4 @@ function mmrOf(row: { mmr?: number | null }): number {
   return row.mmr ?? DEFAULT_MMR;
 }
 
-const headerCell = {
-  bgcolor: 'background.paper',
-  color: 'text.secondary',
-  fontFamily: 'monospace',
-  fontSize: '0.75rem',
-  letterSpacing: '0.12em',
-  textTransform: 'uppercase',
-  whiteSpace: 'nowrap',
-} as const;
-
-const visuallyHidden = {
-  position: 'absolute',
-  width: 1,
-  height: 1,
-  overflow: 'hidden',
-  clip: 'rect(0 0 0 0)',
-  whiteSpace: 'nowrap',
-} as const;
+const headerCell = { ...tableHeaderCell, whiteSpace: 'nowrap' } as const;
