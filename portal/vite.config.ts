@@ -20,7 +20,9 @@ export default defineConfig({
     outDir: 'dist',
     emptyOutDir: true,
     sourcemap: true,
-    chunkSizeWarningLimit: 1500,
+    // The globe's chunk (three.js, react-globe.gl, the country outlines: about 2 MB, 580 kB gzipped) loads only on
+    // /attack, after the page shows; every other chunk stays far below this.
+    chunkSizeWarningLimit: 2100,
   },
   test: {
     environment: 'jsdom',
