@@ -1,12 +1,8 @@
 import {
   GRID_NAMESPACE,
   VPN_STATUS_NAMESPACE,
-  type Attack,
   type AttackOutcome,
   type GridInitialState,
-  type GridPlayer,
-  type MatchProposal,
-  type TargetBox,
 } from '@exploit-grid/api/contracts';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
@@ -31,74 +27,27 @@ import {
   UNDER_ATTACK,
   WAITING_FOR_OPPONENT,
 } from '../strings/grid.ts';
-import { fail, reply, testUser, type FakeReply } from '../testing/fakeApi.ts';
+import { fail, reply, type FakeReply } from '../testing/fakeApi.ts';
 import type { FakeSocket } from '../testing/fakeSockets.ts';
+import {
+  acid,
+  crash,
+  gridAttack,
+  gridPlayer,
+  matchProposal,
+  me,
+  targetBox,
+  targetInfo,
+} from '../testing/grid.ts';
 import { renderSignedIn } from '../test-utils.tsx';
 
-const me = { id: testUser.id, handle: testUser.handle };
-const acid = { id: '00000000-0000-4000-8000-0000000000a1', handle: 'acid_burn' };
-const crash = { id: '00000000-0000-4000-8000-0000000000c2', handle: 'crash_override' };
-
-const player = (ref: { id: string; handle: string }, fields: Partial<GridPlayer> = {}): GridPlayer => ({
-  ...ref,
-  mmr: 1000,
-  country: null,
-  countryCode: null,
-  latitude: null,
-  longitude: null,
-  ...fields,
-});
-
 const players = [
-  player(acid, { mmr: 1200 }),
-  player(crash, { mmr: 1100, country: 'Germany', countryCode: 'DE', latitude: 51, longitude: 9 }),
-  player(me),
+  gridPlayer(acid, { mmr: 1200 }),
+  gridPlayer(crash, { mmr: 1100, country: 'Germany', countryCode: 'DE', latitude: 51, longitude: 9 }),
+  gridPlayer(me),
 ];
 
-const targetBox: TargetBox = {
-  id: '00000000-0000-4000-8000-0000000000b0',
-  hostname: 'acid-burn-box',
-  ip: '10.66.0.9',
-  status: 'RUNNING',
-  openPorts: { '22': 'ssh', '80': 'http' },
-};
-
-const attack = (
-  attacker: { id: string; handle: string },
-  target: { id: string; handle: string },
-  fields: Partial<Attack> = {},
-): Attack => ({
-  id: '10000000-0000-4000-8000-000000000001',
-  attacker,
-  target,
-  box: null,
-  outcome: 'PENDING',
-  winnerId: null,
-  loserId: null,
-  mmrChange: null,
-  createdAt: new Date().toISOString(),
-  endsAt: new Date(Date.now() + 30 * 60_000).toISOString(),
-  endedAt: null,
-  ...fields,
-});
-
-const proposal = (): MatchProposal => ({
-  proposalId: '20000000-0000-4000-8000-000000000001',
-  attacker: me,
-  defender: acid,
-  expiresAt: new Date(Date.now() + 30_000).toISOString(),
-});
-
 const targetInfoRoute = (id: string) => `GET /attack/target-info/${id}`;
-const targetInfo = (ref: { id: string; handle: string }, defense: number) =>
-  reply(200, {
-    userId: ref.id,
-    handle: ref.handle,
-    mmr: 1200,
-    defense,
-    defensesSurvived: 3,
-    defensesTotal: 4,
-  });
 
 /** /attack for a signed-in operator, the fake sockets opened; the operator is not queued from before. */
 async function renderGrid(routes: Record<string, FakeReply> = {}) {
@@ -201,7 +150,7 @@ describe('the Grid page', () => {
 
 describe('the target popup', () => {
   it("shows MMR, 'Location Unknown' and the defense once the target info is in", async () => {
-    const sockets = await renderGrid({ [targetInfoRoute(acid.id)]: targetInfo(acid, 66.6) });
+    const sockets = await renderGrid({ [targetInfoRoute(acid.id)]: reply(200, targetInfo(acid, 66.6)) });
     enter(sockets);
     const popup = await pick(acid.handle);
     expect(within(popup).getByText('MMR 1200')).toBeTruthy();
@@ -210,7 +159,7 @@ describe('the target popup', () => {
   });
 
   it('shows the country of a located player', async () => {
-    const sockets = await renderGrid({ [targetInfoRoute(crash.id)]: targetInfo(crash, 20) });
+    const sockets = await renderGrid({ [targetInfoRoute(crash.id)]: reply(200, targetInfo(crash, 20)) });
     enter(sockets);
     const popup = await pick(crash.handle);
     expect(within(popup).getByText('MMR 1100')).toBeTruthy();
@@ -227,7 +176,7 @@ describe('the target popup', () => {
   });
 
   it('disables PVP without the VPN even with the target info', async () => {
-    const sockets = await renderGrid({ [targetInfoRoute(acid.id)]: targetInfo(acid, 50) });
+    const sockets = await renderGrid({ [targetInfoRoute(acid.id)]: reply(200, targetInfo(acid, 50)) });
     enter(sockets, {}, false);
     const popup = await pick(acid.handle);
     await waitFor(() => expect(within(popup).getByTestId('target-defense').textContent).toBe('Defense: 50%'));
@@ -235,7 +184,7 @@ describe('the target popup', () => {
   });
 
   it('enables PVP with the VPN and the target info, and challenges with pvp:request', async () => {
-    const sockets = await renderGrid({ [targetInfoRoute(acid.id)]: targetInfo(acid, 50) });
+    const sockets = await renderGrid({ [targetInfoRoute(acid.id)]: reply(200, targetInfo(acid, 50)) });
     enter(sockets);
     const popup = await pick(acid.handle);
     const pvp = within(popup).getByRole('button', { name: PVP }) as HTMLButtonElement;
@@ -245,7 +194,7 @@ describe('the target popup', () => {
   });
 
   it('blocks with chat:block and offers Unblock once the server confirms', async () => {
-    const sockets = await renderGrid({ [targetInfoRoute(acid.id)]: targetInfo(acid, 50) });
+    const sockets = await renderGrid({ [targetInfoRoute(acid.id)]: reply(200, targetInfo(acid, 50)) });
     enter(sockets);
     const popup = await pick(acid.handle);
     fireEvent.click(within(popup).getByRole('button', { name: BLOCK }));
@@ -292,7 +241,8 @@ describe('matchmaking', () => {
       'POST /attack/queue/engage': reply(200, { started: false, attack: null, box: null }),
     });
     enter(sockets);
-    play(sockets.grid, 'match:found', proposal());
+    const match = matchProposal();
+    play(sockets.grid, 'match:found', match);
     const card = await screen.findByRole('region', { name: MATCH_FOUND_TITLE });
     expect(within(card).getByText(acid.handle)).toBeTruthy();
     expect(within(card).getByTestId('match-countdown').textContent).toMatch(/^Expires in (29|30)s$/);
@@ -301,14 +251,14 @@ describe('matchmaking', () => {
     fireEvent.click(within(card).getByRole('button', { name: ENGAGE }));
     expect(await within(card).findByText(WAITING_FOR_OPPONENT)).toBeTruthy();
     expect(sockets.api.callsTo('POST /attack/queue/engage').map((call) => call.body)).toEqual([
-      { proposalId: proposal().proposalId },
+      { proposalId: match.proposalId },
     ]);
   });
 
   it('removes the Match Found card on Dismiss', async () => {
     const sockets = await renderGrid({ 'POST /attack/queue/dismiss': reply(204) });
     enter(sockets);
-    play(sockets.grid, 'match:found', proposal());
+    play(sockets.grid, 'match:found', matchProposal());
     const card = await screen.findByRole('region', { name: MATCH_FOUND_TITLE });
     fireEvent.click(within(card).getByRole('button', { name: DISMISS }));
     await waitFor(() => expect(screen.queryByRole('region', { name: MATCH_FOUND_TITLE })).toBeNull());
@@ -318,13 +268,14 @@ describe('matchmaking', () => {
 
 describe('attacks', () => {
   it("shows Target Acquired with the box's IP to the attacker, and cancels with 'Too Hard For Me'", async () => {
-    const mine = attack(me, acid, { box: targetBox });
+    const box = targetBox();
+    const mine = gridAttack(me, acid, { box });
     const sockets = await renderGrid({ [`POST /attack/${mine.id}/cancel`]: reply(204) });
     enter(sockets);
     play(sockets.grid, 'attackStarted', mine);
     const card = await screen.findByRole('region', { name: TARGET_ACQUIRED });
-    expect(within(card).getByTestId('target-ip').textContent).toBe(targetBox.ip);
-    expect(within(card).getByText(targetBox.hostname)).toBeTruthy();
+    expect(within(card).getByTestId('target-ip').textContent).toBe(box.ip);
+    expect(within(card).getByText(box.hostname)).toBeTruthy();
     expect(within(card).getByText('22/ssh')).toBeTruthy();
     expect(screen.queryByRole('region', { name: UNDER_ATTACK })).toBeNull();
     expect(findButton().disabled).toBe(true);
@@ -333,20 +284,21 @@ describe('attacks', () => {
   });
 
   it('shows the box IP once attackBoxUpdated brings it', async () => {
-    const mine = attack(me, acid);
+    const mine = gridAttack(me, acid);
+    const box = targetBox();
     const sockets = await renderGrid();
     enter(sockets);
     play(sockets.grid, 'attackStarted', mine);
     const card = await screen.findByRole('region', { name: TARGET_ACQUIRED });
-    expect(within(card).getByTestId('target-ip').textContent).not.toBe(targetBox.ip);
-    play(sockets.grid, 'attackBoxUpdated', { attackId: mine.id, box: targetBox });
-    expect(within(card).getByTestId('target-ip').textContent).toBe(targetBox.ip);
+    expect(within(card).getByTestId('target-ip').textContent).not.toBe(box.ip);
+    play(sockets.grid, 'attackBoxUpdated', { attackId: mine.id, box });
+    expect(within(card).getByTestId('target-ip').textContent).toBe(box.ip);
   });
 
   it('shows Under Attack to the defender', async () => {
     const sockets = await renderGrid();
     enter(sockets);
-    play(sockets.grid, 'attackStarted', attack(acid, me));
+    play(sockets.grid, 'attackStarted', gridAttack(acid, me));
     const card = await screen.findByRole('region', { name: UNDER_ATTACK });
     expect(within(card).getByText(/^acid_burn is attacking your box/)).toBeTruthy();
     expect(screen.queryByRole('region', { name: TARGET_ACQUIRED })).toBeNull();
@@ -361,7 +313,7 @@ describe('attacks', () => {
     ['the defender who threw the attacker out', 'defender', 'DEFENDED', true, 'SYSTEM DEFENDED'],
     ['the attacker with a foothold', 'attacker', 'FOOTHOLD', true, 'FOOTHOLD ESTABLISHED'],
   ])('shows %s the outcome overlay', async (_who, role, outcome, won, headline) => {
-    const running = role === 'attacker' ? attack(me, acid) : attack(acid, me);
+    const running = role === 'attacker' ? gridAttack(me, acid) : gridAttack(acid, me);
     const sockets = await renderGrid();
     enter(sockets);
     play(sockets.grid, 'attackStarted', running);

@@ -1,14 +1,9 @@
 import {
   GRID_NAMESPACE,
   VPN_STATUS_NAMESPACE,
-  type Attack,
   type GridInitialState,
   type GridNotification,
-  type GridPlayer,
   type MatchExpiryReason,
-  type MatchProposal,
-  type TargetBox,
-  type TargetInfo,
   type User,
 } from '@exploit-grid/api/contracts';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -27,6 +22,16 @@ import {
 } from '../strings/grid.ts';
 import { fail, fakeApi, reply, testUser, type FakeReply } from '../testing/fakeApi.ts';
 import { fakeSockets, type FakeSocket } from '../testing/fakeSockets.ts';
+import {
+  acid,
+  crash,
+  gridAttack,
+  gridPlayer,
+  matchProposal,
+  me,
+  targetBox,
+  targetInfo,
+} from '../testing/grid.ts';
 import { AUTH_STORAGE_KEY } from './AuthStore.ts';
 import { RootStore } from './RootStore.ts';
 
@@ -45,67 +50,8 @@ const JOIN = 'POST /attack/queue/join';
 const ENGAGE = 'POST /attack/queue/engage';
 const DISMISS = 'POST /attack/queue/dismiss';
 
-const me = { id: testUser.id, handle: testUser.handle };
-const acid = { id: '00000000-0000-4000-8000-0000000000a1', handle: 'acid_burn' };
-const crash = { id: '00000000-0000-4000-8000-0000000000c2', handle: 'crash_override' };
 const joey = { id: '00000000-0000-4000-8000-0000000000d3', handle: 'joey' };
 const otherUser: User = { ...testUser, id: '00000000-0000-4000-8000-0000000000e4', handle: 'phantom_phreak' };
-
-const player = (ref: { id: string; handle: string }, fields: Partial<GridPlayer> = {}): GridPlayer => ({
-  ...ref,
-  mmr: 1000,
-  country: null,
-  countryCode: null,
-  latitude: null,
-  longitude: null,
-  ...fields,
-});
-
-const targetBox: TargetBox = {
-  id: '00000000-0000-4000-8000-0000000000b0',
-  hostname: 'acid-burn-box',
-  ip: '10.66.0.9',
-  status: 'RUNNING',
-  openPorts: { '22': 'ssh' },
-};
-
-let attackCount = 0;
-const attack = (
-  attacker: { id: string; handle: string },
-  target: { id: string; handle: string },
-  fields: Partial<Attack> = {},
-): Attack => ({
-  id: `10000000-0000-4000-8000-${String(++attackCount).padStart(12, '0')}`,
-  attacker,
-  target,
-  box: null,
-  outcome: 'PENDING',
-  winnerId: null,
-  loserId: null,
-  mmrChange: null,
-  createdAt: '2026-03-01T12:00:00.000Z',
-  endsAt: '2026-03-01T12:30:00.000Z',
-  endedAt: null,
-  ...fields,
-});
-
-let proposalCount = 0;
-const proposal = (fields: Partial<MatchProposal> = {}): MatchProposal => ({
-  proposalId: `20000000-0000-4000-8000-${String(++proposalCount).padStart(12, '0')}`,
-  attacker: me,
-  defender: acid,
-  expiresAt: new Date(Date.now() + 30_000).toISOString(),
-  ...fields,
-});
-
-const targetInfo = (ref: { id: string; handle: string }, defense: number): TargetInfo => ({
-  userId: ref.id,
-  handle: ref.handle,
-  mmr: 1200,
-  defense,
-  defensesSurvived: 3,
-  defensesTotal: 4,
-});
 
 let notificationCount = 0;
 const notification = (fields: Partial<GridNotification>): GridNotification => ({
@@ -193,11 +139,11 @@ afterEach(() => {
 describe('presence and the initial state', () => {
   it('fills players, attacks and blocked users from initialState and marks the grid initialized', async () => {
     const { store, grid } = await onGrid();
-    const running = attack(acid, crash);
+    const running = gridAttack(acid, crash);
     expect(store.grid.initialized).toBe(false);
     expect(store.grid.findBlocker).toBe('connecting');
     enter(grid, {
-      players: [player(acid, { mmr: 1200 }), player(crash, { mmr: 1100 }), player(me)],
+      players: [gridPlayer(acid, { mmr: 1200 }), gridPlayer(crash, { mmr: 1100 }), gridPlayer(me)],
       attacks: [running],
       blockedUsers: [joey],
     });
@@ -220,9 +166,9 @@ describe('presence and the initial state', () => {
 
   it('adds or replaces a player on playerUpdated and removes them on playerOffline', async () => {
     const { store, grid } = await onGrid();
-    enter(grid, { players: [player(acid)] });
-    grid.receive('playerUpdated', player(crash, { country: 'Germany' }));
-    grid.receive('playerUpdated', player(acid, { mmr: 1234 }));
+    enter(grid, { players: [gridPlayer(acid)] });
+    grid.receive('playerUpdated', gridPlayer(crash, { country: 'Germany' }));
+    grid.receive('playerUpdated', gridPlayer(acid, { mmr: 1234 }));
     expect(store.grid.players.size).toBe(2);
     expect(store.grid.players.get(acid.id)?.mmr).toBe(1234);
     expect(store.grid.players.get(crash.id)?.country).toBe('Germany');
@@ -232,10 +178,10 @@ describe('presence and the initial state', () => {
 
   it("keeps the operator's own MMR (the top bar's) in step with playerUpdated", async () => {
     const { store, grid } = await onGrid();
-    enter(grid, { players: [player(me), player(acid)] });
-    grid.receive('playerUpdated', player(acid, { mmr: 980 }));
+    enter(grid, { players: [gridPlayer(me), gridPlayer(acid)] });
+    grid.receive('playerUpdated', gridPlayer(acid, { mmr: 980 }));
     expect(store.auth.user?.mmr).toBe(testUser.mmr);
-    grid.receive('playerUpdated', player(me, { mmr: 1016 }));
+    grid.receive('playerUpdated', gridPlayer(me, { mmr: 1016 }));
     expect(store.auth.user?.mmr).toBe(1016);
   });
 
@@ -243,7 +189,7 @@ describe('presence and the initial state', () => {
     const { store, grid } = await onGrid({
       routes: { [`GET /attack/target-info/${crash.id}`]: reply(200, targetInfo(crash, 50)) },
     });
-    enter(grid, { players: [player(acid), player(crash)] });
+    enter(grid, { players: [gridPlayer(acid), gridPlayer(crash)] });
     store.grid.select(crash.id);
     await vi.waitFor(() => expect(store.grid.selection?.info?.defense).toBe(50));
     grid.receive('playerOffline', acid.id);
@@ -259,7 +205,7 @@ describe('attacks', () => {
   it('makes an attack of mine the active one on attackStarted', async () => {
     const { store, grid } = await onGrid();
     enter(grid);
-    const mine = attack(me, acid, { box: targetBox });
+    const mine = gridAttack(me, acid, { box: targetBox() });
     grid.receive('attackStarted', mine);
     expect(store.grid.activeAttack).toEqual(mine);
     expect(store.grid.attacks.get(mine.id)).toEqual(mine);
@@ -269,7 +215,7 @@ describe('attacks', () => {
   it("only adds other players' attacks to the list", async () => {
     const { store, grid } = await onGrid();
     enter(grid);
-    const theirs = attack(acid, crash);
+    const theirs = gridAttack(acid, crash);
     grid.receive('attackStarted', theirs);
     expect(store.grid.attacks.get(theirs.id)).toEqual(theirs);
     expect(store.grid.activeAttack).toBeNull();
@@ -280,7 +226,7 @@ describe('attacks', () => {
   it('shows an attack on my box as incoming', async () => {
     const { store, grid } = await onGrid();
     enter(grid);
-    const inbound = attack(acid, me);
+    const inbound = gridAttack(acid, me);
     grid.receive('attackStarted', inbound);
     expect(store.grid.incomingAttack).toEqual(inbound);
     expect(store.grid.findBlocker).toBe('defending');
@@ -290,7 +236,7 @@ describe('attacks', () => {
     fakeClock();
     const { store, grid, playSound } = await onGrid();
     enter(grid);
-    const mine = attack(me, acid);
+    const mine = gridAttack(me, acid);
     grid.receive('attackStarted', mine);
     grid.receive('attackEnded', { attackId: mine.id, result: 'OWNED', winnerId: me.id, loserId: acid.id });
     expect(store.grid.attacks.has(mine.id)).toBe(false);
@@ -311,7 +257,7 @@ describe('attacks', () => {
   it('shows a lost result with the defeat sound to the defender', async () => {
     const { store, grid, playSound } = await onGrid();
     enter(grid);
-    const inbound = attack(acid, me);
+    const inbound = gridAttack(acid, me);
     grid.receive('attackStarted', inbound);
     grid.receive('attackEnded', {
       attackId: inbound.id,
@@ -332,7 +278,7 @@ describe('attacks', () => {
   it('shows no overlay and plays nothing for a CANCELLED attack', async () => {
     const { store, grid, playSound } = await onGrid();
     enter(grid);
-    const mine = attack(me, acid);
+    const mine = gridAttack(me, acid);
     grid.receive('attackStarted', mine);
     grid.receive('attackEnded', { attackId: mine.id, result: 'CANCELLED', winnerId: null, loserId: null });
     expect(store.grid.activeAttack).toBeNull();
@@ -342,7 +288,7 @@ describe('attacks', () => {
 
   it("shows no overlay for the end of other players' attacks", async () => {
     const { store, grid, playSound } = await onGrid();
-    const theirs = attack(acid, crash);
+    const theirs = gridAttack(acid, crash);
     enter(grid, { attacks: [theirs] });
     grid.receive('attackEnded', {
       attackId: theirs.id,
@@ -358,21 +304,22 @@ describe('attacks', () => {
   it("updates the active attack's box on attackBoxUpdated", async () => {
     const { store, grid } = await onGrid();
     enter(grid);
-    const mine = attack(me, acid);
+    const mine = gridAttack(me, acid);
+    const box = targetBox();
     grid.receive('attackStarted', mine);
-    grid.receive('attackBoxUpdated', { attackId: mine.id, box: targetBox });
-    expect(store.grid.activeAttack?.box).toEqual(targetBox);
-    expect(store.grid.attacks.get(mine.id)?.box).toEqual(targetBox);
+    grid.receive('attackBoxUpdated', { attackId: mine.id, box });
+    expect(store.grid.activeAttack?.box).toEqual(box);
+    expect(store.grid.attacks.get(mine.id)?.box).toEqual(box);
     // Another attack's box leaves mine alone.
     grid.receive('attackBoxUpdated', {
-      attackId: attack(acid, crash).id,
-      box: { ...targetBox, ip: '10.66.0.99' },
+      attackId: gridAttack(acid, crash).id,
+      box: { ...box, ip: '10.66.0.99' },
     });
-    expect(store.grid.activeAttack?.box?.ip).toBe(targetBox.ip);
+    expect(store.grid.activeAttack?.box?.ip).toBe(box.ip);
   });
 
   it('cancels the active attack with POST /attack/{id}/cancel', async () => {
-    const mine = attack(me, acid);
+    const mine = gridAttack(me, acid);
     const { store, grid, api } = await onGrid({ routes: { [`POST /attack/${mine.id}/cancel`]: reply(204) } });
     enter(grid);
     grid.receive('attackStarted', mine);
@@ -382,7 +329,7 @@ describe('attacks', () => {
   });
 
   it("toasts 'Failed to cancel attack: {message}' when the cancel is refused", async () => {
-    const mine = attack(me, acid);
+    const mine = gridAttack(me, acid);
     const { store, grid } = await onGrid({
       routes: { [`POST /attack/${mine.id}/cancel`]: fail(409, 'This attack has already ended.') },
     });
@@ -407,7 +354,7 @@ describe('persisted grid state', () => {
   it('keeps the active attack across a reload for the same operator', async () => {
     const first = await onGrid();
     enter(first.grid);
-    const mine = attack(me, acid, { box: targetBox });
+    const mine = gridAttack(me, acid, { box: targetBox() });
     first.grid.receive('attackStarted', mine);
     const { store } = reload();
     expect(store.auth.user?.id).toBe(me.id);
@@ -417,7 +364,7 @@ describe('persisted grid state', () => {
   it('keeps the match proposal across a reload for the same operator', async () => {
     const first = await onGrid();
     enter(first.grid);
-    const match = proposal();
+    const match = matchProposal();
     first.grid.receive('match:found', match);
     const { store } = reload();
     expect(store.grid.proposal).toEqual(match);
@@ -426,8 +373,8 @@ describe('persisted grid state', () => {
   it('gives nothing of it to another operator signing in on the same browser', async () => {
     const first = await onGrid();
     enter(first.grid);
-    first.grid.receive('attackStarted', attack(me, acid));
-    first.grid.receive('match:found', proposal());
+    first.grid.receive('attackStarted', gridAttack(me, acid));
+    first.grid.receive('match:found', matchProposal());
     expect(first.store.grid.activeAttack).not.toBeNull();
     localStorage.removeItem(AUTH_STORAGE_KEY);
     fakeApi({ 'GET /users/me': reply(200, otherUser) });
@@ -442,7 +389,7 @@ describe('persisted grid state', () => {
   it('keeps the restored active attack after initialState only while it still runs', async () => {
     const first = await onGrid();
     enter(first.grid);
-    const mine = attack(me, acid, { box: targetBox });
+    const mine = gridAttack(me, acid, { box: targetBox() });
     first.grid.receive('attackStarted', mine);
 
     const kept = reload();
@@ -458,7 +405,7 @@ describe('persisted grid state', () => {
     gone.store.realtime.start();
     await gone.store.auth.loadUser();
     await vi.waitFor(() => expect(gone.sockets.open(GRID_NAMESPACE)).toHaveLength(1));
-    enter(only(gone.sockets.open(GRID_NAMESPACE)), { attacks: [attack(acid, crash)] });
+    enter(only(gone.sockets.open(GRID_NAMESPACE)), { attacks: [gridAttack(acid, crash)] });
     expect(gone.store.grid.activeAttack).toBeNull();
   });
 });
@@ -590,7 +537,7 @@ describe('Find a Mark', () => {
 
 describe('match proposals', () => {
   /** Queued (estimate 42 s), then the server proposes a match. */
-  async function queuedThenMatched(match = proposal(), routes: Record<string, FakeReply> = {}) {
+  async function queuedThenMatched(match = matchProposal(), routes: Record<string, FakeReply> = {}) {
     const setup = await onGrid({
       routes: { [JOIN]: reply(200, { estimateSeconds: 42, position: 1, queued: true }), ...routes },
     });
@@ -602,7 +549,7 @@ describe('match proposals', () => {
   }
 
   it('stores the proposal, leaves the queue and toasts the opponent for 8 s; the same proposal again is ignored', async () => {
-    const { store, grid, match } = await queuedThenMatched(proposal({ attacker: acid, defender: me }));
+    const { store, grid, match } = await queuedThenMatched(matchProposal({ attacker: acid, defender: me }));
     expect(store.grid.proposal).toEqual(match);
     expect(store.grid.queue).toBeNull();
     expect(store.grid.findBlocker).toBe('matched');
@@ -617,7 +564,7 @@ describe('match proposals', () => {
   it('counts down to expiresAt every 500 ms and expires locally at 0', async () => {
     fakeClock();
     const { store } = await queuedThenMatched(
-      proposal({ expiresAt: new Date(Date.now() + 10_000).toISOString() }),
+      matchProposal({ expiresAt: new Date(Date.now() + 10_000).toISOString() }),
     );
     expect(store.grid.proposalSecondsLeft).toBe(10);
     await vi.advanceTimersByTimeAsync(2500);
@@ -680,27 +627,28 @@ describe('match proposals', () => {
 
     it('ignores the expiry of another proposal', async () => {
       const { store, grid, match } = await queuedThenMatched();
-      grid.receive('match:expired', { proposalId: proposal().proposalId, reason: 'EXPIRED' });
+      grid.receive('match:expired', { proposalId: matchProposal().proposalId, reason: 'EXPIRED' });
       expect(store.grid.proposal).toEqual(match);
       expect(cleared).not.toHaveBeenCalled();
     });
   });
 
   it('starts the attack when the engage answer says started', async () => {
-    const match = proposal();
-    const started = attack(me, acid);
+    const match = matchProposal();
+    const started = gridAttack(me, acid);
+    const box = targetBox();
     const { store, api } = await queuedThenMatched(match, {
-      [ENGAGE]: reply(200, { started: true, attack: started, box: targetBox }),
+      [ENGAGE]: reply(200, { started: true, attack: started, box }),
     });
     await store.grid.engage();
     expect(api.callsTo(ENGAGE).map((call) => call.body)).toEqual([{ proposalId: match.proposalId }]);
-    expect(store.grid.activeAttack).toEqual({ ...started, box: targetBox });
+    expect(store.grid.activeAttack).toEqual({ ...started, box });
     expect(store.grid.proposal).toBeNull();
     expect(store.grid.findBlocker).toBe('attacking');
   });
 
   it('waits for the opponent when the engage answer says not started', async () => {
-    const match = proposal();
+    const match = matchProposal();
     const { store } = await queuedThenMatched(match, {
       [ENGAGE]: reply(200, { started: false, attack: null, box: null }),
     });
@@ -712,7 +660,7 @@ describe('match proposals', () => {
   });
 
   it('shows the server message when the engage fails', async () => {
-    const { store } = await queuedThenMatched(proposal(), {
+    const { store } = await queuedThenMatched(matchProposal(), {
       [ENGAGE]: fail(404, 'Match not found or no longer available.'),
     });
     await store.grid.engage();
@@ -721,13 +669,13 @@ describe('match proposals', () => {
   });
 
   it("shows 'Failed to engage' when the server says nothing", async () => {
-    const { store } = await queuedThenMatched(proposal(), { [ENGAGE]: reply(502) });
+    const { store } = await queuedThenMatched(matchProposal(), { [ENGAGE]: reply(502) });
     await store.grid.engage();
     expect(toasts.error.mock.calls).toEqual([[ENGAGE_FAILED]]);
   });
 
   it('dismisses with POST /attack/queue/dismiss', async () => {
-    const match = proposal();
+    const match = matchProposal();
     const { store, api } = await queuedThenMatched(match, { [DISMISS]: reply(204) });
     await store.grid.dismiss();
     expect(api.callsTo(DISMISS).map((call) => call.body)).toEqual([{ proposalId: match.proposalId }]);
@@ -736,7 +684,7 @@ describe('match proposals', () => {
   });
 
   it("clears the match even when the dismiss fails: 'Failed to dismiss match properly, but cleared from UI.'", async () => {
-    const { store } = await queuedThenMatched(proposal(), { [DISMISS]: fail(500, 'Boom') });
+    const { store } = await queuedThenMatched(matchProposal(), { [DISMISS]: fail(500, 'Boom') });
     await store.grid.dismiss();
     expect(store.grid.proposal).toBeNull();
     expect(toasts.error.mock.calls).toEqual([[DISMISS_FAILED]]);
@@ -751,7 +699,7 @@ describe('the target popup', () => {
     const target = { id: '00000000-0000-4000-8000-000000000f01', handle: 'lord_nikon' };
     const route = `GET /attack/target-info/${target.id}`;
     const { store, grid, api } = await onGrid({ routes: { [route]: reply(200, targetInfo(target, 75)) } });
-    enter(grid, { players: [player(target)] });
+    enter(grid, { players: [gridPlayer(target)] });
     store.grid.select(target.id);
     expect(store.grid.selection).toEqual({ playerId: target.id, info: null, loading: true });
     await settle();
@@ -780,7 +728,7 @@ describe('the target popup', () => {
     const { store, grid, api, sockets } = await onGrid({
       routes: { [route]: reply(200, targetInfo(target, 40)) },
     });
-    enter(grid, { players: [player(target)] });
+    enter(grid, { players: [gridPlayer(target)] });
     store.grid.select(target.id);
     await vi.waitFor(() => expect(store.grid.selection?.info?.defense).toBe(40));
     expect(api.callsTo(route)).toHaveLength(1);
@@ -789,7 +737,7 @@ describe('the target popup', () => {
     api.on('GET /users/me', reply(200, otherUser));
     store.auth.setAccessToken('token-2');
     await store.auth.loadUser();
-    enter(only(sockets.open(GRID_NAMESPACE)), { players: [player(target)] });
+    enter(only(sockets.open(GRID_NAMESPACE)), { players: [gridPlayer(target)] });
     store.grid.select(target.id);
     expect(store.grid.selection?.loading).toBe(true);
     await vi.waitFor(() => expect(store.grid.selection?.info?.defense).toBe(40));
@@ -801,7 +749,7 @@ describe('the target popup', () => {
     const { store, grid } = await onGrid({
       routes: { [`GET /attack/target-info/${target.id}`]: fail(500, 'Boom') },
     });
-    enter(grid, { players: [player(target)] });
+    enter(grid, { players: [gridPlayer(target)] });
     store.grid.select(target.id);
     expect(store.grid.selection?.playerId).toBe(target.id);
     await vi.waitFor(() => expect(toasts.error).toHaveBeenCalledWith(TARGET_INFO_FAILED));
@@ -810,7 +758,7 @@ describe('the target popup', () => {
 
   it('asks nothing about the operator themself', async () => {
     const { store, grid, api } = await onGrid();
-    enter(grid, { players: [player(me)] });
+    enter(grid, { players: [gridPlayer(me)] });
     store.grid.select(me.id);
     expect(store.grid.selection).toEqual({ playerId: me.id, info: null, loading: false });
     expect(api.calls.filter((call) => call.path.startsWith('/attack/target-info'))).toHaveLength(0);
@@ -822,7 +770,7 @@ describe('the target popup', () => {
 describe('PVP', () => {
   it('challenges with pvp:request {targetId}', async () => {
     const { store, grid } = await onGrid();
-    enter(grid, { players: [player(acid)] });
+    enter(grid, { players: [gridPlayer(acid)] });
     store.grid.challenge(acid);
     expect(emittedOf(grid, 'pvp:request')).toEqual([[{ targetId: acid.id }]]);
   });
@@ -874,7 +822,7 @@ describe('PVP', () => {
   it("toasts '{handle} accepted your challenge. Engage!' and makes the attack active", async () => {
     const { store, grid } = await onGrid();
     enter(grid);
-    const started = attack(me, acid, { box: targetBox });
+    const started = gridAttack(me, acid, { box: targetBox() });
     grid.receive('pvp:request:accepted', { attack: started });
     expect(toasts.success).toHaveBeenCalledWith('acid_burn accepted your challenge. Engage!');
     expect(store.grid.activeAttack).toEqual(started);
