@@ -407,6 +407,29 @@ describe('grid: the /grid socket, matchmaking, PvP and notifications', function 
       expect(second.body.box!.id).to.equal(bob.box!.id);
     });
 
+    it('sends an open proposal again with the initial state: a reload does not lose the match', async () => {
+      const alice = await player();
+      const bob = await player();
+      const a = await join(alice);
+      const first = await join(bob);
+      await queue(alice);
+      await queue(bob);
+      const found = await a.next<MatchProposal>('match:found');
+      await first.next('match:found');
+      // Bob reloads the page (back within the grace period): the new page learns of the match.
+      first.socket.close();
+      const b = await join(bob);
+      await b.state();
+      expect(await b.next<MatchProposal>('match:found')).to.deep.equal(found);
+      // Once it ended, nobody gets it again.
+      await t.call('POST', '/attack/queue/dismiss', {
+        token: bob.token,
+        body: { proposalId: found.proposalId },
+      });
+      await b.state();
+      await b.none('match:found', 300);
+    });
+
     it('expires a proposal nobody engaged in time (EXPIRED to both, neither stays queued)', async () => {
       const alice = await player();
       const bob = await player();

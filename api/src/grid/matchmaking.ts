@@ -181,6 +181,36 @@ export class Matchmaking {
     );
   }
 
+  /**
+   * The player's open proposal, if any: sent again as `match:found` when they (re)load the grid, so a match
+   * found while they were away is not lost.
+   */
+  async openProposal(userId: string): Promise<MatchProposal | null> {
+    const row = await this.#sql().one<{
+      id: string;
+      attacker_id: string;
+      attacker_handle: string;
+      defender_id: string;
+      defender_handle: string;
+      expires_at: Date;
+    }>(
+      `select p.id, p.attacker_id, a.handle as attacker_handle, p.defender_id, d.handle as defender_handle, p.expires_at
+         from match_proposals p
+         join users a on a.id = p.attacker_id
+         join users d on d.id = p.defender_id
+        where p.state = 'OPEN' and p.expires_at > now() and (p.attacker_id = ? or p.defender_id = ?)
+        limit 1`,
+      [userId, userId],
+    );
+    if (!row) return null;
+    return {
+      proposalId: row.id,
+      attacker: { id: row.attacker_id, handle: row.attacker_handle },
+      defender: { id: row.defender_id, handle: row.defender_handle },
+      expiresAt: new Date(row.expires_at).toISOString(),
+    };
+  }
+
   /** Place and estimate of a queued player; estimate -1 and position 0 when not queued. */
   async info(userId: string): Promise<QueueInfo> {
     const row = await this.#sql().one<{ position: number; waited: number }>(

@@ -173,6 +173,8 @@ export function wireGrid(deps: GridSocketDeps): void {
         globalChatMessages: [],
         blockedUsers,
       });
+      const open = await grid.matchmaking.openProposal(userId);
+      if (open) socket.emit('match:found', open);
       for (const n of await grid.notifications.pending(userId)) socket.emit('notification', n);
     });
     handle('notifications:ack', notificationAckPayload, async ({ ids }) => {
