@@ -4,7 +4,7 @@ import Link from '@mui/material/Link';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
-import { lazy, Suspense, useMemo } from 'react';
+import { lazy, Suspense, useCallback, useMemo } from 'react';
 import { AttackCards } from '../components/grid/AttackCards.tsx';
 import { MatchmakingPanel } from '../components/grid/MatchmakingPanel.tsx';
 import { OutcomeOverlay } from '../components/grid/OutcomeOverlay.tsx';
@@ -37,7 +37,7 @@ export const AttackPage = observer(function AttackPage(_props: AttackPageProps) 
   usePageMeta({ title: GRID_TITLE, description: GRID_DESCRIPTION });
   const { grid, realtime } = useStores();
   const webgl = useMemo(hasWebGL, []);
-  const hotIds = new Set([...grid.attacks.values()].map((attack) => attack.target.id));
+  const select = useCallback((id: string) => grid.select(id), [grid]);
 
   return (
     <Box
@@ -68,9 +68,9 @@ export const AttackPage = observer(function AttackPage(_props: AttackPageProps) 
             players={grid.onlinePlayers}
             arcs={grid.arcs}
             meId={grid.me}
-            hotIds={hotIds}
+            hotIds={grid.targetIds}
             selectedId={grid.selection?.playerId ?? null}
-            onSelect={(id) => grid.select(id)}
+            onSelect={select}
           />
         </Suspense>
       ) : (

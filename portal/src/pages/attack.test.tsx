@@ -26,6 +26,7 @@ import {
   UNBLOCK,
   UNDER_ATTACK,
   WAITING_FOR_OPPONENT,
+  queuePosition,
 } from '../strings/grid.ts';
 import { fail, reply, type FakeReply } from '../testing/fakeApi.ts';
 import type { FakeSocket } from '../testing/fakeSockets.ts';
@@ -216,7 +217,7 @@ describe('matchmaking', () => {
     enter(sockets);
     fireEvent.click(findButton());
     const card = await screen.findByRole('region', { name: QUEUE_TITLE });
-    expect(within(card).getByText('Position in queue: 3')).toBeTruthy();
+    expect(within(card).getByText(queuePosition(3))).toBeTruthy();
     expect(within(card).getByTestId('queue-estimate').textContent).toMatch(/^Estimated wait: 4[12]s$/);
     expect(findButton().disabled).toBe(true);
     fireEvent.click(within(card).getByRole('button', { name: LEAVE_QUEUE }));

@@ -6,7 +6,7 @@ import {
   type MatchExpiryReason,
   type User,
 } from '@exploit-grid/api/contracts';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import {
   CLEAR_QUEUE_STATE_EVENT,
   DISMISS_FAILED,
@@ -20,7 +20,7 @@ import {
   TARGET_INFO_FAILED,
   VPN_REQUIRED_TO_QUEUE,
 } from '../strings/grid.ts';
-import { fail, fakeApi, reply, testUser, type FakeReply } from '../testing/fakeApi.ts';
+import { fail, fakeApi, reply, testUser, type FakeHandler, type FakeReply } from '../testing/fakeApi.ts';
 import { fakeSockets, type FakeSocket } from '../testing/fakeSockets.ts';
 import {
   acid,
@@ -80,7 +80,7 @@ const stores: RootStore[] = [];
  * A store whose user is loaded and whose sockets are open (fakes); the queue estimate answers "not queued"
  * unless `routes` says otherwise.
  */
-async function onGrid(options: { routes?: Record<string, FakeReply>; user?: User } = {}) {
+async function onGrid(options: { routes?: Record<string, FakeReply | FakeHandler>; user?: User } = {}) {
   const api = fakeApi({
     'GET /users/me': reply(200, options.user ?? testUser),
     [ESTIMATE]: reply(200, { estimateSeconds: -1 }),
@@ -537,7 +537,10 @@ describe('Find a Mark', () => {
 
 describe('match proposals', () => {
   /** Queued (estimate 42 s), then the server proposes a match. */
-  async function queuedThenMatched(match = matchProposal(), routes: Record<string, FakeReply> = {}) {
+  async function queuedThenMatched(
+    match = matchProposal(),
+    routes: Record<string, FakeReply | FakeHandler> = {},
+  ) {
     const setup = await onGrid({
       routes: { [JOIN]: reply(200, { estimateSeconds: 42, position: 1, queued: true }), ...routes },
     });
@@ -561,8 +564,47 @@ describe('match proposals', () => {
     expect(toasts.success).not.toHaveBeenCalled();
   });
 
-  it('counts down to expiresAt every 500 ms and expires locally at 0', async () => {
+  it('is not queued when the match came before the join answer', async () => {
+    let answer: (reply: FakeReply) => void = () => undefined;
+    const { store, grid, vpn } = await onGrid({
+      routes: { [JOIN]: () => new Promise<FakeReply>((resolve) => (answer = resolve)) },
+    });
+    enter(grid);
+    vpn.receive('status', { status: true });
+    const joining = store.grid.findMark();
+    await settle();
+    grid.receive('match:found', matchProposal());
+    answer(reply(200, { estimateSeconds: 42, position: 1, queued: true }));
+    await joining;
+    expect(store.grid.proposal).not.toBeNull();
+    expect(store.grid.queue).toBeNull();
+  });
+
+  it('drops a match found while leaving the queue (the leave ended it)', async () => {
+    let answer: (reply: FakeReply) => void = () => undefined;
+    const { store, grid, vpn } = await onGrid({
+      routes: {
+        [JOIN]: reply(200, { estimateSeconds: 42, position: 1, queued: true }),
+        'POST /attack/queue/leave': () => new Promise<FakeReply>((resolve) => (answer = resolve)),
+      },
+    });
+    enter(grid);
+    vpn.receive('status', { status: true });
+    await store.grid.findMark();
+    const leaving = store.grid.leaveQueue();
+    await settle();
+    grid.receive('match:found', matchProposal());
+    answer(reply(204));
+    await leaving;
+    expect(store.grid.proposal).toBeNull();
+    expect(store.grid.queue).toBeNull();
+  });
+
+  it('counts down to expiresAt every 500 ms and expires locally at 0, raising clearQueueState', async () => {
     fakeClock();
+    const cleared = vi.fn<() => void>();
+    window.addEventListener(CLEAR_QUEUE_STATE_EVENT, cleared);
+    onTestFinished(() => window.removeEventListener(CLEAR_QUEUE_STATE_EVENT, cleared));
     const { store } = await queuedThenMatched(
       matchProposal({ expiresAt: new Date(Date.now() + 10_000).toISOString() }),
     );
@@ -576,6 +618,7 @@ describe('match proposals', () => {
     expect(store.grid.proposal).toBeNull();
     expect(toasts.error).toHaveBeenCalledWith(MATCH_EXPIRED_NO_RESPONSE, { durationMs: 6000 });
     expect(store.grid.findBlocker).toBeNull();
+    expect(cleared).toHaveBeenCalledTimes(1);
   });
 
   describe('match:expired', () => {
@@ -668,6 +711,29 @@ describe('match proposals', () => {
     expect(store.grid.engaged).toBe(false);
   });
 
+  it('says once why a matched attack could not start (match:expired UNAVAILABLE, then the refused engage)', async () => {
+    let answer: (reply: FakeReply) => void = () => undefined;
+    const { store, grid, match } = await queuedThenMatched(matchProposal(), {
+      [ENGAGE]: () => new Promise<FakeReply>((resolve) => (answer = resolve)),
+    });
+    const engaging = store.grid.engage();
+    await settle();
+    const message = 'The target is not connected to the VPN.';
+    grid.receive('match:expired', { proposalId: match.proposalId, reason: 'UNAVAILABLE', message });
+    answer(fail(409, message));
+    await engaging;
+    expect(toasts.error.mock.calls.filter(([text]) => text === message)).toHaveLength(1);
+    expect(store.grid.proposal).toBeNull();
+  });
+
+  it('ends the match on the screen when the engage is refused with 409 before any socket word', async () => {
+    const message = 'The target is not connected to the VPN.';
+    const { store } = await queuedThenMatched(matchProposal(), { [ENGAGE]: fail(409, message) });
+    await store.grid.engage();
+    expect(toasts.error).toHaveBeenCalledWith(message);
+    expect(store.grid.proposal).toBeNull();
+  });
+
   it("shows 'Failed to engage' when the server says nothing", async () => {
     const { store } = await queuedThenMatched(matchProposal(), { [ENGAGE]: reply(502) });
     await store.grid.engage();
@@ -744,6 +810,19 @@ describe('the target popup', () => {
     expect(api.callsTo(route)).toHaveLength(2);
   });
 
+  it('drops a target-info answer that arrives after the operator signed out', async () => {
+    let answer: (reply: FakeReply) => void = () => undefined;
+    const { store, grid } = await onGrid({
+      routes: { [`GET /attack/target-info/${acid.id}`]: () => new Promise<FakeReply>((r) => (answer = r)) },
+    });
+    enter(grid, { players: [gridPlayer(acid)] });
+    store.grid.select(acid.id);
+    store.auth.setUser(null);
+    answer(reply(200, targetInfo(acid, 50)));
+    await settle();
+    expect(store.grid.selection).toBeNull();
+  });
+
   it("closes the popup and toasts 'Could not load target details.' when the info cannot be loaded", async () => {
     const target = { id: '00000000-0000-4000-8000-000000000f02', handle: 'cereal_killer' };
     const { store, grid } = await onGrid({
@@ -798,6 +877,22 @@ describe('PVP', () => {
     expect(store.grid.pvpPrompts).toEqual([]);
   });
 
+  it('keeps a challenge 30 s from its arrival even when this computer’s clock is off', async () => {
+    fakeClock();
+    const { store, grid } = await onGrid();
+    enter(grid);
+    // The server's expiresAt already looks past here.
+    const prompt = {
+      requester: { ...acid, mmr: 1300 },
+      expiresAt: new Date(Date.now() - 60_000).toISOString(),
+    };
+    grid.receive('pvp:request:incoming', prompt);
+    vi.advanceTimersByTime(29_000);
+    expect(store.grid.pvpPrompts).toEqual([prompt]);
+    vi.advanceTimersByTime(1_000);
+    expect(store.grid.pvpPrompts).toEqual([]);
+  });
+
   it('accepts with pvp:accept and declines with pvp:decline {requesterId}', async () => {
     const { store, grid } = await onGrid();
     enter(grid);
@@ -817,6 +912,15 @@ describe('PVP', () => {
     enter(grid);
     grid.receive('pvp:request:declined', { decliner: acid });
     expect(toasts.error).toHaveBeenCalledWith('acid_burn declined your PVP request.');
+  });
+
+  it('tells only the challenger to engage; the one who accepted gets the attack without that toast', async () => {
+    const { store, grid } = await onGrid();
+    enter(grid);
+    const started = gridAttack(acid, me);
+    grid.receive('pvp:request:accepted', { attack: started });
+    expect(toasts.success).not.toHaveBeenCalled();
+    expect(store.grid.activeAttack?.id).toBe(started.id);
   });
 
   it("toasts '{handle} accepted your challenge. Engage!' and makes the attack active", async () => {
@@ -888,7 +992,25 @@ describe('notifications', () => {
     expect(playSound).not.toHaveBeenCalled();
   });
 
-  it('toasts a notification once however often it comes, and acknowledges every delivery', async () => {
+  it('toasts the end of an attack unless the Grid’s overlay shows it', async () => {
+    const { store, grid } = await onGrid();
+    enter(grid);
+    const fight = gridAttack(me, acid);
+    grid.receive('attackStarted', fight);
+    grid.receive('attackEnded', { attackId: fight.id, result: 'OWNED', winnerId: me.id, loserId: acid.id });
+    const owned = notification({
+      type: 'ATTACK_OWNED',
+      title: 'System owned',
+      body: 'acid_burn',
+      attackId: fight.id,
+    });
+    // Not on /attack (the store's router is absent: the page is wherever the test left it).
+    grid.receive('notification', owned);
+    expect(toasts.info).toHaveBeenCalledWith('System owned: acid_burn');
+    expect(store.grid.attackResult?.attackId).toBe(fight.id);
+  });
+
+  it('toasts a notification once however often it comes, and acknowledges the deliveries together', async () => {
     const { grid } = await onGrid();
     enter(grid);
     const once = notification({ type: 'GENERIC', body: 'Only once.' });
@@ -898,10 +1020,21 @@ describe('notifications', () => {
     grid.receive('notification', other);
     expect(toasts.show.mock.calls).toEqual([['Only once.']]);
     expect(toasts.error.mock.calls).toEqual([['Another.']]);
-    expect(emittedOf(grid, 'notifications:ack')).toEqual([
-      [{ ids: [once.id] }],
-      [{ ids: [once.id] }],
-      [{ ids: [other.id] }],
-    ]);
+    await vi.waitFor(() =>
+      expect(emittedOf(grid, 'notifications:ack')).toEqual([[{ ids: [once.id, other.id] }]]),
+    );
+  });
+
+  it('acknowledges a returning player’s many notifications in events of at most 100', async () => {
+    const { grid } = await onGrid();
+    enter(grid);
+    const many = Array.from({ length: 150 }, () => notification({ type: 'GENERIC' }));
+    for (const n of many) grid.receive('notification', n);
+    await vi.waitFor(() =>
+      expect(emittedOf(grid, 'notifications:ack')).toEqual([
+        [{ ids: many.slice(0, 100).map((n) => n.id) }],
+        [{ ids: many.slice(100).map((n) => n.id) }],
+      ]),
+    );
   });
 });

@@ -44,6 +44,7 @@ import {
   MATCH_FOUND_TOAST_MS,
   NO_MATCH_TOAST_MS,
   OUTCOME_OVERLAY_MS,
+  PVP_PROMPT_MS,
   QUEUE_JOIN_FAILED,
   QUEUE_JOINED,
   QUEUE_JOINED_TOAST_MS,
@@ -136,6 +137,11 @@ export class GridStore {
   private proposalTimer: ReturnType<typeof setInterval> | null = null;
   private overlayTimer: ReturnType<typeof setTimeout> | null = null;
   private readonly pvpTimers = new Map<string, ReturnType<typeof setTimeout>>();
+  /** Bumped when the account changes: answers to requests of the previous account are dropped. */
+  private session = 0;
+  /** Notification ids to acknowledge, sent together (the server counts every event against a rate limit). */
+  private pendingAcks: string[] = [];
+  private ackTimer: ReturnType<typeof setTimeout> | null = null;
   /** GET /attack/target-info answers, kept 5 min; this account's only, like the rest of the store. */
   private readonly targetInfoCache = new Map<string, { info: TargetInfo; at: number }>();
   /** Bumped by every selection, so that an overtaken target-info answer is dropped. */
@@ -177,6 +183,7 @@ export class GridStore {
       findBlocker: computed,
       selectedPlayer: computed,
       onlinePlayers: computed,
+      targetIds: computed,
       arcs: computed,
       applyInitialState: action,
       applyAttackStarted: action,
@@ -238,6 +245,11 @@ export class GridStore {
     return [...this.players.values()].sort((a, b) => b.mmr - a.mmr || a.handle.localeCompare(b.handle));
   }
 
+  /** Players under attack now (drawn apart on the globe). */
+  get targetIds(): ReadonlySet<string> {
+    return new Set([...this.attacks.values()].map((attack) => attack.target.id));
+  }
+
   get selectedPlayer(): GridPlayer | null {
     return this.selection ? (this.players.get(this.selection.playerId) ?? null) : null;
   }
@@ -291,7 +303,8 @@ export class GridStore {
     socket.on('pvp:request:incoming', (prompt) => this.addPvpPrompt(prompt));
     socket.on('pvp:request:accepted', ({ attack }) => {
       this.applyAttackStarted(attack);
-      toast.success(pvpAccepted(attack.target.handle));
+      // Both players hear of it; the challenger (the attacker) is the one told to engage.
+      if (attack.attacker.id === this.me) toast.success(pvpAccepted(attack.target.handle));
     });
     socket.on('pvp:request:declined', ({ decliner }) => toast.error(pvpDeclined(decliner.handle)));
     socket.on('userBlocked', (user) =>
@@ -391,12 +404,18 @@ export class GridStore {
       return;
     }
     if (this.findBlocker) return;
+    const session = this.session;
     runInAction(() => (this.joiningQueue = true));
     try {
       const info = await this.root.api.post('/attack/queue/join', queueInfoSchema);
-      this.setQueue(info.position, info.estimateSeconds);
+      if (session !== this.session) return;
+      // A match can be found (within a tick) before the answer arrives: then the queue is already behind us.
+      runInAction(() => {
+        if (!this.proposal && !this.activeAttack) this.setQueue(info.position, info.estimateSeconds);
+      });
       toast.success(QUEUE_JOINED, { durationMs: QUEUE_JOINED_TOAST_MS });
     } catch (error) {
+      if (session !== this.session) return;
       log.warn('Could not join the queue', error);
       toast.error(serverMessageOf(error) ?? QUEUE_JOIN_FAILED);
     } finally {
@@ -407,7 +426,11 @@ export class GridStore {
   async leaveQueue(): Promise<void> {
     try {
       await this.root.api.send('POST', '/attack/queue/leave');
-      this.clearQueue();
+      runInAction(() => {
+        this.clearQueue();
+        // A match found while leaving was ended by the leave (the opponent stays queued).
+        this.clearProposal();
+      });
     } catch (error) {
       log.warn('Could not leave the queue', error);
       toast.error(serverMessageOf(error) ?? QUEUE_LEAVE_FAILED);
@@ -442,8 +465,10 @@ export class GridStore {
 
   /** GET /attack/queue/estimate: -1 means not queued (any more). `restoring`: only to find an old place. */
   private async pollEstimate(restoring: boolean): Promise<void> {
+    const session = this.session;
     try {
       const { estimateSeconds } = await this.root.api.get('/attack/queue/estimate', queueEstimateSchema);
+      if (session !== this.session) return;
       runInAction(() => {
         if (estimateSeconds < 0) {
           if (!restoring) this.clearQueue();
@@ -483,6 +508,7 @@ export class GridStore {
     // Nobody answered in time on this side: the server says so too, for the same proposal, ignored then.
     this.clearProposal();
     toast.error(MATCH_EXPIRED_NO_RESPONSE, { durationMs: MATCH_EXPIRED_TOAST_MS });
+    raiseClearQueueState();
   }
 
   private clearProposal() {
@@ -507,7 +533,7 @@ export class GridStore {
       toast.show(MATCH_EXPIRED_TEXTS[reason], { durationMs: MATCH_EXPIRED_TOAST_MS });
     else if (reason === 'UNAVAILABLE')
       toast.error(message ?? MATCH_EXPIRED_TEXTS.EXPIRED, { durationMs: MATCH_EXPIRED_TOAST_MS });
-    if (typeof window !== 'undefined') window.dispatchEvent(new Event(CLEAR_QUEUE_STATE_EVENT));
+    raiseClearQueueState();
   }
 
   private readonly onClearQueueState = () => this.clearQueue();
@@ -528,12 +554,12 @@ export class GridStore {
       });
     } catch (error) {
       log.warn('Could not engage', error);
+      // When the attack could not start, `match:expired` (UNAVAILABLE) may have told it already.
+      if (this.proposal?.proposalId !== proposal.proposalId) return;
       toast.error(serverMessageOf(error) ?? ENGAGE_FAILED);
-      // The match is gone on the server: nothing to engage any more.
-      if (error instanceof ApiError && error.status === 404)
-        runInAction(() => {
-          if (this.proposal?.proposalId === proposal.proposalId) this.clearProposal();
-        });
+      // The match is gone on the server (not found; or it ended because the attack could not start).
+      if (error instanceof ApiError && [402, 404, 409].includes(error.status))
+        runInAction(() => this.clearProposal());
     } finally {
       runInAction(() => (this.engaging = false));
     }
@@ -585,10 +611,10 @@ export class GridStore {
     this.selection = { playerId, info: null, loading: true };
     this.root.api.get(`/attack/target-info/${encodeURIComponent(playerId)}`, targetInfoSchema).then(
       (info) => {
+        // Another selection, or another account, since: not ours to keep.
+        if (revision !== this.selectionRevision) return;
         this.targetInfoCache.set(playerId, { info, at: Date.now() });
-        runInAction(() => {
-          if (revision === this.selectionRevision) this.selection = { playerId, info, loading: false };
-        });
+        runInAction(() => (this.selection = { playerId, info, loading: false }));
       },
       (error: unknown) => {
         log.warn('Could not load target info', error);
@@ -616,10 +642,10 @@ export class GridStore {
     const key = prompt.requester.id;
     const existing = this.pvpTimers.get(key);
     if (existing) clearTimeout(existing);
-    const ms = Math.max(0, Date.parse(prompt.expiresAt) - Date.now());
+    // The prompt stays 30 s from its arrival (section 9), whatever this computer's clock says of `expiresAt`.
     this.pvpTimers.set(
       key,
-      setTimeout(() => this.removePvpPrompt(key), Number.isFinite(ms) ? ms : GRID_TIMINGS.pvpRequestMs),
+      setTimeout(() => this.removePvpPrompt(key), PVP_PROMPT_MS),
     );
   }
 
@@ -669,12 +695,29 @@ export class GridStore {
           toast.error(body);
           break;
         default:
-          // An attack's end: the overlay tells it when this page saw it live.
-          if (this.attackResult?.attackId !== notification.attackId)
+          // An attack's end: the Grid's overlay tells it when it is on screen; elsewhere, a toast.
+          if (
+            this.attackResult?.attackId !== notification.attackId ||
+            !this.root.currentPath().startsWith(paths.attack)
+          )
             toast.info(notificationText(title, body));
       }
     }
-    this.socket?.emit('notifications:ack', { ids: [id] });
+    this.acknowledge(id);
+  }
+
+  /**
+   * Acknowledges notifications together, at most 100 an event, a moment after they arrived: a returning player
+   * may have dozens pending, and every client event counts against the server's rate limit.
+   */
+  private acknowledge(id: string) {
+    if (!this.pendingAcks.includes(id)) this.pendingAcks.push(id);
+    this.ackTimer ??= setTimeout(() => {
+      this.ackTimer = null;
+      const ids = this.pendingAcks.splice(0);
+      for (let i = 0; i < ids.length; i += NOTIFICATION_ACK_BATCH)
+        this.socket?.emit('notifications:ack', { ids: ids.slice(i, i + NOTIFICATION_ACK_BATCH) });
+    }, NOTIFICATION_ACK_DELAY_MS);
   }
 
   // ---- plumbing -----------------------------------------------------------------------------
@@ -729,6 +772,11 @@ export class GridStore {
     this.clearQueue();
     this.clearProposal();
     if (this.overlayTimer) clearTimeout(this.overlayTimer);
+    if (this.ackTimer) clearTimeout(this.ackTimer);
+    this.ackTimer = null;
+    this.pendingAcks = [];
+    this.session += 1;
+    this.selectionRevision += 1;
     for (const timer of this.pvpTimers.values()) clearTimeout(timer);
     this.pvpTimers.clear();
     this.players.clear();
@@ -743,6 +791,15 @@ export class GridStore {
     this.seenNotifications.clear();
     this.targetInfoCache.clear();
   }
+}
+
+/** Notification ids acknowledged in one event at most (the server takes up to 100). */
+const NOTIFICATION_ACK_BATCH = 100;
+/** Notifications arriving together (a reconnect sends every pending one) are acknowledged together. */
+const NOTIFICATION_ACK_DELAY_MS = 250;
+
+function raiseClearQueueState() {
+  if (typeof window !== 'undefined') window.dispatchEvent(new Event(CLEAR_QUEUE_STATE_EVENT));
 }
 
 function attackOrNull(value: unknown): Attack | null {

@@ -45,7 +45,8 @@ export const QUEUE_JOIN_FAILED = 'Could not join matchmaking queue. Please try a
 export const QUEUE_JOINED = 'Searching the grid for a mark.';
 export const QUEUE_LEAVE_FAILED = 'Could not leave the queue. Please try again.';
 export const QUEUE_TITLE = 'Searching for a mark';
-export const queuePosition = (position: number) => `Position in queue: ${position}`;
+/** The place the join answered (the estimate poll tells no place): said as such. */
+export const queuePosition = (position: number) => `Joined the queue at position ${position}`;
 export const queueEstimate = (seconds: number) =>
   seconds > 0 ? `Estimated wait: ${formatSeconds(seconds)}` : 'Any moment now…';
 export const LEAVE_QUEUE = 'Leave Queue';
@@ -144,6 +145,9 @@ export const notificationText = (title: string, body: string) => `${title}: ${bo
 
 export const OPERATORS_ONLINE = 'Operators online';
 export const NO_OPERATORS = 'Nobody else is on the grid right now.';
+/** The operators list shows the best this many by MMR (and the one picked). */
+export const PLAYER_LIST_MAX = 100;
+export const moreOnTheGlobe = (count: number) => `and ${count} more on the globe`;
 export const NO_WEBGL =
   'Your browser cannot show the globe (WebGL is unavailable). The grid still works: pick operators from the list.';
 export const GLOBE_LOADING = 'Loading the globe…';

@@ -1,6 +1,6 @@
 import type { Attack, GridPlayer } from '@exploit-grid/api/contracts';
 import Box from '@mui/material/Box';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import Globe, { type GlobeMethods } from 'react-globe.gl';
 import { MeshPhongMaterial } from 'three';
 import { feature } from 'topojson-client';
@@ -70,8 +70,19 @@ export default function GlobeView({ players, arcs, meId, hotIds, selectedId, onS
     return () => clearTimeout(timer);
   }, [selectedId, targetLat, targetLng]);
 
-  const colorOf = (player: PlacedPlayer) =>
-    player.id === meId ? '#ffd600' : hotIds.has(player.id) ? '#ff1744' : '#00e5ff';
+  // Accessors keep their identity between renders: a new function makes react-globe.gl redo every point.
+  const pointColor = useCallback(
+    (p: object) => {
+      const id = (p as PlacedPlayer).id;
+      return id === meId ? '#ffd600' : hotIds.has(id) ? '#ff1744' : '#00e5ff';
+    },
+    [meId, hotIds],
+  );
+  const pointAltitude = useCallback(
+    (p: object) => ((p as PlacedPlayer).id === selectedId ? 0.12 : 0.04),
+    [selectedId],
+  );
+  const onPointClick = useCallback((p: object) => onSelect((p as PlacedPlayer).id), [onSelect]);
 
   return (
     <Box ref={frame} data-testid="globe" sx={{ position: 'absolute', inset: 0, overflow: 'hidden' }}>
@@ -88,33 +99,44 @@ export default function GlobeView({ players, arcs, meId, hotIds, selectedId, onS
           hexPolygonsData={countries}
           hexPolygonResolution={3}
           hexPolygonMargin={0.35}
-          hexPolygonColor={() => 'rgba(0, 229, 255, 0.35)'}
+          hexPolygonColor={hexColor}
           pointsData={placed}
-          pointLat={(p) => (p as PlacedPlayer).latitude}
-          pointLng={(p) => (p as PlacedPlayer).longitude}
-          pointColor={(p) => colorOf(p as PlacedPlayer)}
-          pointAltitude={(p) => ((p as PlacedPlayer).id === selectedId ? 0.12 : 0.04)}
+          pointLat={pointLat}
+          pointLng={pointLng}
+          pointColor={pointColor}
+          pointAltitude={pointAltitude}
           pointRadius={0.6}
-          pointLabel={(p) => `${escapeHtml((p as PlacedPlayer).handle)} · MMR ${(p as PlacedPlayer).mmr}`}
-          onPointClick={(p) => onSelect((p as PlacedPlayer).id)}
+          pointLabel={pointLabel}
+          onPointClick={onPointClick}
           arcsData={arcs as GlobeArc[]}
-          arcStartLat={(a) => (a as GlobeArc).from.latitude ?? 0}
-          arcStartLng={(a) => (a as GlobeArc).from.longitude ?? 0}
-          arcEndLat={(a) => (a as GlobeArc).to.latitude ?? 0}
-          arcEndLng={(a) => (a as GlobeArc).to.longitude ?? 0}
-          arcColor={() => ['#ff9100', '#ff1744']}
+          arcStartLat={arcStartLat}
+          arcStartLng={arcStartLng}
+          arcEndLat={arcEndLat}
+          arcEndLng={arcEndLng}
+          arcColor={arcColor}
           arcStroke={0.6}
           arcDashLength={0.4}
           arcDashGap={0.2}
           arcDashAnimateTime={1500}
-          arcLabel={(a) =>
-            `${escapeHtml((a as GlobeArc).attack.attacker.handle)} → ${escapeHtml((a as GlobeArc).attack.target.handle)}`
-          }
+          arcLabel={arcLabel}
         />
       )}
     </Box>
   );
 }
+
+const hexColor = () => 'rgba(0, 229, 255, 0.35)';
+const pointLat = (p: object) => (p as PlacedPlayer).latitude;
+const pointLng = (p: object) => (p as PlacedPlayer).longitude;
+const pointLabel = (p: object) =>
+  `${escapeHtml((p as PlacedPlayer).handle)} · MMR ${(p as PlacedPlayer).mmr}`;
+const arcStartLat = (a: object) => (a as GlobeArc).from.latitude ?? 0;
+const arcStartLng = (a: object) => (a as GlobeArc).from.longitude ?? 0;
+const arcEndLat = (a: object) => (a as GlobeArc).to.latitude ?? 0;
+const arcEndLng = (a: object) => (a as GlobeArc).to.longitude ?? 0;
+const arcColor = () => ['#ff9100', '#ff1744'];
+const arcLabel = (a: object) =>
+  `${escapeHtml((a as GlobeArc).attack.attacker.handle)} → ${escapeHtml((a as GlobeArc).attack.target.handle)}`;
 
 /**
  * The 1:110m outlines keep a few specks reduced to one repeated point (a part of North Korea), which the hexagon

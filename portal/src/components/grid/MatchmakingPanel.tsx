@@ -1,7 +1,6 @@
 import Button from '@mui/material/Button';
 import LinearProgress from '@mui/material/LinearProgress';
 import Stack from '@mui/material/Stack';
-import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
 import type { GridStore } from '../../stores/GridStore.ts';
@@ -33,19 +32,23 @@ export const MatchmakingPanel = observer(function MatchmakingPanel({ grid }: Mat
   const me = grid.me;
   return (
     <Stack spacing={2} sx={{ pointerEvents: 'none' }}>
-      <Tooltip title={blocker ? FIND_DISABLED[blocker] : ''}>
-        {/* A disabled button fires no events: the wrapper carries the tooltip. */}
-        <span style={{ pointerEvents: 'auto', alignSelf: 'flex-start' }}>
-          <Button
-            variant="contained"
-            size="large"
-            disabled={blocker !== null}
-            onClick={() => void grid.findMark()}
-          >
-            {FIND_A_MARK}
-          </Button>
-        </span>
-      </Tooltip>
+      <Stack spacing={0.5} sx={{ pointerEvents: 'auto', alignSelf: 'flex-start' }}>
+        <Button
+          variant="contained"
+          size="large"
+          disabled={blocker !== null}
+          aria-describedby={blocker ? 'find-a-mark-why' : undefined}
+          onClick={() => void grid.findMark()}
+        >
+          {FIND_A_MARK}
+        </Button>
+        {/* Why it is disabled, for everyone (a tooltip on a disabled button reaches no keyboard). */}
+        {blocker && (
+          <Typography id="find-a-mark-why" variant="caption" color="text.secondary">
+            {FIND_DISABLED[blocker]}
+          </Typography>
+        )}
+      </Stack>
       {queue && (
         <GridCard title={QUEUE_TITLE}>
           <LinearProgress sx={{ mb: 1.5 }} aria-label={QUEUE_TITLE} />

@@ -10,9 +10,9 @@ export type PvpPromptsProps = { grid: GridStore };
 
 /** Open PVP challenges to this operator, each for 30 s (core-app sections 4 and 9). */
 export const PvpPrompts = observer(function PvpPrompts({ grid }: PvpPromptsProps) {
-  if (grid.pvpPrompts.length === 0) return null;
+  // Always there, so that a screen reader announces a challenge as it arrives.
   return (
-    <Stack spacing={1}>
+    <Stack spacing={1} aria-live="assertive">
       {grid.pvpPrompts.map((prompt) => (
         <GridCard key={prompt.requester.id} title={PVP_INCOMING_TITLE} tone="error">
           <Typography variant="body2">
