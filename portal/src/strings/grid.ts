@@ -86,8 +86,6 @@ export const UNDER_ATTACK = 'Under Attack';
 export const underAttackBy = (handle: string) =>
   `${handle} is attacking your box. Harden it and hunt them down.`;
 export const TOO_HARD = 'Too Hard For Me';
-export const attackStartFailed = (message: string | null) =>
-  message ? `Failed to start attack: ${message}` : 'Server error. Are you on the VPN?';
 export const attackCancelFailed = (message: string) => `Failed to cancel attack: ${message}`;
 export const ATTACK_CALLED_OFF = 'Attack called off.';
 export const timeLeft = (seconds: number) => `Time left: ${formatSeconds(seconds)}`;
