@@ -17,14 +17,9 @@ export type LeaderboardSortField = (typeof LEADERBOARD_SORT_FIELDS)[number];
 
 export const leaderboardQuery = z.strictObject({
   /** Handle, case-insensitive: 1-2 characters match its start, 3 or more anywhere in it (docs/leaderboard.md). */
-  search: z
-    .string()
-    .trim()
-    .max(64, 'search must be at most 64 characters')
-    .optional()
-    .meta({
-      description: 'Handle, case-insensitive: 1-2 characters match its start, 3 or more anywhere in it',
-    }),
+  search: z.string().trim().max(64, 'search must be at most 64 characters').optional().meta({
+    description: 'Handle, case-insensitive: 1-2 characters match its start, 3 or more anywhere in it',
+  }),
   sortBy: z
     .enum(LEADERBOARD_SORT_FIELDS, { error: `sortBy must be one of ${LEADERBOARD_SORT_FIELDS.join(', ')}` })
     .default('rank'),
