@@ -1,7 +1,17 @@
 import net from 'node:net';
 
-/** A TCP port free on 127.0.0.1 right now (the embedded database and tests listen on one). */
-export function freeLoopbackPort(): Promise<number> {
+/**
+ * A TCP port free on 127.0.0.1 right now (the embedded database and tests listen on one), other than `avoid`:
+ * ports this process is about to listen on itself (the API's own, free until it binds it).
+ */
+export async function freeLoopbackPort(avoid: readonly number[] = []): Promise<number> {
+  for (;;) {
+    const port = await anyFreeLoopbackPort();
+    if (!avoid.includes(port)) return port;
+  }
+}
+
+function anyFreeLoopbackPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.on('error', reject);

@@ -71,7 +71,11 @@ export async function startPlatform(
   try {
     let databaseUrl = config.databaseUrl;
     if (!databaseUrl) {
-      const embedded: EmbeddedDatabase = await startEmbeddedPostgres({ dataDir: config.dataDir, logger });
+      const embedded: EmbeddedDatabase = await startEmbeddedPostgres({
+        dataDir: config.dataDir,
+        logger,
+        avoidPorts: [config.port],
+      });
       cleanups.push(() => embedded.stop());
       databaseUrl = embedded.url;
     }

@@ -23,6 +23,8 @@ interface Options {
   logger: Logger;
   /** Delete the cluster on stop (throwaway clusters for tests). */
   ephemeral?: boolean;
+  /** Ports the database must not take: the API's, which it binds only after the database is up. */
+  avoidPorts?: readonly number[];
 }
 
 const DATABASE = 'exploit_grid';
@@ -52,6 +54,7 @@ export async function startEmbeddedPostgres({
   dataDir,
   logger,
   ephemeral = false,
+  avoidPorts = [],
 }: Options): Promise<EmbeddedDatabase> {
   const log = logger.child({ component: 'embedded-postgres' });
   const clusterDir = path.join(dataDir, 'postgres');
@@ -64,7 +67,7 @@ export async function startEmbeddedPostgres({
     if ((mode & 0o001) === 0) await fs.chmod(dataDir, (mode & 0o777) | 0o001);
   }
   const password = await readOrCreatePassword(path.join(dataDir, 'postgres.secret'));
-  const port = await freeLoopbackPort();
+  const port = await freeLoopbackPort(avoidPorts);
   const recentOutput: string[] = [];
   const remember = (message: unknown) => {
     const text = String(message).trim();
