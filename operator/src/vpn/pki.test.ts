@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import { VpnPki, newTlsCryptKey } from './pki.ts';
+import { VpnPki, newSerial, newTlsCryptKey } from './pki.ts';
 
 const run = promisify(execFile);
 
@@ -71,6 +71,23 @@ describe('VPN PKI', () => {
       openssl('verify', '-crl_check', '-CAfile', caFile, '-CRLfile', crlFile, await file(name, cert));
     expect(await check(kept.certificatePem, 'kept.pem')).to.include(': OK');
     expect(await check(revoked.certificatePem, 'revoked.pem')).to.match(/certificate revoked/);
+  });
+
+  it('makes serial numbers that read the same in the certificate, the CRL and the database', async () => {
+    // DER (and so OpenSSL's output) drops a leading zero byte: a stored serial must never have one.
+    const serials = Array.from({ length: 10_000 }, newSerial);
+    expect(serials.filter((serial) => !/^[4-7][0-9a-f]{31}$/.test(serial))).to.deep.equal([]);
+    expect(new Set(serials).size).to.equal(serials.length);
+    const { pki } = await VpnPki.create();
+    const client = await pki.issueClient('shown');
+    const shown = await openssl(
+      'x509',
+      '-noout',
+      '-serial',
+      '-in',
+      await file('shown.pem', client.certificatePem),
+    );
+    expect(shown.trim()).to.equal(`serial=${client.serialNumber.toUpperCase()}`);
   });
 
   it('loads a CA made earlier and keeps signing with it', async () => {

@@ -38,10 +38,12 @@ async function importPrivateKey(pem: string): Promise<CryptoKey> {
   return webcrypto.subtle.importKey('pkcs8', x509.PemConverter.decodeFirst(pem), ALGORITHM, true, ['sign']);
 }
 
-/** A positive 128-bit serial number, hexadecimal. */
-function newSerial(): string {
+/** A positive serial number of 16 bytes, hexadecimal, written as DER and OpenSSL write it (no leading 00). */
+export function newSerial(): string {
   const bytes = randomBytes(16);
-  bytes[0] = bytes[0]! & 0x7f;
+  // Positive (top bit clear) and without a leading zero byte (second bit set): DER drops leading zeros, and
+  // the serial a certificate and a CRL show must be the same text as the one stored (126 random bits stay).
+  bytes[0] = (bytes[0]! & 0x3f) | 0x40;
   return bytes.toString('hex');
 }
 
