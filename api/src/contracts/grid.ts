@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { attackSchema, targetBoxSchema, type Attack } from './attacks.ts';
+import type { GlobalChatMessage } from './chat.ts';
 
 /** Someone online on the globe. Coordinates are coarse (country centroid), null when unknown. */
 export const gridPlayerSchema = z
@@ -25,15 +26,6 @@ export const playerRefSchema = z.object({ id: z.uuid(), handle: z.string() }).me
 export type PlayerRef = z.infer<typeof playerRefSchema>;
 /** A user the caller blocked. */
 export type BlockedUser = PlayerRef;
-
-/** A message of the global channel (the chat issue fills it; `initialState` carries the last ones). */
-export interface GlobalChatMessage {
-  id: string;
-  senderId: string;
-  sender: PlayerRef;
-  content: string;
-  timestamp: string;
-}
 
 export interface GridInitialState {
   players: GridPlayer[];

@@ -39,4 +39,5 @@ export * from './tiers.ts';
 export * from './attacks.ts';
 export * from './agent.ts';
 export * from './grid.ts';
+export * from './chat.ts';
 export * from './leaderboard.ts';

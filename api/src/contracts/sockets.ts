@@ -7,6 +7,18 @@ import { z } from 'zod';
 import type { BoxUpdatePayload } from './boxes.ts';
 import type { Attack, AttackEndedPayload, TargetBox } from './attacks.ts';
 import type {
+  ChatStartedEvent,
+  GlobalChatMessageEvent,
+  OlderGlobalMessagesEvent,
+  PrivateMessageEvent,
+  PrivateMessageFailedEvent,
+  chatRequestPayload,
+  chatResponsePayload,
+  globalMessagePayload,
+  olderGlobalMessagesPayload,
+  privateMessagePayload,
+} from './chat.ts';
+import type {
   BlockedUser,
   GridInitialState,
   GridNotification,
@@ -69,6 +81,12 @@ export interface GridServerToClientEvents {
   /** Sent until acknowledged with `notifications:ack` (again at the next `getInitialState`). */
   notification: (notification: GridNotification) => void;
   error: (payload: SocketErrorPayload) => void;
+  // Chat (issue 8).
+  globalChatMessage: (message: GlobalChatMessageEvent) => void;
+  olderGlobalChatMessages: (payload: OlderGlobalMessagesEvent) => void;
+  'chat:privateMessage': (message: PrivateMessageEvent) => void;
+  'chat:privateMessageFailed': (payload: PrivateMessageFailedEvent) => void;
+  'chat:started': (chat: ChatStartedEvent) => void;
 }
 export interface GridClientToServerEvents {
   getInitialState: () => void;
@@ -79,6 +97,12 @@ export interface GridClientToServerEvents {
   'chat:unblock': (payload: z.input<typeof unblockPayload>) => void;
   'notifications:ack': (payload: z.input<typeof notificationAckPayload>) => void;
   logout: () => void;
+  // Chat (issue 8).
+  'chat:global': (payload: z.input<typeof globalMessagePayload>) => void;
+  'chat:getOlderGlobalMessages': (payload: z.input<typeof olderGlobalMessagesPayload>) => void;
+  'chat:request': (payload: z.input<typeof chatRequestPayload>) => void;
+  'chat:response': (payload: z.input<typeof chatResponsePayload>) => void;
+  'chat:privateMessage': (payload: z.input<typeof privateMessagePayload>) => void;
 }
 
 export interface VpnStatusServerToClientEvents {
