@@ -92,6 +92,7 @@ export class RealtimeStore {
     grid.on('readyForState', () => grid.emit('getInitialState'));
     grid.on('error', ({ message }) => toast.error(connectionErrorToast(message)));
     this.root.grid.attach(grid);
+    this.root.chat.attach(grid);
     this.grid = grid;
 
     const vpnStatus: VpnStatusSocket = this.openSocket(VPN_STATUS_NAMESPACE, handshake);
@@ -109,6 +110,7 @@ export class RealtimeStore {
       socket?.disconnect();
     }
     if (this.grid) this.root.grid.detach();
+    if (this.grid) this.root.chat.detach();
     this.grid = null;
     this.vpnStatus = null;
     this.setConnected(false);

@@ -6,6 +6,7 @@ import type { SocketFactory } from '../realtime/sockets.ts';
 import { paths } from '../routes/paths.ts';
 import { AuthStore, type RefreshLocks } from './AuthStore.ts';
 import { BoxStore, type FileSaver } from './BoxStore.ts';
+import { ChatStore } from './ChatStore.ts';
 import { DashboardStore } from './DashboardStore.ts';
 import { GridStore, type SoundPlayer } from './GridStore.ts';
 import { HistoryStore } from './HistoryStore.ts';
@@ -51,6 +52,7 @@ export class RootStore {
   readonly box: BoxStore;
   readonly history: HistoryStore;
   readonly grid: GridStore;
+  readonly chat: ChatStore;
   readonly leaderboard: LeaderboardStore;
 
   private navigator: Navigator | null = null;
@@ -78,6 +80,7 @@ export class RootStore {
     this.history = new HistoryStore(this);
     this.grid = new GridStore(this, options.storage ?? localStorage, options.playSound);
     this.leaderboard = new LeaderboardStore(this);
+    this.chat = new ChatStore(this);
   }
 
   /** Stops following the session other tabs write (tests make many stores in one page). */
