@@ -1,5 +1,6 @@
 import type { AttackService } from '../attacks/service.ts';
 import type { BoxService } from '../boxes/service.ts';
+import { ChatService } from '../chat/service.ts';
 import type { Orm } from '../db/orm.ts';
 import type { Logger } from '../logger.ts';
 import { Blocks } from './blocks.ts';
@@ -29,6 +30,8 @@ export interface Grid {
   matchmaking: Matchmaking;
   pvp: Pvp;
   targetInfo: TargetInfoService;
+  /** The chat (docs/chat.md): global channel and private chats. */
+  chat: ChatService;
   start(): void;
   stop(): Promise<void>;
 }
@@ -57,14 +60,16 @@ export function createGrid(deps: {
     window: settings.window,
   });
   const pvp = new Pvp({ orm, attacks, boxes, blocks, isOnline, requestMs: settings.pvpRequestMs });
+  const notifications = new Notifications(orm);
   return {
     geo,
     presence,
     blocks,
-    notifications: new Notifications(orm),
+    notifications,
     matchmaking,
     pvp,
     targetInfo: new TargetInfoService(orm, settings.targetInfoCacheMs),
+    chat: new ChatService({ orm, blocks, notifications }),
     start: () => matchmaking.start(),
     stop: async () => {
       await matchmaking.stop();

@@ -8,6 +8,7 @@ import { Migration20261122050000_attacks } from './Migration20261122050000_attac
 import { Migration20261122060000_agent } from './Migration20261122060000_agent.ts';
 import { Migration20261122070000_grid } from './Migration20261122070000_grid.ts';
 import { Migration20261122080000_leaderboard } from './Migration20261122080000_leaderboard.ts';
+import { Migration20261122090000_chat } from './Migration20261122090000_chat.ts';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered from files) so the same
@@ -23,4 +24,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261122060000_agent', class: Migration20261122060000_agent },
   { name: 'Migration20261122070000_grid', class: Migration20261122070000_grid },
   { name: 'Migration20261122080000_leaderboard', class: Migration20261122080000_leaderboard },
+  { name: 'Migration20261122090000_chat', class: Migration20261122090000_chat },
 ];
