@@ -3,8 +3,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { z } from 'zod';
 import {
+  CHAT_MESSAGES,
   GRID_MESSAGES,
   blockPayload,
+  chatRequestPayload,
+  chatResponsePayload,
+  globalMessagePayload,
+  olderGlobalMessagesPayload,
+  privateMessagePayload,
   notificationAckPayload,
   requesterIdPayload,
   targetIdPayload,
@@ -30,6 +36,8 @@ export interface GridSocketDeps {
   clientAddress: (req: IncomingMessage) => string | null;
   /** Client events a user may send per 10 s (chat-free grid events: PvP, blocks, acks, state). */
   eventsPer10s?: number;
+  /** Chat messages (global and private together) a user may send per 10 s. */
+  chatMessagesPer10s?: number;
 }
 
 /**
@@ -44,6 +52,7 @@ export function wireGrid(deps: GridSocketDeps): void {
   const loadUser = (id: string) =>
     sql().one<PresenceUser>('select id, handle, mmr, country from users where id = ?', [id]);
   const limiter = new RateLimiterMemory({ points: deps.eventsPer10s ?? 40, duration: 10 });
+  const chatLimiter = new RateLimiterMemory({ points: deps.chatMessagesPer10s ?? 10, duration: 10 });
 
   // ---- pushes from the services ------------------------------------------------------------
   grid.presence.events.on('playerUpdated', (player) => ns.emit('playerUpdated', player));
@@ -127,25 +136,39 @@ export function wireGrid(deps: GridSocketDeps): void {
       if (present) grid.presence.disconnected(userId);
     });
 
-    /** Runs a client event: rate-limited, payload validated, failures as `error {message}`. */
+    /**
+     * Runs a client event: rate-limited (chat sends also by the tighter chat limiter), payload validated,
+     * failures as `error {message}` or, with `fail`, however the event reports them.
+     */
     const handle = <S extends z.ZodType>(
       event: string,
       schema: S | null,
       fn: (payload: z.output<S>) => Promise<void>,
+      options: { chatSend?: boolean; fail?: (raw: unknown, message: string) => void } = {},
     ) => {
+      const fail = options.fail ?? ((_raw: unknown, message: string) => socket.emit('error', { message }));
       socket.on(event as 'logout', async (raw?: unknown) => {
         try {
           await limiter.consume(userId);
         } catch (err) {
-          if (err instanceof RateLimiterRes) socket.emit('error', { message: GRID_MESSAGES.rateLimited });
+          if (err instanceof RateLimiterRes) fail(raw, GRID_MESSAGES.rateLimited);
           else log.error({ err }, 'Rate limiter failed');
           return;
+        }
+        if (options.chatSend) {
+          try {
+            await chatLimiter.consume(userId);
+          } catch (err) {
+            if (err instanceof RateLimiterRes) fail(raw, CHAT_MESSAGES.rateLimited);
+            else log.error({ err }, 'Rate limiter failed');
+            return;
+          }
         }
         let payload: z.output<S> = undefined as z.output<S>;
         if (schema) {
           const parsed = schema.safeParse(raw);
           if (!parsed.success) {
-            socket.emit('error', { message: parsed.error.issues[0]?.message ?? GRID_MESSAGES.invalid });
+            fail(raw, parsed.error.issues[0]?.message ?? GRID_MESSAGES.invalid);
             return;
           }
           payload = parsed.data;
@@ -153,24 +176,27 @@ export function wireGrid(deps: GridSocketDeps): void {
         try {
           await fn(payload);
         } catch (err) {
-          if (err instanceof HttpError && err.statusCode < 500)
-            socket.emit('error', { message: err.message });
+          if (err instanceof HttpError && err.statusCode < 500) fail(raw, err.message);
           else {
             log.error({ err, event }, 'Grid event failed');
-            socket.emit('error', { message: 'Something went wrong. Please try again.' });
+            fail(raw, 'Something went wrong. Please try again.');
           }
         }
       });
     };
 
     handle('getInitialState', null, async () => {
-      const [running, blockedUsers] = await Promise.all([attacks.running(), grid.blocks.list(userId)]);
+      const [running, blockedUsers, recent] = await Promise.all([
+        attacks.running(),
+        grid.blocks.list(userId),
+        grid.chat.globalPage(userId),
+      ]);
       socket.emit('initialState', {
         players: grid.presence.players(),
         attacks: running.map((a) =>
           a.attacker.id === userId || a.target.id === userId ? a : publicAttack(a),
         ),
-        globalChatMessages: [],
+        globalChatMessages: recent.messages,
         blockedUsers,
       });
       const open = await grid.matchmaking.openProposal(userId);
@@ -193,6 +219,58 @@ export function wireGrid(deps: GridSocketDeps): void {
       await grid.blocks.unblock(userId, unblockUserId);
       ns.to(userRoom(userId)).emit('userUnblocked', { id: unblockUserId });
     });
+
+    // ---- chat (docs/chat.md) ----
+    handle(
+      'chat:global',
+      globalMessagePayload,
+      async ({ message, tempId }) => {
+        const stored = await grid.chat.postGlobal(userId, message);
+        // Encoded once per broadcast: everyone but the sender and those who blocked them; the sender's
+        // sockets get the echo with their tempId.
+        const blockers = await grid.chat.blockersOf(userId);
+        ns.except([userRoom(userId), ...blockers.map(userRoom)]).emit('globalChatMessage', stored);
+        ns.to(userRoom(userId)).emit('globalChatMessage', { ...stored, tempId });
+      },
+      { chatSend: true },
+    );
+    handle('chat:getOlderGlobalMessages', olderGlobalMessagesPayload, async ({ cursor }) => {
+      socket.emit('olderGlobalChatMessages', await grid.chat.globalPage(userId, cursor));
+    });
+    handle('chat:request', chatRequestPayload, async ({ targetId }) => {
+      await grid.chat.request(userId, targetId);
+    });
+    handle('chat:response', chatResponsePayload, async ({ chatId, accepted }) => {
+      const chat = await grid.chat.respond(userId, chatId, accepted);
+      if (accepted)
+        ns.to([userRoom(chat.initiator.id), userRoom(chat.participant.id)]).emit('chat:started', chat);
+    });
+    handle(
+      'chat:privateMessage',
+      privateMessagePayload,
+      async ({ chatId, content, tempId }) => {
+        const { message, recipientId } = await grid.chat.sendPrivate(userId, chatId, content);
+        ns.to(userRoom(recipientId)).emit('chat:privateMessage', message);
+        ns.to(userRoom(userId)).emit('chat:privateMessage', { ...message, tempId });
+        // Not on the grid at all (no socket, any tab): a notification waits for their return.
+        // (The message is delivered by now: a failure here is logged, not reported to the sender.)
+        try {
+          if ((await ns.in(userRoom(recipientId)).fetchSockets()).length === 0)
+            await grid.chat.notifyOffline(message, recipientId);
+        } catch (err) {
+          log.error({ err }, 'Could not notify an offline recipient');
+        }
+      },
+      {
+        chatSend: true,
+        fail: (raw, message) => {
+          const tempId = (raw as { tempId?: unknown } | null | undefined)?.tempId;
+          if (typeof tempId === 'string' && tempId)
+            socket.emit('chat:privateMessageFailed', { tempId, message });
+          else socket.emit('error', { message });
+        },
+      },
+    );
     socket.on('logout', () => grid.presence.loggedOut(userId));
 
     // On the globe first, then tell the client it may ask for the state (which includes itself).
