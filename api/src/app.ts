@@ -24,6 +24,7 @@ import type { AttackService } from './attacks/service.ts';
 import type { BoxService } from './boxes/service.ts';
 import type { Grid } from './grid/grid.ts';
 import { gridRoutes } from './grid/routes.ts';
+import { chatRoutes } from './chat/routes.ts';
 import { leaderboardRoutes } from './leaderboard/routes.ts';
 import { LeaderboardService } from './leaderboard/service.ts';
 import { packageInfo } from './version.ts';
@@ -101,6 +102,7 @@ export function createApp({
     // Before attackRoutes: /attack/queue/* and /attack/target-info/* are not box ids.
     gridRoutes({ grid, requireAuth: requireAuth(auth) }),
     attackRoutes({ attacks, requireAuth: requireAuth(auth) }),
+    chatRoutes({ chat: grid.chat, requireAuth: requireAuth(auth) }),
     leaderboardRoutes({ leaderboard: new LeaderboardService(orm), requireAuth: requireAuth(auth) }),
   ];
 
