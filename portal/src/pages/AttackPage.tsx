@@ -5,6 +5,7 @@ import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
 import { lazy, Suspense, useCallback, useMemo } from 'react';
+import { ChatPanel } from '../components/chat/ChatPanel.tsx';
 import { AttackCards } from '../components/grid/AttackCards.tsx';
 import { MatchmakingPanel } from '../components/grid/MatchmakingPanel.tsx';
 import { OutcomeOverlay } from '../components/grid/OutcomeOverlay.tsx';
@@ -35,7 +36,7 @@ export type AttackPageProps = Record<string, never>;
  */
 export const AttackPage = observer(function AttackPage(_props: AttackPageProps) {
   usePageMeta({ title: GRID_TITLE, description: GRID_DESCRIPTION });
-  const { grid, realtime } = useStores();
+  const { grid, realtime, chat } = useStores();
   const webgl = useMemo(hasWebGL, []);
   const select = useCallback((id: string) => grid.select(id), [grid]);
 
@@ -115,6 +116,7 @@ export const AttackPage = observer(function AttackPage(_props: AttackPageProps) 
           </Link>
         </Typography>
       </Stack>
+      <ChatPanel chat={chat} grid={grid} />
       <OutcomeOverlay grid={grid} />
     </Box>
   );

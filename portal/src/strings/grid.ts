@@ -112,7 +112,6 @@ export const CHAT = 'Chat';
 export const BLOCK = 'Block';
 export const UNBLOCK = 'Unblock';
 export const PVP_NEEDS_VPN = 'Connect to the VPN to challenge.';
-export const CHAT_COMING = 'Private chat is coming soon.';
 export const THIS_IS_YOU = 'This is you.';
 export const pvpSent = (handle: string) => `Challenge sent to ${handle}.`;
 export const CLOSE = 'Close';

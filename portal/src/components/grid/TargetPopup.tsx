@@ -6,10 +6,10 @@ import Typography from '@mui/material/Typography';
 import CloseIcon from '@mui/icons-material/Close';
 import { observer } from 'mobx-react-lite';
 import type { GridStore } from '../../stores/GridStore.ts';
+import { useStores } from '../../stores/StoresContext.tsx';
 import {
   BLOCK,
   CHAT,
-  CHAT_COMING,
   CLOSE,
   LOCATION_UNKNOWN,
   PVP,
@@ -25,9 +25,10 @@ export type TargetPopupProps = { grid: GridStore; vpnConnected: boolean };
 
 /**
  * The operator picked on the globe (core-app section 2): handle, MMR, country or 'Location Unknown', Defense %,
- * and PVP (needs the VPN and the target info), Chat, Block or Unblock.
+ * and PVP (needs the VPN and the target info), Chat (a chat request), Block or Unblock.
  */
 export const TargetPopup = observer(function TargetPopup({ grid, vpnConnected }: TargetPopupProps) {
+  const { chat } = useStores();
   const player = grid.selectedPlayer;
   const selection = grid.selection;
   if (!player || !selection) return null;
@@ -72,13 +73,14 @@ export const TargetPopup = observer(function TargetPopup({ grid, vpnConnected }:
                 </Button>
               </span>
             </Tooltip>
-            <Tooltip title={CHAT_COMING}>
-              <span>
-                <Button variant="outlined" size="small" disabled>
-                  {CHAT}
-                </Button>
-              </span>
-            </Tooltip>
+            <Button
+              variant="outlined"
+              size="small"
+              disabled={blocked}
+              onClick={() => chat.request(player.id)}
+            >
+              {CHAT}
+            </Button>
             <Button
               variant="outlined"
               size="small"

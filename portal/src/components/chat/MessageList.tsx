@@ -1,0 +1,96 @@
+import { stripTags } from '@exploit-grid/api/contracts';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import Stack from '@mui/material/Stack';
+import Typography from '@mui/material/Typography';
+import { observer } from 'mobx-react-lite';
+import { useEffect, useRef, type UIEvent } from 'react';
+import type { ChatEntry } from '../../stores/ChatStore.ts';
+import { LOAD_OLDER, RETRY, SEND_FAILED, SENDING } from '../../strings/chat.ts';
+
+export type MessageListProps = {
+  /** The list's accessible name. */
+  label: string;
+  messages: readonly ChatEntry[];
+  empty: string;
+  onRetry: (tempId: string) => void;
+  /** Older messages can be asked for: a button at the top, and scrolling to the top. */
+  onLoadOlder?: () => void;
+  hasOlder?: boolean;
+};
+
+/**
+ * Messages, oldest first, their content stripped of tags (core-app section 5). A message being sent is
+ * dimmed; one that failed says so and offers Retry. New messages scroll the list to the bottom.
+ */
+export const MessageList = observer(function MessageList({
+  label,
+  messages,
+  empty,
+  onRetry,
+  onLoadOlder,
+  hasOlder = false,
+}: MessageListProps) {
+  const ref = useRef<HTMLDivElement>(null);
+  const last = messages.at(-1)?.key;
+  useEffect(() => {
+    const element = ref.current;
+    if (element) element.scrollTop = element.scrollHeight;
+  }, [last]);
+  const onScroll = (event: UIEvent<HTMLDivElement>) => {
+    if (onLoadOlder && hasOlder && event.currentTarget.scrollTop === 0) onLoadOlder();
+  };
+  return (
+    <Box ref={ref} onScroll={onScroll} sx={{ flex: 1, minHeight: 0, overflowY: 'auto', px: 1.5, py: 1 }}>
+      {onLoadOlder && hasOlder && messages.length > 0 && (
+        <Box sx={{ textAlign: 'center', mb: 1 }}>
+          <Button size="small" onClick={onLoadOlder}>
+            {LOAD_OLDER}
+          </Button>
+        </Box>
+      )}
+      {messages.length === 0 ? (
+        <Typography variant="body2" color="text.secondary">
+          {empty}
+        </Typography>
+      ) : (
+        <Stack component="ul" aria-label={label} spacing={0.75} sx={{ listStyle: 'none', m: 0, p: 0 }}>
+          {messages.map((message) => (
+            <Box
+              component="li"
+              key={message.key}
+              data-status={message.status}
+              sx={{ opacity: message.status === 'optimistic' ? 0.55 : 1, wordBreak: 'break-word' }}
+            >
+              <Typography variant="body2" component="div" sx={{ whiteSpace: 'pre-wrap' }}>
+                <Box component="span" sx={{ fontWeight: 700, color: 'primary.main', mr: 0.75 }}>
+                  {message.sender.handle}
+                </Box>
+                {stripTags(message.content)}
+              </Typography>
+              {message.status === 'optimistic' && (
+                <Typography variant="caption" color="text.secondary">
+                  {SENDING}
+                </Typography>
+              )}
+              {message.status === 'failed' && message.tempId && (
+                <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
+                  <Typography variant="caption" color="error">
+                    {SEND_FAILED}
+                  </Typography>
+                  <Button
+                    size="small"
+                    color="error"
+                    onClick={() => message.tempId && onRetry(message.tempId)}
+                  >
+                    {RETRY}
+                  </Button>
+                </Stack>
+              )}
+            </Box>
+          ))}
+        </Stack>
+      )}
+    </Box>
+  );
+});
