@@ -210,7 +210,7 @@ describe('authenticated layout', () => {
   });
 
   it('shows the not-found content inside the layout for a signed-in page not built yet', async () => {
-    await shell('/chats');
+    await shell('/settings');
     expect(within(content()).getByText(NOT_FOUND_TEXT)).toBeTruthy();
   });
 });

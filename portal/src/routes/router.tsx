@@ -12,6 +12,7 @@ const builtAuthenticatedPaths: ReadonlySet<string> = new Set([
   paths.history,
   paths.leaderboard,
   paths.attack,
+  paths.chats,
 ]);
 
 /**
@@ -73,6 +74,10 @@ export const routes: RouteObject[] = [
       {
         path: paths.attack,
         lazy: async () => ({ Component: (await import('../pages/AttackPage.tsx')).AttackPage }),
+      },
+      {
+        path: paths.chats,
+        lazy: async () => ({ Component: (await import('../pages/ChatsPage.tsx')).ChatsPage }),
       },
       {
         path: paths.history,

@@ -1,0 +1,134 @@
+import { GRID_NAMESPACE, type Chat, type ChatMessage } from '@exploit-grid/api/contracts';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  ACCEPT,
+  AI_COMING,
+  CHAT_STARTED,
+  DECLINE,
+  MESSAGE_LABEL,
+  NO_REQUESTS,
+  SELECT_CHAT,
+  TAB_ACTIVE,
+  TAB_AI,
+  TAB_REQUESTS,
+  chatWith,
+} from '../strings/chat.ts';
+import { fail, reply, type FakeReply } from '../testing/fakeApi.ts';
+import type { FakeSocket } from '../testing/fakeSockets.ts';
+import { acid, crash, me } from '../testing/grid.ts';
+import { renderSignedIn } from '../test-utils.tsx';
+
+let idCount = 0;
+const nextId = (prefix: string) => `${prefix}-0000-4000-8000-${String(++idCount).padStart(12, '0')}`;
+
+const chat = (fields: Partial<Chat> = {}): Chat => ({
+  id: nextId('50000000'),
+  initiator: acid,
+  participant: me,
+  status: 'ACTIVE',
+  createdAt: '2026-03-01T12:00:00.000Z',
+  updatedAt: '2026-03-01T12:00:00.000Z',
+  lastMessage: null,
+  ...fields,
+});
+
+const message = (chatId: string, content: string): ChatMessage => ({
+  id: nextId('60000000'),
+  chatId,
+  sender: acid,
+  content,
+  createdAt: '2026-03-01T12:00:00.000Z',
+});
+
+async function renderChats(routes: Record<string, FakeReply> = {}) {
+  const rendered = renderSignedIn('/chats', {
+    'GET /chat': reply(200, []),
+    'GET /chat/pending': reply(200, []),
+    ...routes,
+  });
+  await screen.findByRole('heading', { name: 'Chats', level: 1 }, { timeout: 5000 });
+  await waitFor(() => expect(rendered.sockets.open(GRID_NAMESPACE)).toHaveLength(1));
+  const [grid] = rendered.sockets.open(GRID_NAMESPACE) as [FakeSocket];
+  act(() => grid.receive('connect'));
+  return { ...rendered, grid };
+}
+
+const emittedOf = (socket: FakeSocket, event: string) =>
+  socket.emitted.filter((e) => e.event === event).map((e) => e.args[0]);
+
+beforeEach(() => {
+  vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+});
+
+describe('the Chats page', () => {
+  it("is titled 'Chats | Exploit Grid' and prompts to select a chat", async () => {
+    await renderChats();
+    await waitFor(() => expect(document.title).toBe('Chats | Exploit Grid'));
+    expect(screen.getByText(SELECT_CHAT)).toBeTruthy();
+  });
+
+  it('opens an active chat with its messages, stripped of tags, and sends in it', async () => {
+    const active = chat();
+    const { grid } = await renderChats({
+      'GET /chat': reply(200, [active]),
+      [`GET /chat/${active.id}/messages`]: reply(200, [message(active.id, '<b>hi</b>')]),
+    });
+    const list = await screen.findByRole('list', { name: TAB_ACTIVE });
+    fireEvent.click(within(list).getByRole('button', { name: acid.handle }));
+    const conversation = await screen.findByRole('list', { name: chatWith(acid.handle) });
+    expect(within(conversation).getByRole('listitem').textContent).toBe('acid_burnhi');
+    const box = screen.getByRole('textbox', { name: MESSAGE_LABEL });
+    fireEvent.change(box, { target: { value: 'hey' } });
+    fireEvent.keyDown(box, { key: 'Enter' });
+    expect(emittedOf(grid, 'chat:privateMessage')).toEqual([
+      expect.objectContaining({ chatId: active.id, content: 'hey' }),
+    ]);
+  });
+
+  it("says 'Failed to load messages: {message}' and closes the chat", async () => {
+    const active = chat();
+    await renderChats({
+      'GET /chat': reply(200, [active]),
+      [`GET /chat/${active.id}/messages`]: fail(500, 'Database down'),
+    });
+    const list = await screen.findByRole('list', { name: TAB_ACTIVE });
+    fireEvent.click(within(list).getByRole('button', { name: acid.handle }));
+    expect(await screen.findByText('Failed to load messages: Database down')).toBeTruthy();
+    expect(screen.getByText(SELECT_CHAT)).toBeTruthy();
+  });
+
+  it("says 'Failed to refresh chat data: {message}' when the lists fail", async () => {
+    await renderChats({ 'GET /chat': fail(503, 'Try later') });
+    expect(await screen.findByText('Failed to refresh chat data: Try later')).toBeTruthy();
+  });
+
+  it('accepts and declines requests', async () => {
+    const fromAcid = chat({ status: 'PENDING' });
+    const fromCrash = chat({ initiator: crash, status: 'PENDING' });
+    const { grid } = await renderChats({ 'GET /chat/pending': reply(200, [fromAcid, fromCrash]) });
+    fireEvent.click(await screen.findByRole('tab', { name: `${TAB_REQUESTS} (2)` }));
+    const requests = screen.getByRole('list', { name: TAB_REQUESTS });
+    const [acidRow, crashRow] = within(requests).getAllByRole('listitem') as [HTMLElement, HTMLElement];
+    fireEvent.click(within(acidRow).getByRole('button', { name: ACCEPT }));
+    expect(await screen.findByText('Chat request from acid_burn accepted.')).toBeTruthy();
+    fireEvent.click(within(crashRow).getByRole('button', { name: DECLINE }));
+    expect(await screen.findByText('Chat request from crash_override declined.')).toBeTruthy();
+    expect(emittedOf(grid, 'chat:response')).toEqual([
+      { chatId: fromAcid.id, accepted: true },
+      { chatId: fromCrash.id, accepted: false },
+    ]);
+    expect(screen.getByText(NO_REQUESTS)).toBeTruthy();
+
+    act(() => grid.receive('chat:started', { ...fromAcid, status: 'ACTIVE' }));
+    expect(await screen.findByText(CHAT_STARTED)).toBeTruthy();
+    fireEvent.click(screen.getByRole('tab', { name: TAB_ACTIVE }));
+    expect(within(screen.getByRole('list', { name: TAB_ACTIVE })).getByText(acid.handle)).toBeTruthy();
+  });
+
+  it('has an AI tab, coming soon', async () => {
+    await renderChats();
+    fireEvent.click(screen.getByRole('tab', { name: TAB_AI }));
+    expect(screen.getAllByText(AI_COMING).length).toBeGreaterThan(0);
+  });
+});
