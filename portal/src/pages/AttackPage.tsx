@@ -78,7 +78,7 @@ export const AttackPage = observer(function AttackPage(_props: AttackPageProps) 
         <Typography
           role="note"
           color="text.secondary"
-          sx={{ position: 'absolute', top: '45%', left: 0, right: 0, textAlign: 'center', px: 4 }}
+          sx={{ position: 'absolute', top: '28%', left: 0, right: 0, textAlign: 'center', px: 4 }}
         >
           {NO_WEBGL}
         </Typography>

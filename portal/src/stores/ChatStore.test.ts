@@ -1,6 +1,7 @@
 import {
   CHAT_MESSAGES,
   CHAT_SEND_TIMEOUT_MS,
+  GLOBAL_CHAT_PAGE_SIZE,
   GRID_NAMESPACE,
   type Chat,
   type ChatMessage,
@@ -169,19 +170,28 @@ describe('the global channel', () => {
   });
 
   it('asks for older messages before the oldest one and prepends them', async () => {
-    const newest = globalMessage(acid, 'newest');
-    const { chat, grid } = await onGrid({}, { globalChatMessages: [newest] });
+    const page = Array.from({ length: GLOBAL_CHAT_PAGE_SIZE }, (_, i) => globalMessage(acid, `m${i}`));
+    const { chat, grid } = await onGrid({}, { globalChatMessages: page });
+    expect(chat.hasOlderGlobal).toBe(true);
     chat.loadOlder();
     chat.loadOlder();
-    expect(emittedOf(grid, 'chat:getOlderGlobalMessages')).toEqual([{ cursor: newest.id }]);
+    expect(emittedOf(grid, 'chat:getOlderGlobalMessages')).toEqual([{ cursor: page[0]!.id }]);
     grid.receive('olderGlobalChatMessages', {
-      messages: [globalMessage(crash, 'first'), globalMessage(acid, 'second'), newest],
+      messages: [globalMessage(crash, 'first'), globalMessage(acid, 'second'), page[0]!],
       hasMore: false,
     });
-    expect(chat.globalMessages.map((m) => m.content)).toEqual(['first', 'second', 'newest']);
+    expect(chat.globalMessages.map((m) => m.content).slice(0, 4)).toEqual(['first', 'second', 'm0', 'm1']);
+    expect(chat.globalMessages).toHaveLength(GLOBAL_CHAT_PAGE_SIZE + 2);
     expect(chat.hasOlderGlobal).toBe(false);
     chat.loadOlder();
     expect(emittedOf(grid, 'chat:getOlderGlobalMessages')).toHaveLength(1);
+  });
+
+  it('asks for nothing older when the first page was not full (that is all there is)', async () => {
+    const { chat, grid } = await onGrid({}, { globalChatMessages: [globalMessage(acid, 'only')] });
+    expect(chat.hasOlderGlobal).toBe(false);
+    chat.loadOlder();
+    expect(emittedOf(grid, 'chat:getOlderGlobalMessages')).toEqual([]);
   });
 
   it('hides the messages of blocked operators', async () => {

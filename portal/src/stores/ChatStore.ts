@@ -1,5 +1,6 @@
 import {
   CHAT_SEND_TIMEOUT_MS,
+  GLOBAL_CHAT_PAGE_SIZE,
   chatMessageSchema,
   chatSchema,
   checkChatText,
@@ -175,7 +176,8 @@ export class ChatStore {
           (entry) => entry.status !== 'confirmed' && !ids.has(entry.id),
         );
         this.globalMessages = [...server, ...mine];
-        this.hasOlderGlobal = true;
+        // The server sends its newest page: a shorter one is all there is.
+        this.hasOlderGlobal = server.length >= GLOBAL_CHAT_PAGE_SIZE;
         this.loadingOlder = false;
       }),
     );

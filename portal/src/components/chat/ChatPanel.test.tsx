@@ -1,5 +1,6 @@
 import {
   CHAT_MESSAGES,
+  GLOBAL_CHAT_PAGE_SIZE,
   GRID_NAMESPACE,
   VPN_STATUS_NAMESPACE,
   type Chat,
@@ -125,10 +126,10 @@ describe("the Grid's chat panel", () => {
   });
 
   it('loads older messages from the top', async () => {
-    const newest = globalMessage(acid, 'newest');
-    const { panel, grid } = await renderGrid({ globalChatMessages: [newest] });
+    const page = Array.from({ length: GLOBAL_CHAT_PAGE_SIZE }, (_, i) => globalMessage(acid, `m${i}`));
+    const { panel, grid } = await renderGrid({ globalChatMessages: page });
     fireEvent.click(within(panel).getByRole('button', { name: LOAD_OLDER }));
-    expect(emittedOf(grid, 'chat:getOlderGlobalMessages')).toEqual([{ cursor: newest.id }]);
+    expect(emittedOf(grid, 'chat:getOlderGlobalMessages')).toEqual([{ cursor: page[0]!.id }]);
     act(() =>
       grid.receive('olderGlobalChatMessages', { messages: [globalMessage(crash, 'oldest')], hasMore: false }),
     );
@@ -136,8 +137,14 @@ describe("the Grid's chat panel", () => {
     expect(
       within(list)
         .getAllByRole('listitem')
+        .slice(0, 2)
         .map((item) => item.textContent),
-    ).toEqual(['crash_overrideoldest', 'acid_burnnewest']);
+    ).toEqual(['crash_overrideoldest', 'acid_burnm0']);
+    expect(within(panel).queryByRole('button', { name: LOAD_OLDER })).toBeNull();
+  });
+
+  it('offers no older messages when the first page was not full', async () => {
+    const { panel } = await renderGrid({ globalChatMessages: [globalMessage(acid, 'only')] });
     expect(within(panel).queryByRole('button', { name: LOAD_OLDER })).toBeNull();
   });
 
