@@ -253,6 +253,9 @@ describe('A VPN server pod (entrypoint, OpenVPN, hooks, access) in network names
     await until(
       'a connection from the player',
       async () => {
+        // The listener prints the address and exits: its output can arrive after the connect that made it
+        // returned, and any later connect is refused, so look before connecting again.
+        if (remote.trim()) return remote.trim();
         await inNs(
           ns.owner,
           `${process.execPath} -e "require('net').connect(7777, '${boxAddress}').on('connect', () => process.exit(0)).on('error', () => process.exit(1))"`,
