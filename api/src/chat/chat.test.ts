@@ -1,22 +1,21 @@
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { io as connect, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import {
   CHAT_MAX_LENGTH,
   CHAT_MESSAGES,
   GLOBAL_CHAT_PAGE_SIZE,
   GRID_MESSAGES,
-  GRID_NAMESPACE,
   type Chat,
   type ChatMessage,
   type GlobalChatMessageEvent,
-  type GridInitialState,
   type GridNotification,
   type OlderGlobalMessagesEvent,
   type PrivateMessageEvent,
   type PrivateMessageFailedEvent,
 } from '../contracts/index.ts';
 import type { TestAccount } from '../testing/accounts.ts';
+import { joinGrid, type GridClient } from '../testing/grid-client.ts';
 import { startBoxPlatform, waitFor, type BoxTestPlatform } from '../testing/boxes.ts';
 
 describe('chat: the global channel and private chats on /grid, and /chat', function () {
@@ -34,49 +33,8 @@ describe('chat: the global channel and private chats on /grid, and /chat', funct
     await t?.close();
   });
 
-  /** A /grid client recording every event it receives. */
-  interface Client {
-    socket: Socket;
-    events: [string, unknown][];
-    next<T>(event: string, accept?: (payload: T) => boolean, timeoutMs?: number): Promise<T>;
-    none(event: string, forMs: number): Promise<void>;
-    state(): Promise<GridInitialState>;
-  }
-
-  async function join(user: TestAccount): Promise<Client> {
-    const socket = connect(`${t.platform.baseUrl}${GRID_NAMESPACE}`, {
-      transports: ['websocket'],
-      auth: { token: user.token },
-      query: { userId: user.id },
-      reconnection: false,
-    });
-    sockets.push(socket);
-    const events: [string, unknown][] = [];
-    socket.onAny((event: string, payload: unknown) => events.push([event, payload]));
-    const client: Client = {
-      socket,
-      events,
-      async next<T>(event: string, accept: (payload: T) => boolean = () => true, timeoutMs = 5000) {
-        const found = await waitFor(
-          () => events.find(([e, p]) => e === event && accept(p as T)),
-          (hit) => hit !== undefined,
-          { timeoutMs, what: `${event} for ${user.handle}` },
-        );
-        events.splice(events.indexOf(found!), 1);
-        return found![1] as T;
-      },
-      async none(event: string, forMs: number) {
-        await sleep(forMs);
-        expect(events.filter(([e]) => e === event).map(([, p]) => p)).to.deep.equal([]);
-      },
-      async state() {
-        socket.emit('getInitialState');
-        return client.next<GridInitialState>('initialState');
-      },
-    };
-    await client.next('readyForState');
-    return client;
-  }
+  const join = (user: TestAccount) => joinGrid(t.platform.baseUrl, user, sockets);
+  type Client = GridClient;
 
   const error = (c: Client) => c.next<{ message: string }>('error').then((e) => e.message);
   const block = async (c: Client, blocked: TestAccount) => {

@@ -1,12 +1,10 @@
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { io as connect, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import {
   GRID_MESSAGES,
-  GRID_NAMESPACE,
   type Box,
   type EngageResponse,
-  type GridInitialState,
   type GridNotification,
   type GridPlayer,
   type MatchExpiredPayload,
@@ -16,6 +14,7 @@ import {
   type TargetInfo,
 } from '../contracts/index.ts';
 import type { TestAccount } from '../testing/accounts.ts';
+import { joinGrid } from '../testing/grid-client.ts';
 import { startBoxPlatform, waitFor, type BoxTestPlatform } from '../testing/boxes.ts';
 import { Geo } from './geo.ts';
 import { pairPlayers, type Candidate } from './matchmaking.ts';
@@ -125,49 +124,7 @@ describe('grid: the /grid socket, matchmaking, PvP and notifications', function 
     await t?.close();
   });
 
-  /** A /grid client recording every event it receives. */
-  interface Client {
-    socket: Socket;
-    events: [string, unknown][];
-    next<T>(event: string, accept?: (payload: T) => boolean, timeoutMs?: number): Promise<T>;
-    none(event: string, forMs: number): Promise<void>;
-    state(): Promise<GridInitialState>;
-  }
-
-  async function join(user: TestAccount): Promise<Client> {
-    const socket = connect(`${t.platform.baseUrl}${GRID_NAMESPACE}`, {
-      transports: ['websocket'],
-      auth: { token: user.token },
-      query: { userId: user.id },
-      reconnection: false,
-    });
-    sockets.push(socket);
-    const events: [string, unknown][] = [];
-    socket.onAny((event: string, payload: unknown) => events.push([event, payload]));
-    const client: Client = {
-      socket,
-      events,
-      async next<T>(event: string, accept: (payload: T) => boolean = () => true, timeoutMs = 5000) {
-        const found = await waitFor(
-          () => events.find(([e, p]) => e === event && accept(p as T)),
-          (hit) => hit !== undefined,
-          { timeoutMs, what: `${event} for ${user.handle}` },
-        );
-        events.splice(events.indexOf(found!), 1);
-        return found![1] as T;
-      },
-      async none(event: string, forMs: number) {
-        await sleep(forMs);
-        expect(events.filter(([e]) => e === event).map(([, p]) => p)).to.deep.equal([]);
-      },
-      async state() {
-        socket.emit('getInitialState');
-        return client.next<GridInitialState>('initialState');
-      },
-    };
-    await client.next('readyForState');
-    return client;
-  }
+  const join = (user: TestAccount) => joinGrid(t.platform.baseUrl, user, sockets);
 
   async function player(options: { vpn?: boolean; box?: boolean; mmr?: number } = {}) {
     const user = await t.account();
