@@ -31,7 +31,11 @@ async function main(): Promise<void> {
     shuttingDown = true;
     firstSignalAt = Date.now();
     logger.info({ signal }, 'Shutting down');
-    void (platform?.close() ?? Promise.resolve()).then(
+    // A signal can come while the platform is still starting (its port answers before the box
+    // machinery is up): main() closes it as soon as startPlatform returns, or exits if it fails.
+    // Exiting here instead would orphan the embedded PostgreSQL.
+    if (!platform) return;
+    void platform.close().then(
       () => process.exit(0),
       (err: unknown) => {
         logger.error({ err }, 'Shutdown failed');

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { mainScript, repoRoot, startPlatform, type RunningPlatform } from '../support/platform.ts';
+import { freePort, mainScript, repoRoot, startPlatform, type RunningPlatform } from '../support/platform.ts';
 
 function isAlive(pid: number): boolean {
   try {
@@ -72,6 +72,40 @@ describe('the platform process', () => {
     );
     expect(await platform.stop('SIGTERM')).to.equal(0);
     expect(isAlive(pgPid)).to.equal(false);
+  });
+
+  it('stops everything on SIGTERM while it is still starting', async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'eg-e2e-early-'));
+    try {
+      const child = spawn(process.execPath, [mainScript], {
+        cwd: repoRoot,
+        env: {
+          ...process.env,
+          PORT: String(await freePort()),
+          DATA_DIR: dataDir,
+          LOG_FORMAT: 'json',
+          ORCHESTRATOR: 'none',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      let output = '';
+      // The database is up, the rest of the platform not yet.
+      await new Promise<void>((resolve) =>
+        child.stdout.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+          if (output.includes('Started embedded PostgreSQL')) resolve();
+        }),
+      );
+      const pgPid = Number(
+        (await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0],
+      );
+      child.kill('SIGTERM');
+      expect(await exited).to.equal(0);
+      expect(isAlive(pgPid)).to.equal(false);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('reuses its data on a second start: no new cluster, no migrations to apply', async () => {
