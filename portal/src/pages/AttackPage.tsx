@@ -6,6 +6,7 @@ import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
 import { lazy, Suspense, useCallback, useMemo } from 'react';
 import { ChatPanel } from '../components/chat/ChatPanel.tsx';
+import { ChatRequestPrompts } from '../components/chat/ChatRequestPrompts.tsx';
 import { AttackCards } from '../components/grid/AttackCards.tsx';
 import { MatchmakingPanel } from '../components/grid/MatchmakingPanel.tsx';
 import { OutcomeOverlay } from '../components/grid/OutcomeOverlay.tsx';
@@ -31,8 +32,9 @@ export type AttackPageProps = Record<string, never>;
 
 /**
  * The Grid (core-app section 2 "The Grid /attack"): the globe with the operators online and the attacks in
- * flight, Find a Mark with the queue and the match, the attack cards, the target popup, PVP challenges and the
- * outcome overlay. Without WebGL the globe gives way to a message; the list of operators works everywhere.
+ * flight, Find a Mark with the queue and the match, the attack cards, the target popup, PVP challenges, chat
+ * requests, the chat panel and the outcome overlay. Without WebGL the globe gives way to a message; the list of
+ * operators works everywhere.
  */
 export const AttackPage = observer(function AttackPage(_props: AttackPageProps) {
   usePageMeta({ title: GRID_TITLE, description: GRID_DESCRIPTION });
@@ -100,6 +102,7 @@ export const AttackPage = observer(function AttackPage(_props: AttackPageProps) 
         }}
       >
         <PvpPrompts grid={grid} />
+        <ChatRequestPrompts chat={chat} />
         <AttackCards grid={grid} />
         <Box sx={{ position: 'relative' }}>
           <TargetPopup grid={grid} vpnConnected={realtime.vpnConnected} />

@@ -89,9 +89,6 @@ function enter(
 
 const findButton = () => screen.getByRole('button', { name: FIND_A_MARK }) as HTMLButtonElement;
 const region = (name: string) => screen.getByRole('region', { name });
-const emittedOf = (socket: FakeSocket, event: string) =>
-  socket.emitted.filter((e) => e.event === event).map((e) => e.args);
-
 /** Opens the popup of a player from the operators list. */
 async function pick(handle: string) {
   const list = await screen.findByRole('list', { name: OPERATORS_ONLINE });
@@ -191,7 +188,7 @@ describe('the target popup', () => {
     const pvp = within(popup).getByRole('button', { name: PVP }) as HTMLButtonElement;
     await waitFor(() => expect(pvp.disabled).toBe(false));
     fireEvent.click(pvp);
-    expect(emittedOf(sockets.grid, 'pvp:request')).toEqual([[{ targetId: acid.id }]]);
+    expect(sockets.grid.argsOf('pvp:request')).toEqual([[{ targetId: acid.id }]]);
   });
 
   it('blocks with chat:block and offers Unblock once the server confirms', async () => {
@@ -199,10 +196,10 @@ describe('the target popup', () => {
     enter(sockets);
     const popup = await pick(acid.handle);
     fireEvent.click(within(popup).getByRole('button', { name: BLOCK }));
-    expect(emittedOf(sockets.grid, 'chat:block')).toEqual([[{ blockUserId: acid.id }]]);
+    expect(sockets.grid.argsOf('chat:block')).toEqual([[{ blockUserId: acid.id }]]);
     play(sockets.grid, 'userBlocked', acid);
     fireEvent.click(within(popup).getByRole('button', { name: UNBLOCK }));
-    expect(emittedOf(sockets.grid, 'chat:unblock')).toEqual([[{ unblockUserId: acid.id }]]);
+    expect(sockets.grid.argsOf('chat:unblock')).toEqual([[{ unblockUserId: acid.id }]]);
     play(sockets.grid, 'userUnblocked', { id: acid.id });
     expect(within(popup).getByRole('button', { name: BLOCK })).toBeTruthy();
   });

@@ -1,4 +1,4 @@
-import { GRID_NAMESPACE, type Chat, type ChatMessage } from '@exploit-grid/api/contracts';
+import { GRID_NAMESPACE } from '@exploit-grid/api/contracts';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import {
@@ -16,30 +16,9 @@ import {
 } from '../strings/chat.ts';
 import { fail, reply, type FakeReply } from '../testing/fakeApi.ts';
 import type { FakeSocket } from '../testing/fakeSockets.ts';
-import { acid, crash, me } from '../testing/grid.ts';
+import { privateChat, privateMessage } from '../testing/chat.ts';
+import { acid, crash } from '../testing/grid.ts';
 import { renderSignedIn } from '../test-utils.tsx';
-
-let idCount = 0;
-const nextId = (prefix: string) => `${prefix}-0000-4000-8000-${String(++idCount).padStart(12, '0')}`;
-
-const chat = (fields: Partial<Chat> = {}): Chat => ({
-  id: nextId('50000000'),
-  initiator: acid,
-  participant: me,
-  status: 'ACTIVE',
-  createdAt: '2026-03-01T12:00:00.000Z',
-  updatedAt: '2026-03-01T12:00:00.000Z',
-  lastMessage: null,
-  ...fields,
-});
-
-const message = (chatId: string, content: string): ChatMessage => ({
-  id: nextId('60000000'),
-  chatId,
-  sender: acid,
-  content,
-  createdAt: '2026-03-01T12:00:00.000Z',
-});
 
 async function renderChats(routes: Record<string, FakeReply> = {}) {
   const rendered = renderSignedIn('/chats', {
@@ -54,9 +33,6 @@ async function renderChats(routes: Record<string, FakeReply> = {}) {
   return { ...rendered, grid };
 }
 
-const emittedOf = (socket: FakeSocket, event: string) =>
-  socket.emitted.filter((e) => e.event === event).map((e) => e.args[0]);
-
 beforeEach(() => {
   vi.spyOn(console, 'warn').mockImplementation(() => undefined);
 });
@@ -69,10 +45,10 @@ describe('the Chats page', () => {
   });
 
   it('opens an active chat with its messages, stripped of tags, and sends in it', async () => {
-    const active = chat();
+    const active = privateChat();
     const { grid } = await renderChats({
       'GET /chat': reply(200, [active]),
-      [`GET /chat/${active.id}/messages`]: reply(200, [message(active.id, '<b>hi</b>')]),
+      [`GET /chat/${active.id}/messages`]: reply(200, [privateMessage(active.id, acid, '<b>hi</b>')]),
     });
     const list = await screen.findByRole('list', { name: TAB_ACTIVE });
     fireEvent.click(within(list).getByRole('button', { name: acid.handle }));
@@ -81,13 +57,13 @@ describe('the Chats page', () => {
     const box = screen.getByRole('textbox', { name: MESSAGE_LABEL });
     fireEvent.change(box, { target: { value: 'hey' } });
     fireEvent.keyDown(box, { key: 'Enter' });
-    expect(emittedOf(grid, 'chat:privateMessage')).toEqual([
+    expect(grid.payloads('chat:privateMessage')).toEqual([
       expect.objectContaining({ chatId: active.id, content: 'hey' }),
     ]);
   });
 
   it("says 'Failed to load messages: {message}' and closes the chat", async () => {
-    const active = chat();
+    const active = privateChat();
     await renderChats({
       'GET /chat': reply(200, [active]),
       [`GET /chat/${active.id}/messages`]: fail(500, 'Database down'),
@@ -104,8 +80,8 @@ describe('the Chats page', () => {
   });
 
   it('accepts and declines requests', async () => {
-    const fromAcid = chat({ status: 'PENDING' });
-    const fromCrash = chat({ initiator: crash, status: 'PENDING' });
+    const fromAcid = privateChat({ status: 'PENDING' });
+    const fromCrash = privateChat({ initiator: crash, status: 'PENDING' });
     const { grid } = await renderChats({ 'GET /chat/pending': reply(200, [fromAcid, fromCrash]) });
     fireEvent.click(await screen.findByRole('tab', { name: `${TAB_REQUESTS} (2)` }));
     const requests = screen.getByRole('list', { name: TAB_REQUESTS });
@@ -114,7 +90,7 @@ describe('the Chats page', () => {
     expect(await screen.findByText('Chat request from acid_burn accepted.')).toBeTruthy();
     fireEvent.click(within(crashRow).getByRole('button', { name: DECLINE }));
     expect(await screen.findByText('Chat request from crash_override declined.')).toBeTruthy();
-    expect(emittedOf(grid, 'chat:response')).toEqual([
+    expect(grid.payloads('chat:response')).toEqual([
       { chatId: fromAcid.id, accepted: true },
       { chatId: fromCrash.id, accepted: false },
     ]);

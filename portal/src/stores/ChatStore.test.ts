@@ -1,13 +1,11 @@
 import {
   CHAT_MESSAGES,
+  CHAT_MESSAGES_PAGE_SIZE,
+  CHAT_REQUEST_PROMPT_MS,
   CHAT_SEND_TIMEOUT_MS,
   GLOBAL_CHAT_PAGE_SIZE,
   GRID_NAMESPACE,
-  type Chat,
-  type ChatMessage,
-  type GlobalChatMessage,
   type GridInitialState,
-  type PlayerRef,
 } from '@exploit-grid/api/contracts';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
@@ -16,8 +14,17 @@ import {
   CHAT_NOT_CONNECTED,
   CHAT_STARTED,
 } from '../strings/chat.ts';
-import { fail, fakeApi, reply, testUser, type FakeReply } from '../testing/fakeApi.ts';
+import {
+  deferred,
+  fail,
+  fakeApi,
+  reply,
+  testUser,
+  type FakeHandler,
+  type FakeReply,
+} from '../testing/fakeApi.ts';
 import { fakeSockets, type FakeSocket } from '../testing/fakeSockets.ts';
+import { chatRequestNotification, globalMessage, privateChat, privateMessage } from '../testing/chat.ts';
 import { acid, crash, gridPlayer, me } from '../testing/grid.ts';
 import { RootStore } from './RootStore.ts';
 
@@ -28,41 +35,6 @@ const toasts = vi.hoisted(() => ({
   error: vi.fn<(message: string) => void>(),
 }));
 vi.mock('../notifications/toast.ts', () => ({ toast: toasts }));
-
-let idCount = 0;
-const nextId = (prefix: string) => `${prefix}-0000-4000-8000-${String(++idCount).padStart(12, '0')}`;
-
-const globalMessage = (
-  sender: PlayerRef,
-  content: string,
-  fields: Partial<GlobalChatMessage> = {},
-): GlobalChatMessage => ({
-  id: nextId('40000000'),
-  senderId: sender.id,
-  sender,
-  content,
-  timestamp: '2026-03-01T12:00:00.000Z',
-  ...fields,
-});
-
-const chat = (fields: Partial<Chat> = {}): Chat => ({
-  id: nextId('50000000'),
-  initiator: acid,
-  participant: me,
-  status: 'ACTIVE',
-  createdAt: '2026-03-01T12:00:00.000Z',
-  updatedAt: '2026-03-01T12:00:00.000Z',
-  lastMessage: null,
-  ...fields,
-});
-
-const privateMessage = (chatId: string, sender: PlayerRef, content: string): ChatMessage => ({
-  id: nextId('60000000'),
-  chatId,
-  sender,
-  content,
-  createdAt: '2026-03-01T12:00:00.000Z',
-});
 
 const emptyState: GridInitialState = { players: [], attacks: [], globalChatMessages: [], blockedUsers: [] };
 
@@ -77,7 +49,10 @@ afterEach(() => {
 });
 
 /** A signed-in store whose /grid socket is open, connected, and has had its initial state. */
-async function onGrid(routes: Record<string, FakeReply> = {}, state: Partial<GridInitialState> = {}) {
+async function onGrid(
+  routes: Record<string, FakeHandler | FakeReply> = {},
+  state: Partial<GridInitialState> = {},
+) {
   const api = fakeApi({
     'GET /users/me': reply(200, testUser),
     'GET /attack/queue/estimate': reply(200, { estimateSeconds: -1 }),
@@ -94,9 +69,6 @@ async function onGrid(routes: Record<string, FakeReply> = {}, state: Partial<Gri
   grid.receive('initialState', { ...emptyState, ...state });
   return { store, api, grid, chat: store.chat };
 }
-
-const emittedOf = (socket: FakeSocket, event: string) =>
-  socket.emitted.filter((e) => e.event === event).map((e) => e.args[0]);
 
 async function settle() {
   for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
@@ -118,14 +90,14 @@ describe('the global channel', () => {
   ])('refuses %j with the spec text and sends nothing', async (text, message) => {
     const { chat, grid } = await onGrid();
     expect(chat.sendGlobal(text)).toEqual({ sent: false, error: message });
-    expect(emittedOf(grid, 'chat:global')).toEqual([]);
+    expect(grid.payloads('chat:global')).toEqual([]);
     expect(chat.globalMessages).toEqual([]);
   });
 
   it('shows a message at once, then the echo with its tempId confirms it', async () => {
     const { chat, grid } = await onGrid();
     expect(chat.sendGlobal('  hack the planet  ')).toEqual({ sent: true });
-    const [payload] = emittedOf(grid, 'chat:global') as [{ message: string; tempId: string }];
+    const [payload] = grid.payloads('chat:global') as [{ message: string; tempId: string }];
     expect(payload.message).toBe('hack the planet');
     expect(payload.tempId).toMatch(/^[0-9a-f-]{36}$/);
     expect(chat.globalMessages.map((m) => [m.content, m.status])).toEqual([
@@ -153,14 +125,14 @@ describe('the global channel', () => {
     const { chat, grid } = await onGrid();
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     chat.sendGlobal('anyone there?');
-    const [first] = emittedOf(grid, 'chat:global') as [{ tempId: string }];
+    const [first] = grid.payloads('chat:global') as [{ tempId: string }];
     vi.advanceTimersByTime(CHAT_SEND_TIMEOUT_MS - 1);
     expect(chat.globalMessages[0]?.status).toBe('optimistic');
     vi.advanceTimersByTime(1);
     expect(chat.globalMessages[0]?.status).toBe('failed');
 
     chat.retry(first.tempId);
-    const [, second] = emittedOf(grid, 'chat:global') as [unknown, { message: string; tempId: string }];
+    const [, second] = grid.payloads('chat:global') as [unknown, { message: string; tempId: string }];
     expect(second.message).toBe('anyone there?');
     expect(second.tempId).not.toBe(first.tempId);
     expect(chat.globalMessages.map((m) => m.status)).toEqual(['optimistic']);
@@ -175,7 +147,7 @@ describe('the global channel', () => {
     expect(chat.hasOlderGlobal).toBe(true);
     chat.loadOlder();
     chat.loadOlder();
-    expect(emittedOf(grid, 'chat:getOlderGlobalMessages')).toEqual([{ cursor: page[0]!.id }]);
+    expect(grid.payloads('chat:getOlderGlobalMessages')).toEqual([{ cursor: page[0]!.id }]);
     grid.receive('olderGlobalChatMessages', {
       messages: [globalMessage(crash, 'first'), globalMessage(acid, 'second'), page[0]!],
       hasMore: false,
@@ -184,14 +156,14 @@ describe('the global channel', () => {
     expect(chat.globalMessages).toHaveLength(GLOBAL_CHAT_PAGE_SIZE + 2);
     expect(chat.hasOlderGlobal).toBe(false);
     chat.loadOlder();
-    expect(emittedOf(grid, 'chat:getOlderGlobalMessages')).toHaveLength(1);
+    expect(grid.payloads('chat:getOlderGlobalMessages')).toHaveLength(1);
   });
 
   it('asks for nothing older when the first page was not full (that is all there is)', async () => {
     const { chat, grid } = await onGrid({}, { globalChatMessages: [globalMessage(acid, 'only')] });
     expect(chat.hasOlderGlobal).toBe(false);
     chat.loadOlder();
-    expect(emittedOf(grid, 'chat:getOlderGlobalMessages')).toEqual([]);
+    expect(grid.payloads('chat:getOlderGlobalMessages')).toEqual([]);
   });
 
   it('hides the messages of blocked operators', async () => {
@@ -226,8 +198,8 @@ describe('the global channel', () => {
 
 describe('private chats', () => {
   it('loads the active chats and the requests', async () => {
-    const active = chat();
-    const pending = chat({ initiator: crash, status: 'PENDING' });
+    const active = privateChat();
+    const pending = privateChat({ initiator: crash, status: 'PENDING' });
     const { chat: store } = await onGrid({
       'GET /chat': reply(200, [active]),
       'GET /chat/pending': reply(200, [pending]),
@@ -249,7 +221,7 @@ describe('private chats', () => {
   });
 
   it("opens a chat with its messages; a failure toasts 'Failed to load messages: {message}' and closes it", async () => {
-    const active = chat();
+    const active = privateChat();
     const hi = privateMessage(active.id, acid, 'hi');
     const { chat: store, api } = await onGrid({
       'GET /chat': reply(200, [active]),
@@ -266,21 +238,83 @@ describe('private chats', () => {
     expect(toasts.error).toHaveBeenCalledWith('Failed to load messages: Chat not found.');
   });
 
+  it('loads the page before the oldest message of the open chat while the last page was full', async () => {
+    const active = privateChat();
+    const at = (i: number) => new Date(Date.UTC(2026, 2, 1, 12, 0, i)).toISOString();
+    const page = (from: number, count: number) =>
+      Array.from({ length: count }, (_, i) =>
+        privateMessage(active.id, acid, `m${from + i}`, { createdAt: at(from + i) }),
+      );
+    const newest = page(30, CHAT_MESSAGES_PAGE_SIZE);
+    const older = page(0, 30);
+    const { chat: store, api } = await onGrid({
+      'GET /chat': reply(200, [active]),
+      [`GET /chat/${active.id}/messages`]: reply(200, newest),
+      [`GET /chat/${active.id}/messages?before=${newest[0]?.id}&limit=${CHAT_MESSAGES_PAGE_SIZE}`]: reply(
+        200,
+        older,
+      ),
+    });
+    await store.openChat(active.id);
+    expect(store.olderPrivate.has(active.id)).toBe(true);
+
+    await store.loadOlderPrivate();
+    const contents = store.messagesOf(active.id).map((m) => m.content);
+    expect(contents).toHaveLength(80);
+    expect(contents.slice(0, 2)).toEqual(['m0', 'm1']);
+    expect(contents.at(-1)).toBe('m79');
+    // A short page was the last one: nothing more is asked for.
+    expect(store.olderPrivate.has(active.id)).toBe(false);
+    await store.loadOlderPrivate();
+    expect(api.calls.filter((c) => c.path.includes('before='))).toHaveLength(1);
+  });
+
+  it('asks for no older page of a chat whose first page was short', async () => {
+    const active = privateChat();
+    const { chat: store, api } = await onGrid({
+      [`GET /chat/${active.id}/messages`]: reply(200, [privateMessage(active.id, acid, 'only one')]),
+    });
+    await store.openChat(active.id);
+    await store.loadOlderPrivate();
+    expect(store.olderPrivate.has(active.id)).toBe(false);
+    expect(api.calls.filter((c) => c.path.includes('before='))).toEqual([]);
+  });
+
+  it("toasts 'Failed to load messages: {message}' when an older page fails, and keeps what it shows", async () => {
+    const active = privateChat();
+    const newest = Array.from({ length: CHAT_MESSAGES_PAGE_SIZE }, (_, i) =>
+      privateMessage(active.id, acid, `m${i}`),
+    );
+    const { chat: store } = await onGrid({
+      [`GET /chat/${active.id}/messages`]: reply(200, newest),
+      [`GET /chat/${active.id}/messages?before=${newest[0]?.id}&limit=${CHAT_MESSAGES_PAGE_SIZE}`]: fail(
+        500,
+        'Database down',
+      ),
+    });
+    await store.openChat(active.id);
+    await store.loadOlderPrivate();
+    expect(toasts.error).toHaveBeenCalledWith('Failed to load messages: Database down');
+    expect(store.messagesOf(active.id)).toHaveLength(CHAT_MESSAGES_PAGE_SIZE);
+    expect(store.open).toEqual({ chatId: active.id, loading: false });
+    expect(store.loadingOlderPrivate).toBe(false);
+  });
+
   it('sends a chat request, with a toast naming the operator', async () => {
     const { chat: store, grid } = await onGrid({}, { players: [gridPlayer(acid)] });
     store.request(acid.id);
-    expect(emittedOf(grid, 'chat:request')).toEqual([{ targetId: acid.id }]);
+    expect(grid.payloads('chat:request')).toEqual([{ targetId: acid.id }]);
     expect(toasts.info).toHaveBeenCalledWith('Chat request sent to acid_burn.');
   });
 
   it('accepts and declines requests: emitted, removed, toasted', async () => {
-    const fromAcid = chat({ status: 'PENDING' });
-    const fromCrash = chat({ initiator: crash, status: 'PENDING' });
+    const fromAcid = privateChat({ status: 'PENDING' });
+    const fromCrash = privateChat({ initiator: crash, status: 'PENDING' });
     const { chat: store, grid } = await onGrid({ 'GET /chat/pending': reply(200, [fromAcid, fromCrash]) });
     await store.loadPending();
     store.respond(fromAcid.id, true);
     store.respond(fromCrash.id, false);
-    expect(emittedOf(grid, 'chat:response')).toEqual([
+    expect(grid.payloads('chat:response')).toEqual([
       { chatId: fromAcid.id, accepted: true },
       { chatId: fromCrash.id, accepted: false },
     ]);
@@ -290,7 +324,7 @@ describe('private chats', () => {
   });
 
   it("says 'Failed to accept chat request…' when the answer cannot go out, and keeps the request", async () => {
-    const fromAcid = chat({ status: 'PENDING' });
+    const fromAcid = privateChat({ status: 'PENDING' });
     const { chat: store, grid } = await onGrid({ 'GET /chat/pending': reply(200, [fromAcid]) });
     await store.loadPending();
     grid.receive('disconnect');
@@ -300,7 +334,7 @@ describe('private chats', () => {
   });
 
   it("adds a started chat to the active ones with 'Chat started!…'", async () => {
-    const pending = chat({ initiator: me, participant: acid, status: 'PENDING' });
+    const pending = privateChat({ initiator: me, participant: acid, status: 'PENDING' });
     const { chat: store, grid } = await onGrid({ 'GET /chat/pending': reply(200, [pending]) });
     await store.loadPending();
     grid.receive('chat:started', { ...pending, status: 'ACTIVE' });
@@ -310,20 +344,61 @@ describe('private chats', () => {
   });
 
   it('refreshes the requests when a CHAT_REQUEST notification arrives', async () => {
-    const pending = chat({ status: 'PENDING' });
+    const pending = privateChat({ status: 'PENDING' });
     const { chat: store, grid } = await onGrid({ 'GET /chat/pending': reply(200, [pending]) });
-    grid.receive('notification', {
-      id: nextId('30000000'),
-      type: 'CHAT_REQUEST',
-      title: 'Chat request',
-      body: 'acid_burn wants to chat.',
-      initiator: acid,
-      chatId: pending.id,
-      attackId: null,
-      createdAt: '2026-03-01T12:00:00.000Z',
-    });
+    grid.receive('notification', chatRequestNotification(pending));
     await settle();
     expect(store.requests.map((c) => c.id)).toEqual([pending.id]);
+  });
+
+  it('offers a request that came in for 30 s; it stays in the Requests tab after that', async () => {
+    const pending = privateChat({ status: 'PENDING' });
+    const { chat: store, grid } = await onGrid({ 'GET /chat/pending': reply(200, [pending]) });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    grid.receive('notification', chatRequestNotification(pending));
+    expect(store.requestPrompts).toEqual([{ chatId: pending.id, initiator: acid }]);
+    vi.advanceTimersByTime(CHAT_REQUEST_PROMPT_MS - 1);
+    expect(store.requestPrompts).toHaveLength(1);
+    vi.advanceTimersByTime(1);
+    expect(store.requestPrompts).toEqual([]);
+    vi.useRealTimers();
+    await settle();
+    expect(store.incomingRequests.map((c) => c.id)).toEqual([pending.id]);
+  });
+
+  it('answers a request from its prompt: emitted, the prompt and the request gone, toasted with the handle', async () => {
+    const fromAcid = privateChat({ status: 'PENDING' });
+    const fromCrash = privateChat({ initiator: crash, status: 'PENDING' });
+    // The answer can go out before the Requests list has loaded.
+    const { chat: store, grid } = await onGrid({ 'GET /chat/pending': () => deferred<FakeReply>().promise });
+    grid.receive('notification', chatRequestNotification(fromAcid));
+    grid.receive('notification', chatRequestNotification(fromCrash));
+    store.respond(fromAcid.id, true);
+    store.respond(fromCrash.id, false);
+    expect(grid.payloads('chat:response')).toEqual([
+      { chatId: fromAcid.id, accepted: true },
+      { chatId: fromCrash.id, accepted: false },
+    ]);
+    expect(store.requestPrompts).toEqual([]);
+    expect(toasts.success).toHaveBeenCalledWith('Chat request from acid_burn accepted.');
+    expect(toasts.info).toHaveBeenCalledWith('Chat request from crash_override declined.');
+  });
+
+  it('drops the prompt of a request answered elsewhere (started, or gone from the pending list)', async () => {
+    const first = privateChat({ status: 'PENDING' });
+    const second = privateChat({ initiator: crash, status: 'PENDING' });
+    const { chat: store, grid, api } = await onGrid({ 'GET /chat/pending': reply(200, [first, second]) });
+    grid.receive('notification', chatRequestNotification(first));
+    grid.receive('notification', chatRequestNotification(second));
+    await settle();
+    expect(store.requestPrompts.map((p) => p.chatId)).toEqual([first.id, second.id]);
+
+    grid.receive('chat:started', { ...first, status: 'ACTIVE' });
+    expect(store.requestPrompts.map((p) => p.chatId)).toEqual([second.id]);
+
+    api.on('GET /chat/pending', reply(200, []));
+    await store.loadPending();
+    expect(store.requestPrompts).toEqual([]);
   });
 
   it('validates private messages with the private wording', async () => {
@@ -331,15 +406,15 @@ describe('private chats', () => {
     expect(store.sendPrivate('c', '<i>x</i>')).toEqual({ sent: false, error: CHAT_MESSAGES.htmlPrivate });
     expect(store.sendPrivate('c', '')).toEqual({ sent: false, error: CHAT_MESSAGES.empty });
     expect(store.sendPrivate('c', 'y'.repeat(2001))).toEqual({ sent: false, error: CHAT_MESSAGES.tooLong });
-    expect(emittedOf(grid, 'chat:privateMessage')).toEqual([]);
+    expect(grid.payloads('chat:privateMessage')).toEqual([]);
   });
 
   it('sends a private message optimistically; the echo confirms it, a failure event fails it, a retry resends', async () => {
-    const active = chat();
+    const active = privateChat();
     const { chat: store, grid } = await onGrid();
     store.sendPrivate(active.id, 'meet at the arcade');
     store.sendPrivate(active.id, 'bring the disk');
-    const [first, second] = emittedOf(grid, 'chat:privateMessage') as {
+    const [first, second] = grid.payloads('chat:privateMessage') as {
       chatId: string;
       content: string;
       tempId: string;
@@ -357,7 +432,7 @@ describe('private chats', () => {
     ]);
 
     store.retry(second?.tempId ?? '');
-    const third = emittedOf(grid, 'chat:privateMessage')[2] as { tempId: string; content: string };
+    const third = grid.payloads('chat:privateMessage')[2] as { tempId: string; content: string };
     expect(third.content).toBe('bring the disk');
     expect(third.tempId).not.toBe(second?.tempId);
     expect(store.messagesOf(active.id).map((m) => m.status)).toEqual(['confirmed', 'optimistic']);
@@ -372,7 +447,7 @@ describe('private chats', () => {
   });
 
   it("adds other operators' messages to their chat", async () => {
-    const active = chat();
+    const active = privateChat();
     const { chat: store, grid } = await onGrid();
     grid.receive('chat:privateMessage', privateMessage(active.id, acid, 'psst'));
     expect(store.messagesOf(active.id).map((m) => [m.sender.handle, m.content])).toEqual([

@@ -1,4 +1,6 @@
 import {
+  CHAT_MESSAGES_PAGE_SIZE,
+  CHAT_REQUEST_PROMPT_MS,
   CHAT_SEND_TIMEOUT_MS,
   GLOBAL_CHAT_PAGE_SIZE,
   chatMessageSchema,
@@ -47,6 +49,9 @@ export type ChatEntry = {
 /** The private chat open in a panel, and its messages (null while they load). */
 export type OpenChat = { chatId: string; loading: boolean };
 
+/** A chat request that just came in, offered on the Grid for 30 s (core-app section 9). */
+export type ChatRequestPrompt = { chatId: string; initiator: PlayerRef };
+
 /** What became of a message typed: sent (shown at once), refused by the rule (its text), or not sent (toasted). */
 export type SendResult = { sent: true } | { sent: false; error: string | null };
 
@@ -93,23 +98,34 @@ export class ChatStore {
   /** PENDING chats: requests to this operator, and their own waiting for an answer. */
   requests: readonly Chat[] = [];
   readonly messages = observable.map<string, readonly ChatEntry[]>([], { deep: false });
+  /** Chats whose last page was full: there may be older messages (asked for with `?before=`). */
+  readonly olderPrivate = observable.set<string>();
+  loadingOlderPrivate = false;
   open: OpenChat | null = null;
+  /** Requests that came in during the last 30 s, for the Grid's prompts. */
+  requestPrompts: readonly ChatRequestPrompt[] = [];
 
   private readonly root: RootStore;
   private socket: GridSocket | null = null;
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
+  private readonly promptTimers = new Map<string, ReturnType<typeof setTimeout>>();
   /** Bumped by every chat opened, and by a reset, so that an overtaken answer is dropped. */
   private revision = 0;
 
   constructor(root: RootStore) {
     this.root = root;
-    makeObservable<this, 'reset' | 'applyGlobal' | 'applyOlder' | 'applyPrivate' | 'markFailed'>(this, {
+    makeObservable<
+      this,
+      'reset' | 'applyGlobal' | 'applyOlder' | 'applyPrivate' | 'markFailed' | 'addPrompt' | 'removePrompt'
+    >(this, {
       globalMessages: observableRef,
       hasOlderGlobal: observable,
       loadingOlder: observable,
       chats: observableRef,
       requests: observableRef,
       open: observableRef,
+      loadingOlderPrivate: observable,
+      requestPrompts: observableRef,
       visibleGlobalMessages: computed,
       openChatInfo: computed,
       incomingRequests: computed,
@@ -124,6 +140,8 @@ export class ChatStore {
       applyOlder: action,
       applyPrivate: action,
       markFailed: action,
+      addPrompt: action,
+      removePrompt: action,
     });
     reaction(
       () => this.root.auth.user?.id ?? null,
@@ -191,11 +209,16 @@ export class ChatStore {
         this.chats = [active, ...this.chats.filter((c) => c.id !== chat.id)];
         this.requests = this.requests.filter((c) => c.id !== chat.id);
       });
+      this.removePrompt(chat.id);
       toast.success(CHAT_STARTED);
     });
-    // A request to this operator: the Requests tab learns of it (the GridStore toasts it).
+    // A request to this operator: the Requests tab learns of it, the Grid offers it for 30 s (the GridStore
+    // plays its sound, and toasts it away from the Grid).
     socket.on('notification', (notification) => {
-      if (notification.type === 'CHAT_REQUEST') void this.loadPending();
+      if (notification.type !== 'CHAT_REQUEST') return;
+      if (notification.chatId && notification.initiator)
+        this.addPrompt({ chatId: notification.chatId, initiator: notification.initiator });
+      void this.loadPending();
     });
   }
 
@@ -279,6 +302,9 @@ export class ChatStore {
     try {
       const requests = await this.root.api.get('/chat/pending', chatsAnswer);
       runInAction(() => (this.requests = requests.filter((chat) => chat.status === 'PENDING')));
+      // A request answered meanwhile (in another tab, say) is not offered any more.
+      for (const prompt of this.requestPrompts)
+        if (!this.requests.some((chat) => chat.id === prompt.chatId)) this.removePrompt(prompt.chatId);
     } catch (error) {
       toast.error(chatRefreshFailed(messageOf(error)));
     }
@@ -297,11 +323,12 @@ export class ChatStore {
       const loaded = await this.root.api.get(`/chat/${encodeURIComponent(chatId)}/messages`, messagesAnswer);
       if (revision !== this.revision) return;
       runInAction(() => {
-        const entries = [...loaded].sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map(fromPrivate);
+        const entries = oldestFirst(loaded);
         const ids = new Set(entries.map((entry) => entry.id));
         // Messages sent or received while the page was on its way stay.
         const kept = this.messagesOf(chatId).filter((entry) => !ids.has(entry.id));
         this.messages.set(chatId, [...entries, ...kept]);
+        this.setOlderPrivate(chatId, loaded.length >= CHAT_MESSAGES_PAGE_SIZE);
         this.open = { chatId, loading: false };
       });
     } catch (error) {
@@ -311,9 +338,44 @@ export class ChatStore {
     }
   }
 
+  /** The open chat's page before its oldest message (GET /chat/{id}/messages?before=), put on top. */
+  async loadOlderPrivate(): Promise<void> {
+    const chatId = this.open?.chatId;
+    if (!chatId || this.open?.loading || this.loadingOlderPrivate || !this.olderPrivate.has(chatId)) return;
+    const oldest = this.messagesOf(chatId).find((entry) => entry.id !== null);
+    if (!oldest?.id) return;
+    const revision = this.revision;
+    runInAction(() => (this.loadingOlderPrivate = true));
+    const query = new URLSearchParams({ before: oldest.id, limit: String(CHAT_MESSAGES_PAGE_SIZE) });
+    try {
+      const loaded = await this.root.api.get(
+        `/chat/${encodeURIComponent(chatId)}/messages?${query.toString()}`,
+        messagesAnswer,
+      );
+      if (revision !== this.revision) return;
+      runInAction(() => {
+        const list = this.messagesOf(chatId);
+        const ids = new Set(list.map((entry) => entry.id));
+        const older = oldestFirst(loaded).filter((entry) => !ids.has(entry.id));
+        this.messages.set(chatId, [...older, ...list]);
+        this.setOlderPrivate(chatId, loaded.length >= CHAT_MESSAGES_PAGE_SIZE);
+      });
+    } catch (error) {
+      if (revision === this.revision) toast.error(messagesLoadFailed(messageOf(error)));
+    } finally {
+      if (revision === this.revision) runInAction(() => (this.loadingOlderPrivate = false));
+    }
+  }
+
+  private setOlderPrivate(chatId: string, more: boolean) {
+    if (more) this.olderPrivate.add(chatId);
+    else this.olderPrivate.delete(chatId);
+  }
+
   closeChat() {
     this.revision += 1;
     this.open = null;
+    this.loadingOlderPrivate = false;
   }
 
   /** Asks an operator for a private chat. */
@@ -323,13 +385,19 @@ export class ChatStore {
     if (handle) toast.info(chatRequestSent(handle));
   }
 
-  /** Accepts or declines a request: it leaves the list either way; an accepted one starts with `chat:started`. */
+  /**
+   * Accepts or declines a request (from the Requests tab or the Grid's prompt): it leaves both either way; an
+   * accepted one starts with `chat:started`.
+   */
   respond(chatId: string, accepted: boolean) {
-    const request = this.requests.find((chat) => chat.id === chatId);
+    const initiator =
+      this.requests.find((chat) => chat.id === chatId)?.initiator ??
+      this.requestPrompts.find((prompt) => prompt.chatId === chatId)?.initiator;
     if (!this.emit('chat:response', { chatId, accepted }, accepted ? CHAT_ACCEPT_FAILED : undefined)) return;
     this.requests = this.requests.filter((chat) => chat.id !== chatId);
-    if (request) {
-      const text = chatRequestAnswered(request.initiator.handle, accepted);
+    this.removePrompt(chatId);
+    if (initiator) {
+      const text = chatRequestAnswered(initiator.handle, accepted);
       if (accepted) toast.success(text);
       else toast.info(text);
     }
@@ -376,6 +444,25 @@ export class ChatStore {
     this.chats = this.chats.map((chat) =>
       chat.id === message.chatId ? { ...chat, lastMessage: message, updatedAt: message.createdAt } : chat,
     );
+  }
+
+  private addPrompt(prompt: ChatRequestPrompt) {
+    this.requestPrompts = [...this.requestPrompts.filter((p) => p.chatId !== prompt.chatId), prompt];
+    const existing = this.promptTimers.get(prompt.chatId);
+    if (existing) clearTimeout(existing);
+    this.promptTimers.set(
+      prompt.chatId,
+      setTimeout(() => this.removePrompt(prompt.chatId), CHAT_REQUEST_PROMPT_MS),
+    );
+  }
+
+  /** The prompt goes; the request stays in the Requests tab until it is answered. */
+  private removePrompt(chatId: string) {
+    const timer = this.promptTimers.get(chatId);
+    if (timer) clearTimeout(timer);
+    this.promptTimers.delete(chatId);
+    if (this.requestPrompts.some((p) => p.chatId === chatId))
+      this.requestPrompts = this.requestPrompts.filter((p) => p.chatId !== chatId);
   }
 
   // ---- sending, failures, retries -----------------------------------------------------------
@@ -454,8 +541,12 @@ export class ChatStore {
   }
 
   private reset() {
-    for (const timer of this.timers.values()) clearTimeout(timer);
+    for (const timer of [...this.timers.values(), ...this.promptTimers.values()]) clearTimeout(timer);
     this.timers.clear();
+    this.promptTimers.clear();
+    this.requestPrompts = [];
+    this.olderPrivate.clear();
+    this.loadingOlderPrivate = false;
     this.revision += 1;
     this.globalMessages = [];
     this.hasOlderGlobal = true;
@@ -465,6 +556,11 @@ export class ChatStore {
     this.messages.clear();
     this.open = null;
   }
+}
+
+/** A page of a private chat as entries, oldest first. */
+function oldestFirst(page: readonly ChatMessage[]): ChatEntry[] {
+  return [...page].sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map(fromPrivate);
 }
 
 function messageOf(error: unknown): string {

@@ -2,7 +2,6 @@ import {
   GRID_NAMESPACE,
   VPN_STATUS_NAMESPACE,
   type GridInitialState,
-  type GridNotification,
   type MatchExpiryReason,
   type User,
 } from '@exploit-grid/api/contracts';
@@ -26,6 +25,7 @@ import {
   acid,
   crash,
   gridAttack,
+  gridNotification as notification,
   gridPlayer,
   matchProposal,
   me,
@@ -52,19 +52,6 @@ const DISMISS = 'POST /attack/queue/dismiss';
 
 const joey = { id: '00000000-0000-4000-8000-0000000000d3', handle: 'joey' };
 const otherUser: User = { ...testUser, id: '00000000-0000-4000-8000-0000000000e4', handle: 'phantom_phreak' };
-
-let notificationCount = 0;
-const notification = (fields: Partial<GridNotification>): GridNotification => ({
-  id: `30000000-0000-4000-8000-${String(++notificationCount).padStart(12, '0')}`,
-  type: 'GENERIC',
-  title: 'Grid',
-  body: 'Something happened.',
-  initiator: null,
-  chatId: null,
-  attackId: null,
-  createdAt: '2026-03-01T12:00:00.000Z',
-  ...fields,
-});
 
 const emptyState: GridInitialState = { players: [], attacks: [], globalChatMessages: [], blockedUsers: [] };
 
@@ -108,9 +95,6 @@ function enter(grid: FakeSocket, state: Partial<GridInitialState> = {}) {
 async function settle() {
   for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
 }
-
-const emittedOf = (socket: FakeSocket, event: string) =>
-  socket.emitted.filter((e) => e.event === event).map((e) => e.args);
 
 function fakeClock() {
   vi.useFakeTimers({
@@ -851,13 +835,13 @@ describe('PVP', () => {
     const { store, grid } = await onGrid();
     enter(grid, { players: [gridPlayer(acid)] });
     store.grid.challenge(acid);
-    expect(emittedOf(grid, 'pvp:request')).toEqual([[{ targetId: acid.id }]]);
+    expect(grid.argsOf('pvp:request')).toEqual([[{ targetId: acid.id }]]);
   });
 
   it('sends no challenge while the grid is not connected', async () => {
     const { store, grid } = await onGrid();
     store.grid.challenge(acid);
-    expect(emittedOf(grid, 'pvp:request')).toEqual([]);
+    expect(grid.argsOf('pvp:request')).toEqual([]);
     expect(toasts.error).toHaveBeenCalledWith(GRID_NOT_READY);
   });
 
@@ -902,8 +886,8 @@ describe('PVP', () => {
     expect(store.grid.pvpPrompts).toHaveLength(2);
     store.grid.answerPvp(acid.id, true);
     store.grid.answerPvp(crash.id, false);
-    expect(emittedOf(grid, 'pvp:accept')).toEqual([[{ requesterId: acid.id }]]);
-    expect(emittedOf(grid, 'pvp:decline')).toEqual([[{ requesterId: crash.id }]]);
+    expect(grid.argsOf('pvp:accept')).toEqual([[{ requesterId: acid.id }]]);
+    expect(grid.argsOf('pvp:decline')).toEqual([[{ requesterId: crash.id }]]);
     expect(store.grid.pvpPrompts).toEqual([]);
   });
 
@@ -941,8 +925,8 @@ describe('blocks', () => {
     enter(grid);
     store.grid.block(acid.id);
     store.grid.unblock(crash.id);
-    expect(emittedOf(grid, 'chat:block')).toEqual([[{ blockUserId: acid.id }]]);
-    expect(emittedOf(grid, 'chat:unblock')).toEqual([[{ unblockUserId: crash.id }]]);
+    expect(grid.argsOf('chat:block')).toEqual([[{ blockUserId: acid.id }]]);
+    expect(grid.argsOf('chat:unblock')).toEqual([[{ unblockUserId: crash.id }]]);
   });
 
   it('keeps the blocked list from userBlocked and userUnblocked', async () => {
@@ -972,7 +956,7 @@ describe('notifications', () => {
     expect(playSound.mock.calls).toEqual([[SOUNDS.underAttack]]);
   });
 
-  it('plays the chat-request sound for a chat request', async () => {
+  it('plays the chat-request sound for a chat request, toasted away from the Grid (whose prompt shows it)', async () => {
     const { grid, playSound } = await onGrid();
     enter(grid);
     grid.receive(
@@ -980,6 +964,19 @@ describe('notifications', () => {
       notification({ type: 'CHAT_REQUEST', title: 'Chat', body: 'joey wants to talk.' }),
     );
     expect(playSound.mock.calls).toEqual([[SOUNDS.chatRequest]]);
+    expect(toasts.info.mock.calls).toEqual([['Chat: joey wants to talk.']]);
+
+    window.history.pushState({}, '', '/attack');
+    try {
+      grid.receive(
+        'notification',
+        notification({ type: 'CHAT_REQUEST', title: 'Chat', body: 'acid_burn wants to talk.' }),
+      );
+    } finally {
+      window.history.pushState({}, '', '/');
+    }
+    expect(playSound.mock.calls).toEqual([[SOUNDS.chatRequest], [SOUNDS.chatRequest]]);
+    expect(toasts.info.mock.calls).toEqual([['Chat: joey wants to talk.']]);
   });
 
   it('shows the body of GENERIC, and of ERROR as an error', async () => {
@@ -1021,7 +1018,7 @@ describe('notifications', () => {
     expect(toasts.show.mock.calls).toEqual([['Only once.']]);
     expect(toasts.error.mock.calls).toEqual([['Another.']]);
     await vi.waitFor(() =>
-      expect(emittedOf(grid, 'notifications:ack')).toEqual([[{ ids: [once.id, other.id] }]]),
+      expect(grid.argsOf('notifications:ack')).toEqual([[{ ids: [once.id, other.id] }]]),
     );
   });
 
@@ -1031,7 +1028,7 @@ describe('notifications', () => {
     const many = Array.from({ length: 150 }, () => notification({ type: 'GENERIC' }));
     for (const n of many) grid.receive('notification', n);
     await vi.waitFor(() =>
-      expect(emittedOf(grid, 'notifications:ack')).toEqual([
+      expect(grid.argsOf('notifications:ack')).toEqual([
         [{ ids: many.slice(0, 100).map((n) => n.id) }],
         [{ ids: many.slice(100).map((n) => n.id) }],
       ]),

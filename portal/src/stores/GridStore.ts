@@ -682,7 +682,8 @@ export class GridStore {
           this.play(SOUNDS.underAttack);
           break;
         case 'CHAT_REQUEST':
-          toast.info(notificationText(title, body));
+          // On the Grid the request's prompt shows it (ChatStore.requestPrompts); elsewhere, a toast.
+          if (!this.root.currentPath().startsWith(paths.attack)) toast.info(notificationText(title, body));
           this.play(SOUNDS.chatRequest);
           break;
         case 'PRIVATE_MESSAGE':

@@ -45,6 +45,7 @@ export const AI_COMING = 'The AI assistant is coming soon.';
 export const NO_REQUESTS = 'No chat requests.';
 export const ACCEPT = 'Accept';
 export const DECLINE = 'Decline';
+export const CHAT_REQUEST_TITLE = 'Chat request';
 export const wantsToChat = (handle: string) => `${handle} wants to chat.`;
 export const waitingFor = (handle: string) => `Waiting for ${handle} to answer.`;
 export const chatWith = (handle: string) => `Chat with ${handle}`;

@@ -30,6 +30,16 @@ export class FakeSocket {
     return this;
   }
 
+  /** The first argument of every `event` the portal emitted, in order. */
+  payloads(event: string): unknown[] {
+    return this.emitted.filter((e) => e.event === event).map((e) => e.args[0]);
+  }
+
+  /** The arguments of every `event` the portal emitted, in order. */
+  argsOf(event: string): unknown[][] {
+    return this.emitted.filter((e) => e.event === event).map((e) => e.args);
+  }
+
   removeAllListeners() {
     this.listeners.clear();
     return this;

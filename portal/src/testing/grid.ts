@@ -1,5 +1,6 @@
 import type {
   Attack,
+  GridNotification,
   GridPlayer,
   MatchProposal,
   PlayerRef,
@@ -68,4 +69,18 @@ export const targetInfo = (ref: PlayerRef, defense: number): TargetInfo => ({
   defense,
   defensesSurvived: 3,
   defensesTotal: 4,
+});
+
+let notificationCount = 0;
+/** A notification (GENERIC unless told), each with an id of its own. */
+export const gridNotification = (fields: Partial<GridNotification> = {}): GridNotification => ({
+  id: `30000000-0000-4000-8000-${String(++notificationCount).padStart(12, '0')}`,
+  type: 'GENERIC',
+  title: 'Grid',
+  body: 'Something happened.',
+  initiator: null,
+  chatId: null,
+  attackId: null,
+  createdAt: '2026-03-01T12:00:00.000Z',
+  ...fields,
 });

@@ -1,17 +1,17 @@
 import {
   CHAT_MESSAGES,
+  CHAT_MESSAGES_PAGE_SIZE,
   GLOBAL_CHAT_PAGE_SIZE,
   GRID_NAMESPACE,
   VPN_STATUS_NAMESPACE,
-  type Chat,
-  type GlobalChatMessage,
   type GridInitialState,
-  type PlayerRef,
 } from '@exploit-grid/api/contracts';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import {
+  ACCEPT,
   CHAT_PANEL,
+  CHAT_REQUEST_TITLE,
   HIDE_CHAT,
   LOAD_OLDER,
   MESSAGE_LABEL,
@@ -22,22 +22,14 @@ import {
   TAB_PRIVATE,
   UNBLOCK,
   chatWith,
+  wantsToChat,
 } from '../../strings/chat.ts';
 import { CHAT, OPERATORS_ONLINE } from '../../strings/grid.ts';
 import { reply, type FakeReply } from '../../testing/fakeApi.ts';
 import type { FakeSocket } from '../../testing/fakeSockets.ts';
+import { chatRequestNotification, globalMessage, privateChat, privateMessage } from '../../testing/chat.ts';
 import { acid, crash, gridPlayer, me, targetInfo } from '../../testing/grid.ts';
 import { renderSignedIn } from '../../test-utils.tsx';
-
-let idCount = 0;
-const nextId = (prefix: string) => `${prefix}-0000-4000-8000-${String(++idCount).padStart(12, '0')}`;
-const globalMessage = (sender: PlayerRef, content: string): GlobalChatMessage => ({
-  id: nextId('40000000'),
-  senderId: sender.id,
-  sender,
-  content,
-  timestamp: '2026-03-01T12:00:00.000Z',
-});
 
 async function renderGrid(state: Partial<GridInitialState> = {}, routes: Record<string, FakeReply> = {}) {
   const rendered = renderSignedIn('/attack', {
@@ -62,8 +54,6 @@ async function renderGrid(state: Partial<GridInitialState> = {}, routes: Record<
   return { ...rendered, grid, panel };
 }
 
-const emittedOf = (socket: FakeSocket, event: string) =>
-  socket.emitted.filter((e) => e.event === event).map((e) => e.args[0]);
 const input = (panel: HTMLElement) => within(panel).getByRole('textbox', { name: MESSAGE_LABEL });
 
 beforeEach(() => {
@@ -97,9 +87,9 @@ describe("the Grid's chat panel", () => {
     const box = input(panel);
     fireEvent.change(box, { target: { value: 'hello grid' } });
     fireEvent.keyDown(box, { key: 'Enter', shiftKey: true });
-    expect(emittedOf(grid, 'chat:global')).toEqual([]);
+    expect(grid.payloads('chat:global')).toEqual([]);
     fireEvent.keyDown(box, { key: 'Enter' });
-    const [payload] = emittedOf(grid, 'chat:global') as [{ message: string; tempId: string }];
+    const [payload] = grid.payloads('chat:global') as [{ message: string; tempId: string }];
     expect(payload.message).toBe('hello grid');
     expect((box as HTMLTextAreaElement).value).toBe('');
     const item = within(panel).getByText('hello grid').closest('li') as HTMLElement;
@@ -122,14 +112,14 @@ describe("the Grid's chat panel", () => {
     fireEvent.change(input(panel), { target: { value: text } });
     fireEvent.keyDown(input(panel), { key: 'Enter' });
     expect(within(panel).getByText(message)).toBeTruthy();
-    expect(emittedOf(grid, 'chat:global')).toEqual([]);
+    expect(grid.payloads('chat:global')).toEqual([]);
   });
 
   it('loads older messages from the top', async () => {
     const page = Array.from({ length: GLOBAL_CHAT_PAGE_SIZE }, (_, i) => globalMessage(acid, `m${i}`));
     const { panel, grid } = await renderGrid({ globalChatMessages: page });
     fireEvent.click(within(panel).getByRole('button', { name: LOAD_OLDER }));
-    expect(emittedOf(grid, 'chat:getOlderGlobalMessages')).toEqual([{ cursor: page[0]!.id }]);
+    expect(grid.payloads('chat:getOlderGlobalMessages')).toEqual([{ cursor: page[0]!.id }]);
     act(() =>
       grid.receive('olderGlobalChatMessages', { messages: [globalMessage(crash, 'oldest')], hasMore: false }),
     );
@@ -153,19 +143,37 @@ describe("the Grid's chat panel", () => {
     fireEvent.click(within(panel).getByRole('tab', { name: TAB_BLOCKED }));
     const list = within(panel).getByRole('list', { name: TAB_BLOCKED });
     fireEvent.click(within(list).getByRole('button', { name: UNBLOCK }));
-    expect(emittedOf(grid, 'chat:unblock')).toEqual([{ unblockUserId: acid.id }]);
+    expect(grid.payloads('chat:unblock')).toEqual([{ unblockUserId: acid.id }]);
+  });
+
+  it('loads older messages of a private chat from its Load older button', async () => {
+    const active = privateChat();
+    const newest = Array.from({ length: CHAT_MESSAGES_PAGE_SIZE }, (_, i) =>
+      privateMessage(active.id, acid, `new ${i}`),
+    );
+    const { panel, api } = await renderGrid(
+      {},
+      {
+        'GET /chat': reply(200, [active]),
+        'GET /chat/pending': reply(200, []),
+        [`GET /chat/${active.id}/messages`]: reply(200, newest),
+        [`GET /chat/${active.id}/messages?before=${newest[0]?.id}&limit=${CHAT_MESSAGES_PAGE_SIZE}`]: reply(
+          200,
+          [privateMessage(active.id, acid, 'the very first')],
+        ),
+      },
+    );
+    fireEvent.click(within(panel).getByRole('tab', { name: TAB_PRIVATE }));
+    fireEvent.click(await within(panel).findByRole('button', { name: acid.handle }));
+    fireEvent.click(await within(panel).findByRole('button', { name: LOAD_OLDER }));
+    expect(await within(panel).findByText('the very first')).toBeTruthy();
+    expect(api.callsTo(`GET /chat/${active.id}/messages?before=${newest[0]?.id}&limit=50`)).toHaveLength(1);
+    // That page was short: the button goes.
+    expect(within(panel).queryByRole('button', { name: LOAD_OLDER })).toBeNull();
   });
 
   it('opens a private chat; a failed message offers Retry, which resends it with a new tempId', async () => {
-    const active: Chat = {
-      id: nextId('50000000'),
-      initiator: acid,
-      participant: me,
-      status: 'ACTIVE',
-      createdAt: '2026-03-01T12:00:00.000Z',
-      updatedAt: '2026-03-01T12:00:00.000Z',
-      lastMessage: null,
-    };
+    const active = privateChat();
     const { panel, grid } = await renderGrid(
       {},
       {
@@ -182,18 +190,29 @@ describe("the Grid's chat panel", () => {
     expect(within(panel).getByText(CHAT_MESSAGES.htmlPrivate)).toBeTruthy();
     fireEvent.change(box, { target: { value: 'psst' } });
     fireEvent.keyDown(box, { key: 'Enter' });
-    const [first] = emittedOf(grid, 'chat:privateMessage') as [{ tempId: string }];
+    const [first] = grid.payloads('chat:privateMessage') as [{ tempId: string }];
     expect(first).toMatchObject({ chatId: active.id, content: 'psst' });
 
     act(() => grid.receive('chat:privateMessageFailed', { tempId: first.tempId, message: 'Too fast' }));
     const list = within(panel).getByRole('list', { name: chatWith(acid.handle) });
     fireEvent.click(within(list).getByRole('button', { name: RETRY }));
-    const [, second] = emittedOf(grid, 'chat:privateMessage') as [
-      unknown,
-      { tempId: string; content: string },
-    ];
+    const [, second] = grid.payloads('chat:privateMessage') as [unknown, { tempId: string; content: string }];
     expect(second.content).toBe('psst');
     expect(second.tempId).not.toBe(first.tempId);
+  });
+});
+
+describe('chat requests on the Grid', () => {
+  it('offers a request that comes in; Accept answers it and the chat starts', async () => {
+    const request = privateChat({ status: 'PENDING' });
+    const { grid } = await renderGrid({}, { 'GET /chat/pending': reply(200, [request]) });
+    act(() => grid.receive('notification', chatRequestNotification(request)));
+    const card = await screen.findByRole('region', { name: CHAT_REQUEST_TITLE });
+    expect(within(card).getByText(wantsToChat(acid.handle))).toBeTruthy();
+    fireEvent.click(within(card).getByRole('button', { name: ACCEPT }));
+    expect(grid.payloads('chat:response')).toEqual([{ chatId: request.id, accepted: true }]);
+    expect(screen.queryByText(wantsToChat(acid.handle))).toBeNull();
+    expect(await screen.findByText('Chat request from acid_burn accepted.')).toBeTruthy();
   });
 });
 
@@ -207,7 +226,7 @@ describe("the target popup's Chat button", () => {
     fireEvent.click(within(list).getByRole('button', { name: new RegExp(acid.handle) }));
     const popup = await screen.findByRole('region', { name: acid.handle });
     fireEvent.click(within(popup).getByRole('button', { name: CHAT }));
-    expect(emittedOf(grid, 'chat:request')).toEqual([{ targetId: acid.id }]);
+    expect(grid.payloads('chat:request')).toEqual([{ targetId: acid.id }]);
     expect(await screen.findByText('Chat request sent to acid_burn.')).toBeTruthy();
   });
 });

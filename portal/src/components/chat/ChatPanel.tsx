@@ -89,6 +89,7 @@ export const ChatPanel = observer(function ChatPanel({ chat, grid }: ChatPanelPr
                 onRetry={(tempId) => chat.retry(tempId)}
                 onLoadOlder={() => chat.loadOlder()}
                 hasOlder={chat.hasOlderGlobal}
+                loadingOlder={chat.loadingOlder}
               />
               <MessageInput onSend={(text) => chat.sendGlobal(text)} />
             </>

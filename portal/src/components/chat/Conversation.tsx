@@ -26,6 +26,9 @@ export const Conversation = observer(function Conversation({ chat }: Conversatio
           messages={chat.messagesOf(open.chatId)}
           empty={NO_MESSAGES}
           onRetry={(tempId) => chat.retry(tempId)}
+          onLoadOlder={() => void chat.loadOlderPrivate()}
+          hasOlder={chat.olderPrivate.has(open.chatId)}
+          loadingOlder={chat.loadingOlderPrivate}
         />
       )}
       <MessageInput onSend={(text) => chat.sendPrivate(open.chatId, text)} />

@@ -4,7 +4,7 @@ import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
-import { useEffect, useRef, type UIEvent } from 'react';
+import { useLayoutEffect, useRef, type UIEvent } from 'react';
 import type { ChatEntry } from '../../stores/ChatStore.ts';
 import { LOAD_OLDER, RETRY, SEND_FAILED, SENDING } from '../../strings/chat.ts';
 
@@ -17,11 +17,14 @@ export type MessageListProps = {
   /** Older messages can be asked for: a button at the top, and scrolling to the top. */
   onLoadOlder?: () => void;
   hasOlder?: boolean;
+  /** An older page is on its way: the button waits. */
+  loadingOlder?: boolean;
 };
 
 /**
  * Messages, oldest first, their content stripped of tags (core-app section 5). A message being sent is
- * dimmed; one that failed says so and offers Retry. New messages scroll the list to the bottom.
+ * dimmed; one that failed says so and offers Retry. New messages scroll the list to the bottom; an older page
+ * put on top keeps the messages in view where they were.
  */
 export const MessageList = observer(function MessageList({
   label,
@@ -30,21 +33,30 @@ export const MessageList = observer(function MessageList({
   onRetry,
   onLoadOlder,
   hasOlder = false,
+  loadingOlder = false,
 }: MessageListProps) {
   const ref = useRef<HTMLDivElement>(null);
+  const seen = useRef<{ first?: string; last?: string; height: number }>({ height: 0 });
+  const first = messages[0]?.key;
   const last = messages.at(-1)?.key;
-  useEffect(() => {
+  // After every render: a new last message scrolls to the bottom; a new first one (an older page) moves the
+  // view down by what was added above it.
+  useLayoutEffect(() => {
     const element = ref.current;
-    if (element) element.scrollTop = element.scrollHeight;
-  }, [last]);
+    if (!element) return;
+    const before = seen.current;
+    if (last !== before.last) element.scrollTop = element.scrollHeight;
+    else if (first !== before.first) element.scrollTop += element.scrollHeight - before.height;
+    seen.current = { first, last, height: element.scrollHeight };
+  });
   const onScroll = (event: UIEvent<HTMLDivElement>) => {
-    if (onLoadOlder && hasOlder && event.currentTarget.scrollTop === 0) onLoadOlder();
+    if (onLoadOlder && hasOlder && !loadingOlder && event.currentTarget.scrollTop === 0) onLoadOlder();
   };
   return (
     <Box ref={ref} onScroll={onScroll} sx={{ flex: 1, minHeight: 0, overflowY: 'auto', px: 1.5, py: 1 }}>
       {onLoadOlder && hasOlder && messages.length > 0 && (
         <Box sx={{ textAlign: 'center', mb: 1 }}>
-          <Button size="small" onClick={onLoadOlder}>
+          <Button size="small" onClick={onLoadOlder} disabled={loadingOlder}>
             {LOAD_OLDER}
           </Button>
         </Box>
