@@ -197,11 +197,9 @@ describe('chat: the global channel and private chats on /grid, and /chat', funct
       const chatId = request.chatId!;
       expect(chatId).to.be.a('string');
 
-      // Asked already, either way round.
+      // Asked already.
       a.socket.emit('chat:request', { targetId: bob.id });
       expect(await error(a)).to.equal(CHAT_MESSAGES.chatPending);
-      b.socket.emit('chat:request', { targetId: alice.id });
-      expect(await error(b)).to.equal(CHAT_MESSAGES.chatPending);
       a.socket.emit('chat:request', { targetId: alice.id });
       expect(await error(a)).to.equal(CHAT_MESSAGES.chatSelf);
 
@@ -283,6 +281,34 @@ describe('chat: the global channel and private chats on /grid, and /chat', funct
       });
       expect(bad.status).to.equal(400);
       expect((await t.call('GET', '/chat', {})).status).to.equal(401);
+    });
+
+    it('starts the chat when the one asked asks back (their request accepts the first)', async () => {
+      const [alice, bob] = await Promise.all([t.account(), t.account()]);
+      const a = await join(alice);
+      const b = await join(bob);
+      a.socket.emit('chat:request', { targetId: bob.id });
+      const { chatId } = await b.next<GridNotification>('notification', (n) => n.type === 'CHAT_REQUEST');
+      b.socket.emit('chat:request', { targetId: alice.id });
+      const [startedA, startedB] = await Promise.all([
+        a.next<Chat>('chat:started'),
+        b.next<Chat>('chat:started'),
+      ]);
+      expect(startedA).to.deep.equal(startedB);
+      expect(startedA).to.deep.include({
+        id: chatId,
+        status: 'ACTIVE',
+        initiator: { id: alice.id, handle: alice.handle },
+        participant: { id: bob.id, handle: bob.handle },
+      });
+      // No second request: the first one became the chat.
+      expect((await t.call<Chat[]>('GET', '/chat/pending', { token: alice.token })).body).to.deep.equal([]);
+      expect((await t.call<Chat[]>('GET', '/chat/pending', { token: bob.token })).body).to.deep.equal([]);
+      expect(
+        (await t.call<Chat[]>('GET', '/chat', { token: alice.token })).body.map((c) => c.id),
+      ).to.deep.equal([chatId]);
+      b.socket.emit('chat:request', { targetId: alice.id });
+      expect(await error(b)).to.equal(CHAT_MESSAGES.chatExists);
     });
 
     it('lists active chats by latest activity', async () => {

@@ -144,7 +144,10 @@ export class ChatService {
 
   // ---- private chats ---------------------------------------------------------------------
 
-  /** Opens a PENDING chat with `targetId` and tells them (CHAT_REQUEST). */
+  /**
+   * Opens a PENDING chat with `targetId` and tells them (CHAT_REQUEST); when `targetId` has asked the caller
+   * already, accepts that request instead and answers the ACTIVE chat.
+   */
   async request(initiatorId: string, targetId: string): Promise<Chat> {
     if (initiatorId === targetId) throw badRequest(CHAT_MESSAGES.chatSelf);
     const sql = this.#sql();
@@ -155,6 +158,12 @@ export class ChatService {
     const initiator = users.find((u) => u.id === initiatorId);
     if (!initiator || !users.some((u) => u.id === targetId)) throw notFound(GRID_MESSAGES.playerNotFound);
     if (await this.#blocks.eitherBlocked(initiatorId, targetId)) throw conflict(CHAT_MESSAGES.chatBlocked);
+    // The target asked first: asking back is saying yes (the chat starts, ACTIVE).
+    const asked = await sql.one<{ id: string }>(
+      `select id from chats where initiator_id = ? and participant_id = ? and status = 'PENDING'`,
+      [targetId, initiatorId],
+    );
+    if (asked) return this.respond(initiatorId, asked.id, true);
     await this.#refuseOpenPair(sql, initiatorId, targetId);
     let id: string | undefined;
     try {

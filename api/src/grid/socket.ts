@@ -238,7 +238,10 @@ export function wireGrid(deps: GridSocketDeps): void {
       socket.emit('olderGlobalChatMessages', await grid.chat.globalPage(userId, cursor));
     });
     handle('chat:request', chatRequestPayload, async ({ targetId }) => {
-      await grid.chat.request(userId, targetId);
+      const chat = await grid.chat.request(userId, targetId);
+      // Asked back: the target's request is accepted, and the chat starts for both.
+      if (chat.status === 'ACTIVE')
+        ns.to([userRoom(chat.initiator.id), userRoom(chat.participant.id)]).emit('chat:started', chat);
     });
     handle('chat:response', chatResponsePayload, async ({ chatId, accepted }) => {
       const chat = await grid.chat.respond(userId, chatId, accepted);
