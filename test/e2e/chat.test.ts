@@ -7,6 +7,7 @@ import { CHAT_MESSAGES } from '../../api/src/contracts/chat.ts';
 import {
   ACCEPT,
   CHAT_PANEL,
+  CHAT_REQUEST_TITLE,
   CHAT_STARTED,
   MESSAGE_LABEL,
   NO_BLOCKED_USERS,
@@ -172,6 +173,11 @@ describe('Chat in two browsers: the global channel, a private chat, a block', fu
     await adaPopup.getByRole('button', { name: CHAT, exact: true }).click();
     await adaPage.getByText(chatRequestSent(bix)).waitFor();
     await snap(adaPage, 'chat-request-sent');
+    // On the Grid, Bix is offered the request for 30 s; left unanswered there, it waits in /chats.
+    const prompt = bixPage.getByRole('region', { name: CHAT_REQUEST_TITLE });
+    await prompt.getByText(wantsToChat(ada)).waitFor({ timeout: 10_000 });
+    expect(await prompt.getByRole('button', { name: ACCEPT }).isEnabled()).to.equal(true);
+    await snap(bixPage, 'chat-request-prompt');
 
     await bixPage.getByRole('link', { name: 'Chats' }).click();
     await bixPage.waitForURL('**/chats');
