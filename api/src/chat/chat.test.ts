@@ -311,6 +311,22 @@ describe('chat: the global channel and private chats on /grid, and /chat', funct
       expect(await error(b)).to.equal(CHAT_MESSAGES.chatExists);
     });
 
+    it("keeps a player's messages in the order they were sent, however fast they come", async () => {
+      const [alice, bob] = await Promise.all([t.account(), t.account()]);
+      const chatId = await activeChat(alice, bob);
+      const a = await join(alice);
+      const b = await join(bob);
+      const sent = Array.from({ length: 10 }, (_, i) => `in order ${i}`);
+      for (const [i, content] of sent.entries())
+        a.socket.emit('chat:privateMessage', { chatId, content, tempId: `o${i}` });
+      const received: string[] = [];
+      for (let i = 0; i < sent.length; i++)
+        received.push((await b.next<PrivateMessageEvent>('chat:privateMessage')).content);
+      expect(received).to.deep.equal(sent);
+      const stored = await t.call<ChatMessage[]>('GET', `/chat/${chatId}/messages`, { token: bob.token });
+      expect(stored.body.map((m) => m.content)).to.deep.equal(sent);
+    });
+
     it('lists active chats by latest activity', async () => {
       const [alice, bob, carol] = await Promise.all([t.account(), t.account(), t.account()]);
       const withBob = await activeChat(alice, bob);

@@ -21,6 +21,7 @@ import type { AttackService } from '../attacks/service.ts';
 import type { Orm } from '../db/orm.ts';
 import { Sql } from '../db/sql.ts';
 import { HttpError } from '../http/errors.ts';
+import { KeyedLock } from '../keyed-lock.ts';
 import type { Logger } from '../logger.ts';
 import { userRoom, type GridNamespace, type Realtime } from '../realtime/io.ts';
 import type { Grid } from './grid.ts';
@@ -53,6 +54,9 @@ export function wireGrid(deps: GridSocketDeps): void {
     sql().one<PresenceUser>('select id, handle, mmr, country from users where id = ?', [id]);
   const limiter = new RateLimiterMemory({ points: deps.eventsPer10s ?? 40, duration: 10 });
   const chatLimiter = new RateLimiterMemory({ points: deps.chatMessagesPer10s ?? 10, duration: 10 });
+  // A player's chat messages are handled one after the other (all their sockets), so they are stored and
+  // delivered in the order they were sent.
+  const chatOrder = new KeyedLock();
 
   // ---- pushes from the services ------------------------------------------------------------
   grid.presence.events.on('playerUpdated', (player) => ns.emit('playerUpdated', player));
@@ -137,8 +141,8 @@ export function wireGrid(deps: GridSocketDeps): void {
     });
 
     /**
-     * Runs a client event: rate-limited (chat sends also by the tighter chat limiter), payload validated,
-     * failures as `error {message}` or, with `fail`, however the event reports them.
+     * Runs a client event: rate-limited (chat sends also by the tighter chat limiter, and one at a time per
+     * player), payload validated, failures as `error {message}` or, with `fail`, however the event reports them.
      */
     const handle = <S extends z.ZodType>(
       event: string,
@@ -147,7 +151,7 @@ export function wireGrid(deps: GridSocketDeps): void {
       options: { chatSend?: boolean; fail?: (raw: unknown, message: string) => void } = {},
     ) => {
       const fail = options.fail ?? ((_raw: unknown, message: string) => socket.emit('error', { message }));
-      socket.on(event as 'logout', async (raw?: unknown) => {
+      const run = async (raw?: unknown) => {
         try {
           await limiter.consume(userId);
         } catch (err) {
@@ -182,7 +186,10 @@ export function wireGrid(deps: GridSocketDeps): void {
             fail(raw, 'Something went wrong. Please try again.');
           }
         }
-      });
+      };
+      socket.on(event as 'logout', (raw?: unknown) =>
+        options.chatSend ? chatOrder.run(userId, () => run(raw)) : run(raw),
+      );
     };
 
     handle('getInitialState', null, async () => {
