@@ -89,7 +89,8 @@ export const ChatsPage = observer(function ChatsPage(_props: ChatsPageProps) {
             flex: 1,
             display: 'flex',
             flexDirection: 'column',
-            minHeight: 480,
+            // A window of its own: the messages scroll inside it, the newest in view.
+            height: { xs: 'max(420px, 70vh)', md: 'max(480px, calc(100vh - 220px))' },
             bgcolor: 'rgba(11, 17, 32, 0.8)',
           }}
         >
