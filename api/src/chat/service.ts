@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   CHAT_MESSAGES,
+  CHAT_NOTICES,
   CHAT_MESSAGES_PAGE_SIZE,
   GLOBAL_CHAT_PAGE_SIZE,
   GRID_MESSAGES,
@@ -182,8 +183,8 @@ export class ChatService {
     await this.#notifications.send({
       userId: targetId,
       type: 'CHAT_REQUEST',
-      title: 'Chat request',
-      body: `${initiator.handle} wants to chat.`,
+      title: CHAT_NOTICES.requestTitle,
+      body: CHAT_NOTICES.request(initiator.handle),
       initiator,
       chatId: chat.id,
     });
@@ -224,8 +225,8 @@ export class ChatService {
       await this.#notifications.send({
         userId: chat.initiator.id,
         type: 'GENERIC',
-        title: 'Chat request declined',
-        body: `${chat.participant.handle} declined your chat request.`,
+        title: CHAT_NOTICES.declinedTitle,
+        body: CHAT_NOTICES.declined(chat.participant.handle),
         initiator: chat.participant,
         chatId: chat.id,
       });
@@ -274,8 +275,8 @@ export class ChatService {
     await this.#notifications.send({
       userId: recipientId,
       type: 'PRIVATE_MESSAGE',
-      title: 'New message',
-      body: `${message.sender.handle} sent you a message.`,
+      title: CHAT_NOTICES.messageTitle,
+      body: CHAT_NOTICES.message(message.sender.handle),
       initiator: message.sender,
       chatId: message.chatId,
     });

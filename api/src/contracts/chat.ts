@@ -34,6 +34,16 @@ export const CHAT_MESSAGES = {
   rateLimited: 'You are sending messages too fast. Slow down.',
 } as const;
 
+/** The titles and bodies of the chat notifications (ours: the spec shows them as '{title}: {body}'). */
+export const CHAT_NOTICES = {
+  requestTitle: 'Chat request',
+  request: (handle: string) => `${handle} wants to chat.`,
+  declinedTitle: 'Chat request declined',
+  declined: (handle: string) => `${handle} declined your chat request.`,
+  messageTitle: 'New message',
+  message: (handle: string) => `${handle} sent you a message.`,
+} as const;
+
 /** Why a message is refused, or the plain text to store (section 5). */
 export type ChatTextCheck = { ok: true; text: string } | { ok: false; message: string };
 

@@ -446,6 +446,30 @@ describe('private chats', () => {
     expect(store.messagesOf('chat-1').map((m) => m.status)).toEqual(['failed']);
   });
 
+  it("toasts another operator's private message away from /chats unless its chat is open", async () => {
+    const active = privateChat();
+    const other = privateChat({ initiator: crash });
+    const { chat: store, grid } = await onGrid({
+      [`GET /chat/${active.id}/messages`]: reply(200, []),
+    });
+    await store.openChat(active.id);
+    grid.receive('chat:privateMessage', privateMessage(active.id, acid, 'in view'));
+    grid.receive('chat:privateMessage', privateMessage(other.id, crash, 'elsewhere'));
+    grid.receive('chat:privateMessage', {
+      ...privateMessage(other.id, me, 'mine'),
+      tempId: 'from-another-tab',
+    });
+    expect(toasts.info.mock.calls).toEqual([['New message: crash_override sent you a message.']]);
+
+    window.history.pushState({}, '', '/chats');
+    try {
+      grid.receive('chat:privateMessage', privateMessage(other.id, crash, 'on /chats'));
+    } finally {
+      window.history.pushState({}, '', '/');
+    }
+    expect(toasts.info).toHaveBeenCalledTimes(1);
+  });
+
   it("adds other operators' messages to their chat", async () => {
     const active = privateChat();
     const { chat: store, grid } = await onGrid();

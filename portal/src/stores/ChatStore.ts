@@ -1,5 +1,6 @@
 import {
   CHAT_MESSAGES_PAGE_SIZE,
+  CHAT_NOTICES,
   CHAT_REQUEST_PROMPT_MS,
   CHAT_SEND_TIMEOUT_MS,
   GLOBAL_CHAT_PAGE_SIZE,
@@ -16,6 +17,7 @@ import { action, computed, makeObservable, observable, observableRef, reaction, 
 import { z } from 'zod';
 import { toast } from '../notifications/toast.ts';
 import type { GridSocket } from '../realtime/sockets.ts';
+import { paths } from '../routes/paths.ts';
 import {
   CHAT_ACCEPT_FAILED,
   CHAT_CONNECTION_LOST,
@@ -26,6 +28,7 @@ import {
   chatRequestSent,
   messagesLoadFailed,
 } from '../strings/chat.ts';
+import { notificationText } from '../strings/grid.ts';
 import type { RootStore } from './RootStore.ts';
 
 /** A message as the portal shows it (core-app section 4 "Chat message states"). */
@@ -440,6 +443,14 @@ export class ChatStore {
       );
     } else {
       this.messages.set(message.chatId, [...list, entry]);
+      // From the other player, and not in view: said as the PRIVATE_MESSAGE notification would be (section 8:
+      // not on /chats). The server sends that notification only to a player with no socket.
+      if (
+        message.sender.id !== this.me &&
+        this.open?.chatId !== message.chatId &&
+        !this.root.currentPath().startsWith(paths.chats)
+      )
+        toast.info(notificationText(CHAT_NOTICES.messageTitle, CHAT_NOTICES.message(message.sender.handle)));
     }
     this.chats = this.chats.map((chat) =>
       chat.id === message.chatId ? { ...chat, lastMessage: message, updatedAt: message.createdAt } : chat,
