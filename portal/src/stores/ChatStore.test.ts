@@ -470,6 +470,21 @@ describe('private chats', () => {
     expect(toasts.info).toHaveBeenCalledTimes(1);
   });
 
+  it("words the server's error event 'Socket error: {message}' on /chats, 'Connection error: {message}' elsewhere", async () => {
+    const { grid } = await onGrid();
+    grid.receive('error', { message: CHAT_MESSAGES.chatPending });
+    window.history.pushState({}, '', '/chats');
+    try {
+      grid.receive('error', { message: CHAT_MESSAGES.chatExists });
+    } finally {
+      window.history.pushState({}, '', '/');
+    }
+    expect(toasts.error.mock.calls).toEqual([
+      [`Connection error: ${CHAT_MESSAGES.chatPending}`],
+      [`Socket error: ${CHAT_MESSAGES.chatExists}`],
+    ]);
+  });
+
   it("adds other operators' messages to their chat", async () => {
     const active = privateChat();
     const { chat: store, grid } = await onGrid();

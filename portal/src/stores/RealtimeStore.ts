@@ -19,7 +19,9 @@ import {
   type SocketFactory,
   type VpnStatusSocket,
 } from '../realtime/sockets.ts';
+import { paths } from '../routes/paths.ts';
 import { connectionErrorToast } from '../strings/appShell.ts';
+import { socketErrorToast } from '../strings/chat.ts';
 import type { RootStore } from './RootStore.ts';
 
 /**
@@ -90,7 +92,14 @@ export class RealtimeStore {
       this.renewIfRefused(error, handshake.token);
     });
     grid.on('readyForState', () => grid.emit('getInitialState'));
-    grid.on('error', ({ message }) => toast.error(connectionErrorToast(message)));
+    // The server's refusals: worded as the chat screen words them there, as the Grid does elsewhere (section 8).
+    grid.on('error', ({ message }) =>
+      toast.error(
+        this.root.currentPath().startsWith(paths.chats)
+          ? socketErrorToast(message)
+          : connectionErrorToast(message),
+      ),
+    );
     this.root.grid.attach(grid);
     this.root.chat.attach(grid);
     this.grid = grid;

@@ -8,6 +8,7 @@ export const CHAT_CONNECTION_LOST = 'Connection lost. Please refresh the page.';
 export const CHAT_ACCEPT_FAILED = 'Failed to accept chat request. Please try again.';
 export const chatRequestAnswered = (handle: string, accepted: boolean) =>
   `Chat request from ${handle} ${accepted ? 'accepted' : 'declined'}.`;
+export const socketErrorToast = (message: string) => `Socket error: ${message}`;
 export const CHAT_STARTED = 'Chat started! You can now send private messages.';
 export const chatRequestSent = (handle: string) => `Chat request sent to ${handle}.`;
 
