@@ -122,6 +122,54 @@ describe('chat: the global channel and private chats on /grid, and /chat', funct
       expect((await a.next<GlobalChatMessageEvent>('globalChatMessage')).content).to.equal('1 < 2 and 3 > 2');
     });
 
+    it('delivers messages sent at once by several players to each socket once, in the order stored, without blocked senders', async () => {
+      const [alice, bob, carol, dave] = await Promise.all([
+        t.account(),
+        t.account(),
+        t.account(),
+        t.account(),
+      ]);
+      const senders = [alice, bob, carol];
+      const clients = [await join(alice), await join(bob), await join(carol), await join(dave)];
+      await block(clients[3]!, bob);
+      // Messages that travel together arrive as one event with several arguments: count them as they come.
+      const received = clients.map((c) => {
+        const messages: GlobalChatMessageEvent[] = [];
+        c.socket.on('globalChatMessage', (...batch: GlobalChatMessageEvent[]) => messages.push(...batch));
+        return messages;
+      });
+      senders.forEach((sender, s) => {
+        for (let i = 0; i < 5; i++)
+          clients[s]!.socket.emit('chat:global', { message: `${sender.handle} ${i}`, tempId: `${s}-${i}` });
+      });
+      const expected = [15, 15, 15, 10];
+      await waitFor(
+        () => received.map((r) => r.length),
+        (counts) => counts.every((n, i) => n >= expected[i]!),
+        { what: 'every message at every socket' },
+      );
+      await sleep(200); // nothing more comes
+      expect(received.map((r) => r.length)).to.deep.equal(expected);
+
+      const stored = (
+        await t.db.query<{ id: string; sender_id: string }>(
+          `select id, sender_id from global_chat_messages where sender_id = any($1) order by created_at, id`,
+          [senders.map((u) => u.id)],
+        )
+      ).rows;
+      // Each sender's own in the order sent.
+      for (const sender of senders)
+        expect(received[0]!.filter((m) => m.senderId === sender.id).map((m) => m.content)).to.deep.equal(
+          range(0, 5).map((i) => `${sender.handle} ${i}`),
+        );
+      received.forEach((messages, c) => {
+        const visible = stored.filter((row) => c !== 3 || row.sender_id !== bob.id).map((row) => row.id);
+        expect(messages.map((m) => m.id)).to.deep.equal(visible);
+        for (const m of messages)
+          expect(m.tempId !== undefined).to.equal(m.senderId === senders[c]?.id, `tempId on ${m.content}`);
+      });
+    });
+
     it('limits how fast one player sends (10 messages per 10 s)', async () => {
       const alice = await t.account();
       const a = await join(alice);

@@ -14,6 +14,7 @@ import {
   type PlayerRef,
 } from '../contracts/index.ts';
 import type { Orm } from '../db/orm.ts';
+import type { BatchResult } from '../db/batch-writer.ts';
 import { Sql, uniqueViolation } from '../db/sql.ts';
 import { badRequest, conflict, forbidden, notFound } from '../http/errors.ts';
 import type { Blocks } from '../grid/blocks.ts';
@@ -66,6 +67,18 @@ const CHAT_SELECT = `
     ) m on true
     left join users s on s.id = m.sender_id`;
 
+/** A message for the global channel, its text checked. */
+export interface GlobalPost {
+  senderId: string;
+  text: string;
+}
+
+/** A stored global message, and the users who blocked its sender (they must not get it). */
+export interface PostedGlobal {
+  message: GlobalChatMessage;
+  blockers: string[];
+}
+
 /** A message sent in a private chat, and who else should get it. */
 export interface SentPrivateMessage {
   message: ChatMessage;
@@ -98,27 +111,35 @@ export class ChatService {
 
   // ---- global channel --------------------------------------------------------------------
 
-  /** Stores a message of the global channel (the text checked by the rule of section 5). */
-  async postGlobal(senderId: string, raw: string): Promise<GlobalChatMessage> {
-    const check = checkChatText(raw);
-    if (!check.ok) throw badRequest(check.message);
-    const row = await this.#sql().one<GlobalRow>(
-      `with m as (insert into global_chat_messages (sender_id, content) values (?, ?) returning *)
-       select m.id, m.sender_id, u.handle as sender_handle, m.content, m.created_at
-         from m join users u on u.id = m.sender_id`,
-      [senderId, check.text],
+  /**
+   * Stores messages of the global channel (their text already checked: `checkChatText`) with one statement,
+   * in their order (clock_timestamp() per row, so that pages read later show them as they were delivered);
+   * answers each with the users who blocked its sender. A sender that does not exist fails alone.
+   */
+  async storeGlobal(posts: GlobalPost[]): Promise<BatchResult<PostedGlobal>[]> {
+    const rows = await this.#sql().all<GlobalRow & { ord: string; blockers: string[] }>(
+      `with input as (
+         select gen_random_uuid() as id, t.ord, (t.post->>'senderId')::uuid as sender_id, t.post->>'text' as content
+           from jsonb_array_elements(?::jsonb) with ordinality as t(post, ord)
+       ), m as (
+         insert into global_chat_messages (id, sender_id, content, created_at)
+         select i.id, i.sender_id, i.content, clock_timestamp()
+           from input i join users u on u.id = i.sender_id
+          order by i.ord
+         returning id, created_at
+       )
+       select i.ord, m.id, i.sender_id, u.handle as sender_handle, i.content, m.created_at,
+              array(select b.blocker_id::text from user_blocks b where b.blocked_id = i.sender_id) as blockers
+         from m join input i on i.id = m.id join users u on u.id = i.sender_id`,
+      [JSON.stringify(posts)],
     );
-    if (!row) throw notFound(GRID_MESSAGES.playerNotFound);
-    return toGlobal(row);
-  }
-
-  /** The users who blocked `senderId`: they do not get the sender's messages. */
-  async blockersOf(senderId: string): Promise<string[]> {
-    const rows = await this.#sql().all<{ blocker_id: string }>(
-      'select blocker_id from user_blocks where blocked_id = ?',
-      [senderId],
-    );
-    return rows.map((r) => r.blocker_id);
+    const byOrd = new Map(rows.map((row) => [Number(row.ord), row]));
+    return posts.map((_, i) => {
+      const row = byOrd.get(i + 1);
+      return row
+        ? { ok: true, value: { message: toGlobal(row), blockers: row.blockers } }
+        : { ok: false, error: notFound(GRID_MESSAGES.playerNotFound) };
+    });
   }
 
   /**

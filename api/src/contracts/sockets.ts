@@ -82,7 +82,11 @@ export interface GridServerToClientEvents {
   notification: (notification: GridNotification) => void;
   error: (payload: SocketErrorPayload) => void;
   // Chat (issue 8).
-  globalChatMessage: (message: GlobalChatMessageEvent) => void;
+  /**
+   * One message of the global channel, or several in the order they were sent: messages posted while the
+   * server was delivering others travel together, one argument each (docs/chat.md, Fan-out).
+   */
+  globalChatMessage: (...messages: GlobalChatMessageEvent[]) => void;
   olderGlobalChatMessages: (payload: OlderGlobalMessagesEvent) => void;
   'chat:privateMessage': (message: PrivateMessageEvent) => void;
   'chat:privateMessageFailed': (payload: PrivateMessageFailedEvent) => void;

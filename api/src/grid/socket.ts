@@ -19,6 +19,7 @@ import {
 } from '../contracts/index.ts';
 import type { AttackService } from '../attacks/service.ts';
 import type { Orm } from '../db/orm.ts';
+import { GlobalChannel } from '../chat/global-channel.ts';
 import { Sql } from '../db/sql.ts';
 import { HttpError } from '../http/errors.ts';
 import { KeyedLock } from '../keyed-lock.ts';
@@ -57,6 +58,7 @@ export function wireGrid(deps: GridSocketDeps): void {
   // A player's chat messages are handled one after the other (all their sockets), so they are stored and
   // delivered in the order they were sent.
   const chatOrder = new KeyedLock();
+  const globalChannel = new GlobalChannel(ns, grid.chat);
 
   // ---- pushes from the services ------------------------------------------------------------
   grid.presence.events.on('playerUpdated', (player) => ns.emit('playerUpdated', player));
@@ -232,12 +234,7 @@ export function wireGrid(deps: GridSocketDeps): void {
       'chat:global',
       globalMessagePayload,
       async ({ message, tempId }) => {
-        const stored = await grid.chat.postGlobal(userId, message);
-        // Encoded once per broadcast: everyone but the sender and those who blocked them; the sender's
-        // sockets get the echo with their tempId.
-        const blockers = await grid.chat.blockersOf(userId);
-        ns.except([userRoom(userId), ...blockers.map(userRoom)]).emit('globalChatMessage', stored);
-        ns.to(userRoom(userId)).emit('globalChatMessage', { ...stored, tempId });
+        await globalChannel.post(userId, message, tempId);
       },
       { chatSend: true },
     );

@@ -8,6 +8,7 @@ import { waitFor } from './boxes.ts';
 /** A /grid client of the socket tests, recording every event it receives. */
 export interface GridClient {
   socket: Socket;
+  /** Every event received, one entry per argument. */
   events: [string, unknown][];
   /** The first recorded `event` that `accept` takes (waiting for it), removed from the record. */
   next<T>(event: string, accept?: (payload: T) => boolean, timeoutMs?: number): Promise<T>;
@@ -26,7 +27,10 @@ export async function joinGrid(baseUrl: string, user: TestAccount, sockets: Sock
   });
   sockets.push(socket);
   const events: [string, unknown][] = [];
-  socket.onAny((event: string, payload: unknown) => events.push([event, payload]));
+  // An event with several arguments (global chat messages that travelled together) is one entry each.
+  socket.onAny((event: string, ...payloads: unknown[]) => {
+    for (const payload of payloads.length > 0 ? payloads : [undefined]) events.push([event, payload]);
+  });
   const client: GridClient = {
     socket,
     events,
