@@ -26,6 +26,7 @@ import {
 import { fakeSockets, type FakeSocket } from '../testing/fakeSockets.ts';
 import { chatRequestNotification, globalMessage, privateChat, privateMessage } from '../testing/chat.ts';
 import { acid, crash, gridPlayer, me } from '../testing/grid.ts';
+import { GLOBAL_CHAT_KEPT } from './ChatStore.ts';
 import { RootStore } from './RootStore.ts';
 
 const toasts = vi.hoisted(() => ({
@@ -119,6 +120,39 @@ describe('the global channel', () => {
     grid.receive('globalChatMessage', other);
     grid.receive('globalChatMessage', other);
     expect(chat.globalMessages.map((m) => m.content)).toEqual(['hello', 'hi acid']);
+  });
+
+  it('takes several messages of one event in order, confirming its own among them', async () => {
+    const { chat, grid } = await onGrid();
+    chat.sendGlobal('mine');
+    const [payload] = grid.payloads('chat:global') as [{ tempId: string }];
+    const before = globalMessage(acid, 'first');
+    const after = globalMessage(crash, 'third');
+    grid.receive(
+      'globalChatMessage',
+      before,
+      { ...globalMessage(me, 'mine'), tempId: payload.tempId },
+      after,
+      before,
+    );
+    // The optimistic one keeps its place (it was shown first); the others follow in the order they came.
+    expect(chat.globalMessages.map((m) => [m.content, m.status])).toEqual([
+      ['mine', 'confirmed'],
+      ['first', 'confirmed'],
+      ['third', 'confirmed'],
+    ]);
+  });
+
+  it(`keeps the newest ${GLOBAL_CHAT_KEPT} global messages of a busy channel, and offers the older again`, async () => {
+    const { chat, grid } = await onGrid();
+    const burst = Array.from({ length: GLOBAL_CHAT_KEPT + 20 }, (_, i) => globalMessage(acid, `m${i}`));
+    grid.receive('globalChatMessage', ...burst.slice(0, 10));
+    expect(chat.hasOlderGlobal).toBe(false);
+    grid.receive('globalChatMessage', ...burst.slice(10));
+    expect(chat.globalMessages).toHaveLength(GLOBAL_CHAT_KEPT);
+    expect(chat.globalMessages[0]?.content).toBe('m20');
+    expect(chat.globalMessages.at(-1)?.content).toBe(`m${GLOBAL_CHAT_KEPT + 19}`);
+    expect(chat.hasOlderGlobal).toBe(true);
   });
 
   it('marks a message failed after 15 s without an echo, and retries it with a new tempId', async () => {

@@ -10,6 +10,7 @@ import {
   type Chat,
   type ChatMessage,
   type GlobalChatMessage,
+  type GlobalChatMessageEvent,
   type GridClientToServerEvents,
   type PlayerRef,
 } from '@exploit-grid/api/contracts';
@@ -30,6 +31,9 @@ import {
 } from '../strings/chat.ts';
 import { notificationText } from '../strings/grid.ts';
 import type { RootStore } from './RootStore.ts';
+
+/** The global channel keeps at most this many messages in memory (the newest); older ones load again on scroll. */
+export const GLOBAL_CHAT_KEPT = 500;
 
 /** A message as the portal shows it (core-app section 4 "Chat message states"). */
 export type MessageStatus = 'optimistic' | 'confirmed' | 'failed';
@@ -202,7 +206,7 @@ export class ChatStore {
         this.loadingOlder = false;
       }),
     );
-    socket.on('globalChatMessage', (message) => this.applyGlobal(message));
+    socket.on('globalChatMessage', (...messages) => this.applyGlobal(messages));
     socket.on('olderGlobalChatMessages', ({ messages, hasMore }) => this.applyOlder(messages, hasMore));
     socket.on('chat:privateMessage', (message) => this.applyPrivate(message));
     socket.on('chat:privateMessageFailed', ({ tempId }) => this.markFailed(tempId));
@@ -265,19 +269,27 @@ export class ChatStore {
     if (this.emit('chat:getOlderGlobalMessages', { cursor: oldest.id })) this.loadingOlder = true;
   }
 
-  private applyGlobal(message: GlobalChatMessage & { tempId?: string }) {
-    if (this.globalMessages.some((entry) => entry.id === message.id)) return;
-    const entry = fromGlobal(message);
-    const mine = message.tempId
-      ? this.globalMessages.findIndex((e) => e.tempId === message.tempId && e.id === null)
-      : -1;
-    if (mine >= 0) {
-      const sent = this.globalMessages[mine];
-      if (sent?.tempId) this.clearTimer(sent.tempId);
-      this.globalMessages = this.globalMessages.map((e, i) => (i === mine ? { ...entry, key: e.key } : e));
-    } else {
-      this.globalMessages = [...this.globalMessages, entry];
+  /** Messages of the global channel as they arrive: one, or several that travelled together, in order. */
+  private applyGlobal(messages: GlobalChatMessageEvent[]) {
+    let list = this.globalMessages;
+    for (const message of messages) {
+      if (list.some((entry) => entry.id === message.id)) continue;
+      const entry = fromGlobal(message);
+      const mine = message.tempId ? list.findIndex((e) => e.tempId === message.tempId && e.id === null) : -1;
+      if (mine >= 0) {
+        const sent = list[mine];
+        if (sent?.tempId) this.clearTimer(sent.tempId);
+        list = list.map((e, i) => (i === mine ? { ...entry, key: e.key } : e));
+      } else {
+        list = [...list, entry];
+      }
     }
+    // A busy channel does not grow the page without end: the oldest leave (scrolling up brings them back).
+    if (list.length > GLOBAL_CHAT_KEPT) {
+      list = list.slice(list.length - GLOBAL_CHAT_KEPT);
+      this.hasOlderGlobal = true;
+    }
+    this.globalMessages = list;
   }
 
   private applyOlder(messages: GlobalChatMessage[], hasMore: boolean) {
