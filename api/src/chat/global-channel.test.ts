@@ -57,7 +57,11 @@ function heldStore(blockersOf: Record<string, string[]> = {}) {
   return { storeGlobal, batches, release: (i: number) => releases[i]!() };
 }
 
-const turn = () => new Promise((resolve) => setImmediate(resolve));
+/** Lets the event loop go round until `done` holds (the channel takes a batch a turn after it was posted). */
+async function until(done: () => boolean) {
+  for (let i = 0; i < 100 && !done(); i++) await new Promise((resolve) => setImmediate(resolve));
+  expect(done()).to.equal(true);
+}
 
 describe('GlobalChannel: global messages stored and delivered in batches', () => {
   it('sends what arrived during a batch as one event, in order, the senders their own with tempIds', async () => {
@@ -66,7 +70,7 @@ describe('GlobalChannel: global messages stored and delivered in batches', () =>
     const channel = new GlobalChannel(ns, store);
 
     const first = channel.post('ann', ' one ', 't1');
-    await turn();
+    await until(() => store.batches.length === 1);
     const later = [channel.post('bob', 'two', 't2'), channel.post('ann', 'three', 't3')];
     store.release(0);
     expect((await first).content).to.equal('one');
@@ -75,7 +79,7 @@ describe('GlobalChannel: global messages stored and delivered in batches', () =>
       { to: userRoom('ann'), contents: ['one'], tempIds: ['t1'] },
     ]);
 
-    await turn();
+    await until(() => store.batches.length === 2);
     expect(store.batches).to.deep.equal([['one'], ['two', 'three']]);
     store.release(1);
     await Promise.all(later);
@@ -96,7 +100,7 @@ describe('GlobalChannel: global messages stored and delivered in batches', () =>
     const store = heldStore({ ann: ['cid'], cid: ['bob'] });
     const channel = new GlobalChannel(ns, store);
     const sent = [channel.post('ann', 'from ann', 'a'), channel.post('cid', 'from cid', 'c')];
-    await turn();
+    await until(() => store.batches.length === 1);
     store.release(0);
     await Promise.all(sent);
     expect(emitted).to.deep.equal([
@@ -121,7 +125,7 @@ describe('GlobalChannel: global messages stored and delivered in batches', () =>
     expect(store.batches).to.deep.equal([]);
 
     const both = Promise.allSettled([channel.post('ghost', 'boo', 'g'), channel.post('ann', 'hi', 'h')]);
-    await turn();
+    await until(() => store.batches.length === 1);
     store.release(0);
     const [ghost, ann] = await both;
     expect(ghost.status).to.equal('rejected');

@@ -9,6 +9,12 @@ function deferred<T>() {
   return { promise, resolve, reject };
 }
 
+/** Lets the event loop go round until `done` holds. */
+async function until(done: () => boolean) {
+  for (let i = 0; i < 100 && !done(); i++) await new Promise((resolve) => setImmediate(resolve));
+  expect(done()).to.equal(true);
+}
+
 describe('BatchWriter: one batch at a time, whatever arrives meanwhile goes in the next', () => {
   it('writes an item that arrives while idle at once, alone, and the items that came during it together', async () => {
     const batches: number[][] = [];
@@ -22,15 +28,15 @@ describe('BatchWriter: one batch at a time, whatever arrives meanwhile goes in t
     });
 
     const first = writer.add(1);
-    await new Promise((resolve) => setImmediate(resolve));
+    await until(() => batches.length === 1);
     expect(batches).to.deep.equal([[1]]);
     const rest = [writer.add(2), writer.add(3), writer.add(4)];
-    await new Promise((resolve) => setImmediate(resolve));
+    for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
     expect(batches).to.have.length(1); // the first batch still runs
 
     gates[0]!.resolve();
     expect(await first).to.equal('#1');
-    await new Promise((resolve) => setImmediate(resolve));
+    await until(() => batches.length === 2);
     expect(batches).to.deep.equal([[1], [2, 3, 4]]);
     gates[1]!.resolve();
     expect(await Promise.all(rest)).to.deep.equal(['#2', '#3', '#4']);

@@ -8,10 +8,17 @@ interface Waiting<In, Out> {
 }
 
 /**
+ * Resolves after the event loop's next I/O phase: an immediate set from an immediate runs in the next
+ * turn, after the loop has read what arrived meanwhile (a batch may have been handled inside an I/O
+ * callback, before this turn's reads). Without I/O waiting the loop does not block on it.
+ */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
+
+/**
  * Handles many items with one statement, one batch at a time (group commit): items added while a batch is
  * being handled wait and go together in the next. Before taking a batch the writer lets the event loop
- * finish its turn (setImmediate), so everything that arrived meanwhile joins it: a quiet moment costs one
- * turn of the loop, and under load each round carries everything that came during the last one, so
+ * read its I/O once more, so everything that arrived meanwhile joins it: a quiet moment costs a turn of
+ * the loop, and under load each round carries everything that came during the last one, so
  * throughput follows the load rather than the connection pool.
  */
 export class BatchWriter<In, Out> {
@@ -41,7 +48,7 @@ export class BatchWriter<In, Out> {
     this.#writing = true;
     try {
       while (this.#queue.length > 0) {
-        await new Promise((resolve) => setImmediate(resolve));
+        await nextTurn();
         const batch = this.#queue.splice(0, this.#maxBatch);
         let results: BatchResult<Out>[];
         try {
