@@ -136,8 +136,8 @@ format: deps ## Rewrite files with Prettier and apply ESLint fixes.
 	eslint --fix .
 
 .PHONY: bench
-bench: build ## The API's throughput vs raw node:http, then the Grid (bench-grid) and the leaderboard (bench-leaderboard); prints every figure.
-	@status=0; for bench in run grid leaderboard; do node test/bench/$$bench.ts || status=1; done; exit $$status
+bench: build ## The API's throughput vs raw node:http, then the Grid (bench-grid), the global chat (bench-chat) and the leaderboard (bench-leaderboard); prints every figure.
+	@status=0; for bench in run grid chat leaderboard; do node test/bench/$$bench.ts || status=1; done; exit $$status
 
 .PHONY: bench-boxes
 bench-boxes: build box-deps ## Box start time to ssh (vs a bare nspawn boot) and idle boxes per host; needs root.
@@ -150,6 +150,10 @@ bench-detection: build box-deps ## Attack detection latency (shell command to st
 .PHONY: bench-grid
 bench-grid: build ## The Grid: 10,000 sockets (broadcast p95, heap per socket) vs bare Socket.IO; a matchmaking tick with 10,000 queued.
 	node test/bench/grid.ts
+
+.PHONY: bench-chat
+bench-chat: build ## The global chat: 5,000 sockets, 200 messages/s, delivery p50/p95 vs bare Socket.IO with the same batches, and the kernel's floor.
+	node test/bench/chat.ts
 
 .PHONY: bench-leaderboard
 bench-leaderboard: deps ## The leaderboard with 1,000,000 players: page query p50/p95 (rank, deep page, winRate, search) vs 15 rows by primary key.

@@ -1,8 +1,10 @@
 // The server side of `make bench-grid` (test/bench/grid.ts forks it with --expose-gc): either the whole
 // API (`api`: startPlatform as `make run` does, on an embedded PostgreSQL of its own) or, as the
 // baseline, a bare Socket.IO server with the same /grid namespace and transport and nothing else
-// (`raw`). It answers the parent over IPC: users to connect as, heap after a full GC, broadcasts (the
-// time it sent them), and, for the API, a matchmaking tick over N queued players.
+// (`raw`, which also relays the global chat as test/bench/chat.ts needs). It answers the parent over
+// IPC: users to connect as, heap after a full GC, broadcasts (the time it sent them), its CPU time, and,
+// for the API, a matchmaking tick over N queued players.
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -14,6 +16,8 @@ import { createLogger } from '../../api/src/logger.ts';
 import { startPlatform, type Platform } from '../../api/src/server.ts';
 import { Sql } from '../../api/src/db/sql.ts';
 import { Matchmaking } from '../../api/src/grid/matchmaking.ts';
+import { GlobalChannel } from '../../api/src/chat/global-channel.ts';
+import type { GridNamespace } from '../../api/src/realtime/io.ts';
 import type { Attack, GridPlayer } from '../../api/src/contracts/index.ts';
 
 export type Command =
@@ -22,11 +26,18 @@ export type Command =
   | { type: 'broadcast'; kind: 'player' | 'attack' }
   | { type: 'tick'; queued: number; rounds: number }
   | { type: 'announce'; on: boolean }
+  | { type: 'cpu' }
+  | { type: 'floor'; rounds: number }
   | { type: 'stop' };
 
 const mode = process.argv[2] === 'raw' ? 'raw' : 'api';
 const reply = (message: unknown) => process.send!(message);
 const gc = () => (globalThis as { gc?: () => void }).gc?.();
+/** This process's CPU time so far (user and system), in microseconds. */
+const cpu = () => {
+  const { user, system } = process.cpuUsage();
+  return { type: 'cpu', micros: user + system };
+};
 
 const samplePlayer = (id: string, mmr: number) => ({
   id,
@@ -45,6 +56,30 @@ if (mode === 'raw') {
   grid.use((socket, next) => {
     void socket.join(`user:${String(socket.handshake.query.userId)}`);
     next();
+  });
+  // The global chat's path (batches, one frame per socket each) and nothing else: no database,
+  // validation, limits or blocks.
+  const channel = new GlobalChannel(grid as unknown as GridNamespace, {
+    storeGlobal: async (posts) =>
+      posts.map((post) => ({
+        ok: true,
+        value: {
+          message: {
+            id: randomUUID(),
+            senderId: post.senderId,
+            sender: { id: post.senderId, handle: `bench_${post.senderId.slice(0, 8)}` },
+            content: post.text,
+            timestamp: new Date().toISOString(),
+          },
+          blockers: [],
+        },
+      })),
+  });
+  grid.on('connection', (socket) => {
+    const userId = String(socket.handshake.query.userId);
+    socket.on('chat:global', ({ message, tempId }: { message: string; tempId: string }) => {
+      void channel.post(userId, message, tempId);
+    });
   });
   httpServer.listen(0, '127.0.0.1', () => {
     const { port } = httpServer.address() as { port: number };
@@ -67,6 +102,10 @@ if (mode === 'raw') {
       const started = performance.now();
       grid.emit('playerUpdated', samplePlayer('00000000-0000-4000-8000-000000000000', sentAt % 3000));
       reply({ type: 'broadcast', sentAt, emitMs: performance.now() - started });
+    } else if (command.type === 'cpu') {
+      reply(cpu());
+    } else if (command.type === 'floor') {
+      void writeFloor(grid, command.rounds).then((micros) => reply({ type: 'floor', micros }));
     } else if (command.type === 'stop') {
       io.close();
       process.exit(0);
@@ -135,6 +174,8 @@ if (mode === 'raw') {
           platform.grid.presence.events.removeAllListeners('playerUpdated');
         }
         reply({ type: 'announce' });
+      } else if (command.type === 'cpu') {
+        reply(cpu());
       } else if (command.type === 'tick') {
         reply({ type: 'tick', ms: await benchTick(platform, sql, command.queued, command.rounds) });
       } else if (command.type === 'stop') {
@@ -147,6 +188,28 @@ if (mode === 'raw') {
       process.exit(1);
     });
   });
+}
+
+/**
+ * The least a broadcast can cost here: one write system call per connection, a 3-byte WebSocket frame
+ * (Engine.IO's noop, which clients ignore) written straight to each TCP socket under Socket.IO. Answers
+ * the median over `rounds` of the time per socket, in microseconds.
+ */
+async function writeFloor(grid: ReturnType<Server['of']>, rounds: number): Promise<number> {
+  const noop = Buffer.from([0x81, 0x01, 0x36]);
+  type Wire = { conn: { transport: { socket?: { _socket?: { write(b: Buffer): boolean } } } } };
+  const wires = [...grid.sockets.values()].flatMap((socket) => {
+    const tcp = (socket as unknown as Wire).conn.transport.socket?._socket;
+    return tcp ? [tcp] : [];
+  });
+  const times: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const started = performance.now();
+    for (const tcp of wires) tcp.write(noop);
+    times.push(((performance.now() - started) * 1000) / wires.length);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
 }
 
 /** An attack row between two online players (the defender is notified of it, as in a real start). */
