@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'socket.io';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { z } from 'zod';
@@ -16,6 +17,8 @@ import {
   targetIdPayload,
   unblockPayload,
   type Attack,
+  type GridClientToServerEvents,
+  type GridServerToClientEvents,
 } from '../contracts/index.ts';
 import type { AttackService } from '../attacks/service.ts';
 import type { Orm } from '../db/orm.ts';
@@ -24,9 +27,15 @@ import { Sql } from '../db/sql.ts';
 import { HttpError } from '../http/errors.ts';
 import { KeyedLock } from '../keyed-lock.ts';
 import type { Logger } from '../logger.ts';
-import { userRoom, type GridNamespace, type Realtime } from '../realtime/io.ts';
+import { userRoom, type GridNamespace, type Realtime, type SocketData } from '../realtime/io.ts';
 import type { Grid } from './grid.ts';
 import type { PresenceUser } from './presence.ts';
+
+/** Who sent a client event: the socket and its user. */
+interface From {
+  socket: Socket<GridClientToServerEvents, GridServerToClientEvents, object, SocketData>;
+  userId: string;
+}
 
 export interface GridSocketDeps {
   realtime: Realtime;
@@ -132,153 +141,173 @@ export function wireGrid(deps: GridSocketDeps): void {
       .catch((err: unknown) => log.error({ err }, 'Could not notify a failed challenge'));
   });
 
+  // ---- client events ----------------------------------------------------------------------
+  // Defined once for the namespace (a socket holds one dispatcher, not a closure per event: memory per idle
+  // socket is a goal, docs/benchmarks.md).
+  interface Handler {
+    schema: z.ZodType | null;
+    fn: (from: From, payload: unknown) => Promise<void>;
+    chatSend: boolean;
+    fail: (from: From, raw: unknown, message: string) => void;
+  }
+  const handlers = new Map<string, Handler>();
+  const reportError = ({ socket }: From, _raw: unknown, message: string) => socket.emit('error', { message });
+  /**
+   * A client event: rate-limited (chat sends also by the tighter chat limiter, and one at a time per player),
+   * payload validated, failures as `error {message}` or, with `fail`, however the event reports them.
+   */
+  const on = <S extends z.ZodType>(
+    event: keyof GridClientToServerEvents,
+    schema: S | null,
+    fn: (from: From, payload: z.output<S>) => Promise<void>,
+    options: { chatSend?: boolean; fail?: Handler['fail'] } = {},
+  ) =>
+    handlers.set(event, {
+      schema,
+      fn: fn as Handler['fn'],
+      chatSend: options.chatSend ?? false,
+      fail: options.fail ?? reportError,
+    });
+
+  const gridLimit = [[limiter, GRID_MESSAGES.rateLimited]] as const;
+  const bothLimits = [...gridLimit, [chatLimiter, CHAT_MESSAGES.rateLimited]] as const;
+  const run = async (from: From, event: string, handler: Handler, raw: unknown) => {
+    const { userId } = from;
+    const fail = (message: string) => handler.fail(from, raw, message);
+    for (const [limit, message] of handler.chatSend ? bothLimits : gridLimit) {
+      try {
+        await limit.consume(userId);
+      } catch (err) {
+        if (err instanceof RateLimiterRes) fail(message);
+        else log.error({ err }, 'Rate limiter failed');
+        return;
+      }
+    }
+    let payload: unknown = undefined;
+    if (handler.schema) {
+      const parsed = handler.schema.safeParse(raw);
+      if (!parsed.success) {
+        fail(parsed.error.issues[0]?.message ?? GRID_MESSAGES.invalid);
+        return;
+      }
+      payload = parsed.data;
+    }
+    try {
+      await handler.fn(from, payload);
+    } catch (err) {
+      if (err instanceof HttpError && err.statusCode < 500) fail(err.message);
+      else {
+        log.error({ err, event }, 'Grid event failed');
+        fail('Something went wrong. Please try again.');
+      }
+    }
+  };
+
+  on('getInitialState', null, async ({ socket, userId }) => {
+    const [running, blockedUsers, recent] = await Promise.all([
+      attacks.running(),
+      grid.blocks.list(userId),
+      grid.chat.globalPage(userId),
+    ]);
+    socket.emit('initialState', {
+      players: grid.presence.players(),
+      attacks: running.map((a) => (a.attacker.id === userId || a.target.id === userId ? a : publicAttack(a))),
+      globalChatMessages: recent.messages,
+      blockedUsers,
+    });
+    const open = await grid.matchmaking.openProposal(userId);
+    if (open) socket.emit('match:found', open);
+    for (const n of await grid.notifications.pending(userId)) socket.emit('notification', n);
+  });
+  on('notifications:ack', notificationAckPayload, async ({ userId }, { ids }) => {
+    await grid.notifications.acknowledge(userId, ids);
+  });
+  on('pvp:request', targetIdPayload, ({ userId }, { targetId }) => grid.pvp.request(userId, targetId));
+  on('pvp:accept', requesterIdPayload, async ({ userId }, { requesterId }) => {
+    await grid.pvp.accept(userId, requesterId);
+  });
+  on('pvp:decline', requesterIdPayload, ({ userId }, { requesterId }) =>
+    grid.pvp.decline(userId, requesterId),
+  );
+  on('chat:block', blockPayload, async ({ userId }, { blockUserId }) => {
+    const blocked = await grid.blocks.block(userId, blockUserId);
+    ns.to(userRoom(userId)).emit('userBlocked', blocked);
+  });
+  on('chat:unblock', unblockPayload, async ({ userId }, { unblockUserId }) => {
+    await grid.blocks.unblock(userId, unblockUserId);
+    ns.to(userRoom(userId)).emit('userUnblocked', { id: unblockUserId });
+  });
+
+  // ---- chat (docs/chat.md) ----
+  on(
+    'chat:global',
+    globalMessagePayload,
+    async ({ userId }, { message, tempId }) => {
+      await globalChannel.post(userId, message, tempId);
+    },
+    { chatSend: true },
+  );
+  on('chat:getOlderGlobalMessages', olderGlobalMessagesPayload, async ({ socket, userId }, { cursor }) => {
+    socket.emit('olderGlobalChatMessages', await grid.chat.globalPage(userId, cursor));
+  });
+  on('chat:request', chatRequestPayload, async ({ userId }, { targetId }) => {
+    const chat = await grid.chat.request(userId, targetId);
+    // Asked back: the target's request is accepted, and the chat starts for both.
+    if (chat.status === 'ACTIVE')
+      ns.to([userRoom(chat.initiator.id), userRoom(chat.participant.id)]).emit('chat:started', chat);
+  });
+  on('chat:response', chatResponsePayload, async ({ userId }, { chatId, accepted }) => {
+    const chat = await grid.chat.respond(userId, chatId, accepted);
+    if (accepted)
+      ns.to([userRoom(chat.initiator.id), userRoom(chat.participant.id)]).emit('chat:started', chat);
+  });
+  on(
+    'chat:privateMessage',
+    privateMessagePayload,
+    async ({ userId }, { chatId, content, tempId }) => {
+      const { message, recipientId } = await grid.chat.sendPrivate(userId, chatId, content);
+      ns.to(userRoom(recipientId)).emit('chat:privateMessage', message);
+      ns.to(userRoom(userId)).emit('chat:privateMessage', { ...message, tempId });
+      // Not on the grid at all (no socket, any tab): a notification waits for their return.
+      // (The message is delivered by now: a failure here is logged, not reported to the sender.)
+      try {
+        if ((await ns.in(userRoom(recipientId)).fetchSockets()).length === 0)
+          await grid.chat.notifyOffline(message, recipientId);
+      } catch (err) {
+        log.error({ err }, 'Could not notify an offline recipient');
+      }
+    },
+    {
+      chatSend: true,
+      fail: ({ socket }, raw, message) => {
+        const tempId = (raw as { tempId?: unknown } | null | undefined)?.tempId;
+        if (typeof tempId === 'string' && tempId)
+          socket.emit('chat:privateMessageFailed', { tempId, message });
+        else socket.emit('error', { message });
+      },
+    },
+  );
+
   // ---- each socket ---------------------------------------------------------------------
   ns.on('connection', (socket) => {
     const { userId } = socket.data;
+    const from: From = { socket, userId };
     let closed = false;
     let present = false;
     socket.on('disconnect', () => {
       closed = true;
       if (present) grid.presence.disconnected(userId);
     });
-
-    /**
-     * Runs a client event: rate-limited (chat sends also by the tighter chat limiter, and one at a time per
-     * player), payload validated, failures as `error {message}` or, with `fail`, however the event reports them.
-     */
-    const handle = <S extends z.ZodType>(
-      event: string,
-      schema: S | null,
-      fn: (payload: z.output<S>) => Promise<void>,
-      options: { chatSend?: boolean; fail?: (raw: unknown, message: string) => void } = {},
-    ) => {
-      const fail = options.fail ?? ((_raw: unknown, message: string) => socket.emit('error', { message }));
-      const run = async (raw?: unknown) => {
-        try {
-          await limiter.consume(userId);
-        } catch (err) {
-          if (err instanceof RateLimiterRes) fail(raw, GRID_MESSAGES.rateLimited);
-          else log.error({ err }, 'Rate limiter failed');
-          return;
-        }
-        if (options.chatSend) {
-          try {
-            await chatLimiter.consume(userId);
-          } catch (err) {
-            if (err instanceof RateLimiterRes) fail(raw, CHAT_MESSAGES.rateLimited);
-            else log.error({ err }, 'Rate limiter failed');
-            return;
-          }
-        }
-        let payload: z.output<S> = undefined as z.output<S>;
-        if (schema) {
-          const parsed = schema.safeParse(raw);
-          if (!parsed.success) {
-            fail(raw, parsed.error.issues[0]?.message ?? GRID_MESSAGES.invalid);
-            return;
-          }
-          payload = parsed.data;
-        }
-        try {
-          await fn(payload);
-        } catch (err) {
-          if (err instanceof HttpError && err.statusCode < 500) fail(raw, err.message);
-          else {
-            log.error({ err, event }, 'Grid event failed');
-            fail(raw, 'Something went wrong. Please try again.');
-          }
-        }
-      };
-      socket.on(event as 'logout', (raw?: unknown) =>
-        options.chatSend ? chatOrder.run(userId, () => run(raw)) : run(raw),
-      );
-    };
-
-    handle('getInitialState', null, async () => {
-      const [running, blockedUsers, recent] = await Promise.all([
-        attacks.running(),
-        grid.blocks.list(userId),
-        grid.chat.globalPage(userId),
-      ]);
-      socket.emit('initialState', {
-        players: grid.presence.players(),
-        attacks: running.map((a) =>
-          a.attacker.id === userId || a.target.id === userId ? a : publicAttack(a),
-        ),
-        globalChatMessages: recent.messages,
-        blockedUsers,
-      });
-      const open = await grid.matchmaking.openProposal(userId);
-      if (open) socket.emit('match:found', open);
-      for (const n of await grid.notifications.pending(userId)) socket.emit('notification', n);
+    socket.onAny((event: string, raw?: unknown) => {
+      if (event === 'logout') {
+        grid.presence.loggedOut(userId);
+        return;
+      }
+      const handler = handlers.get(event);
+      if (!handler) return;
+      if (handler.chatSend) void chatOrder.run(userId, () => run(from, event, handler, raw));
+      else void run(from, event, handler, raw);
     });
-    handle('notifications:ack', notificationAckPayload, async ({ ids }) => {
-      await grid.notifications.acknowledge(userId, ids);
-    });
-    handle('pvp:request', targetIdPayload, ({ targetId }) => grid.pvp.request(userId, targetId));
-    handle('pvp:accept', requesterIdPayload, async ({ requesterId }) => {
-      await grid.pvp.accept(userId, requesterId);
-    });
-    handle('pvp:decline', requesterIdPayload, ({ requesterId }) => grid.pvp.decline(userId, requesterId));
-    handle('chat:block', blockPayload, async ({ blockUserId }) => {
-      const blocked = await grid.blocks.block(userId, blockUserId);
-      ns.to(userRoom(userId)).emit('userBlocked', blocked);
-    });
-    handle('chat:unblock', unblockPayload, async ({ unblockUserId }) => {
-      await grid.blocks.unblock(userId, unblockUserId);
-      ns.to(userRoom(userId)).emit('userUnblocked', { id: unblockUserId });
-    });
-
-    // ---- chat (docs/chat.md) ----
-    handle(
-      'chat:global',
-      globalMessagePayload,
-      async ({ message, tempId }) => {
-        await globalChannel.post(userId, message, tempId);
-      },
-      { chatSend: true },
-    );
-    handle('chat:getOlderGlobalMessages', olderGlobalMessagesPayload, async ({ cursor }) => {
-      socket.emit('olderGlobalChatMessages', await grid.chat.globalPage(userId, cursor));
-    });
-    handle('chat:request', chatRequestPayload, async ({ targetId }) => {
-      const chat = await grid.chat.request(userId, targetId);
-      // Asked back: the target's request is accepted, and the chat starts for both.
-      if (chat.status === 'ACTIVE')
-        ns.to([userRoom(chat.initiator.id), userRoom(chat.participant.id)]).emit('chat:started', chat);
-    });
-    handle('chat:response', chatResponsePayload, async ({ chatId, accepted }) => {
-      const chat = await grid.chat.respond(userId, chatId, accepted);
-      if (accepted)
-        ns.to([userRoom(chat.initiator.id), userRoom(chat.participant.id)]).emit('chat:started', chat);
-    });
-    handle(
-      'chat:privateMessage',
-      privateMessagePayload,
-      async ({ chatId, content, tempId }) => {
-        const { message, recipientId } = await grid.chat.sendPrivate(userId, chatId, content);
-        ns.to(userRoom(recipientId)).emit('chat:privateMessage', message);
-        ns.to(userRoom(userId)).emit('chat:privateMessage', { ...message, tempId });
-        // Not on the grid at all (no socket, any tab): a notification waits for their return.
-        // (The message is delivered by now: a failure here is logged, not reported to the sender.)
-        try {
-          if ((await ns.in(userRoom(recipientId)).fetchSockets()).length === 0)
-            await grid.chat.notifyOffline(message, recipientId);
-        } catch (err) {
-          log.error({ err }, 'Could not notify an offline recipient');
-        }
-      },
-      {
-        chatSend: true,
-        fail: (raw, message) => {
-          const tempId = (raw as { tempId?: unknown } | null | undefined)?.tempId;
-          if (typeof tempId === 'string' && tempId)
-            socket.emit('chat:privateMessageFailed', { tempId, message });
-          else socket.emit('error', { message });
-        },
-      },
-    );
-    socket.on('logout', () => grid.presence.loggedOut(userId));
 
     // On the globe first, then tell the client it may ask for the state (which includes itself).
     loadUser(userId)
