@@ -103,10 +103,16 @@ describe('chat: the global channel and private chats on /grid, and /chat', funct
         a.socket.emit('chat:global', { message, tempId: 'x' });
         expect(await error(a), message).to.equal(CHAT_MESSAGES.html);
       }
-      a.socket.emit('chat:global', { message: '   ', tempId: 'x' });
-      expect(await error(a)).to.equal(CHAT_MESSAGES.empty);
+      // The refusal names the message it refuses, so the sender's client can mark it failed.
+      a.socket.emit('chat:global', { message: '   ', tempId: 'blank' });
+      expect(await a.next('error')).to.deep.equal({ message: CHAT_MESSAGES.empty, tempId: 'blank' });
       a.socket.emit('chat:global', { message: 'x'.repeat(CHAT_MAX_LENGTH + 1), tempId: 'x' });
       expect(await error(a)).to.equal(CHAT_MESSAGES.tooLong);
+      // Refused before the rule runs, in the rule's words all the same.
+      a.socket.emit('chat:global', { message: 'x'.repeat(10_001), tempId: 'x' });
+      expect(await error(a)).to.equal(CHAT_MESSAGES.tooLong);
+      a.socket.emit('chat:global', { message: 42, tempId: 'x' });
+      expect(await error(a)).to.equal(CHAT_MESSAGES.empty);
       a.socket.emit('chat:global', { message: 'no tempId' });
       expect(await error(a)).to.be.a('string');
       await b.none('globalChatMessage', 200);

@@ -121,7 +121,13 @@ export const chatMessagesQuery = z.strictObject({
 /** A client's own id for a message it shows before the server's echo (optimistic sending). */
 const tempId = z.string().min(1, 'tempId is required').max(64, 'tempId is too long');
 
-export const globalMessagePayload = z.strictObject({ message: z.string().max(10_000), tempId });
+/**
+ * A message's text on the wire, before the rule (`checkChatText`): anything that is not text reads as empty,
+ * and what is far too long is refused before it is trimmed, with the rule's own words either way.
+ */
+const chatText = z.string({ error: CHAT_MESSAGES.empty }).max(10_000, CHAT_MESSAGES.tooLong);
+
+export const globalMessagePayload = z.strictObject({ message: chatText, tempId });
 export const olderGlobalMessagesPayload = z.strictObject({
   /** The id of the oldest message the client has. */
   cursor: z.uuid({ error: 'cursor must be a message id' }),
@@ -135,7 +141,7 @@ export const chatResponsePayload = z.strictObject({
 });
 export const privateMessagePayload = z.strictObject({
   chatId: z.uuid({ error: 'chatId must be a chat id' }),
-  content: z.string().max(10_000),
+  content: chatText,
   tempId,
 });
 

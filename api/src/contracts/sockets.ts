@@ -45,6 +45,8 @@ export const SOCKET_UNAUTHORIZED = 'Unauthorized';
 
 export interface SocketErrorPayload {
   message: string;
+  /** The tempId of the `chat:global` message it refuses: the portal marks that message failed. */
+  tempId?: string;
 }
 
 /** Payloads of client events on /grid (validated by the server; a bad one gets `error`). */

@@ -169,6 +169,18 @@ export function wireGrid(deps: GridSocketDeps): void {
       fail: options.fail ?? reportError,
     });
 
+  /**
+   * How a chat send fails: with the message's tempId so the client can mark it failed (private messages by
+   * their own event, global ones as `error` with the tempId); a payload without one gets a plain `error`.
+   */
+  const failWithTempId =
+    (event: 'error' | 'chat:privateMessageFailed'): Handler['fail'] =>
+    ({ socket }, raw, message) => {
+      const tempId = (raw as { tempId?: unknown } | null | undefined)?.tempId;
+      if (typeof tempId === 'string' && tempId) socket.emit(event, { tempId, message });
+      else socket.emit('error', { message });
+    };
+
   const gridLimit = [[limiter, GRID_MESSAGES.rateLimited]] as const;
   const bothLimits = [...gridLimit, [chatLimiter, CHAT_MESSAGES.rateLimited]] as const;
   const run = async (from: From, event: string, handler: Handler, raw: unknown) => {
@@ -245,7 +257,7 @@ export function wireGrid(deps: GridSocketDeps): void {
     async ({ userId }, { message, tempId }) => {
       await globalChannel.post(userId, message, tempId);
     },
-    { chatSend: true },
+    { chatSend: true, fail: failWithTempId('error') },
   );
   on('chat:getOlderGlobalMessages', olderGlobalMessagesPayload, async ({ socket, userId }, { cursor }) => {
     socket.emit('olderGlobalChatMessages', await grid.chat.globalPage(userId, cursor));
@@ -277,15 +289,7 @@ export function wireGrid(deps: GridSocketDeps): void {
         log.error({ err }, 'Could not notify an offline recipient');
       }
     },
-    {
-      chatSend: true,
-      fail: ({ socket }, raw, message) => {
-        const tempId = (raw as { tempId?: unknown } | null | undefined)?.tempId;
-        if (typeof tempId === 'string' && tempId)
-          socket.emit('chat:privateMessageFailed', { tempId, message });
-        else socket.emit('error', { message });
-      },
-    },
+    { chatSend: true, fail: failWithTempId('chat:privateMessageFailed') },
   );
 
   // ---- each socket ---------------------------------------------------------------------

@@ -155,6 +155,18 @@ describe('the global channel', () => {
     expect(chat.hasOlderGlobal).toBe(true);
   });
 
+  it('marks a global message failed at once when the server refuses it by its tempId', async () => {
+    const { chat, grid } = await onGrid();
+    chat.sendGlobal('too fast');
+    chat.sendGlobal('fine');
+    const [first] = grid.payloads('chat:global') as [{ tempId: string }];
+    grid.receive('error', { message: CHAT_MESSAGES.rateLimited, tempId: first.tempId });
+    expect(chat.globalMessages.map((m) => [m.content, m.status])).toEqual([
+      ['too fast', 'failed'],
+      ['fine', 'optimistic'],
+    ]);
+  });
+
   it('marks a message failed after 15 s without an echo, and retries it with a new tempId', async () => {
     const { chat, grid } = await onGrid();
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });

@@ -210,6 +210,10 @@ export class ChatStore {
     socket.on('olderGlobalChatMessages', ({ messages, hasMore }) => this.applyOlder(messages, hasMore));
     socket.on('chat:privateMessage', (message) => this.applyPrivate(message));
     socket.on('chat:privateMessageFailed', ({ tempId }) => this.markFailed(tempId));
+    // A refused global message comes back as `error` with its tempId (the RealtimeStore toasts the text).
+    socket.on('error', ({ tempId }) => {
+      if (tempId) this.markFailed(tempId);
+    });
     socket.on('chat:started', (chat) => {
       runInAction(() => {
         const active: Chat = { ...chat, status: 'ACTIVE' };
