@@ -260,7 +260,7 @@ describe('chat: the global channel and private chats on /grid, and /chat', funct
       const pending = await t.call<Chat[]>('GET', '/chat/pending', { token: bob.token });
       expect(pending.status).to.equal(200);
       expect(pending.body.map((c) => c.id)).to.deep.equal([chatId]);
-      expect(pending.body[0]).to.deep.include({ status: 'PENDING', lastMessage: null });
+      expect(pending.body[0]).to.deep.include({ status: 'PENDING', messages: [] });
       expect((await t.call<Chat[]>('GET', '/chat/pending', { token: alice.token })).body).to.deep.equal([]);
 
       // Only the participant answers.
@@ -315,7 +315,7 @@ describe('chat: the global channel and private chats on /grid, and /chat', funct
         expect(list.status).to.equal(200);
         expect(list.body).to.have.length(1);
         expect(list.body[0]).to.deep.include({ id: chatId, status: 'ACTIVE' });
-        expect(list.body[0]!.lastMessage).to.deep.equal(withoutTempId(reply));
+        expect(list.body[0]!.messages).to.deep.equal([withoutTempId(reply)]);
       }
       const messages = await t.call<ChatMessage[]>('GET', `/chat/${chatId}/messages`, { token: bob.token });
       expect(messages.status).to.equal(200);
@@ -393,7 +393,7 @@ describe('chat: the global channel and private chats on /grid, and /chat', funct
       await a.next('chat:privateMessage');
       const list = (await t.call<Chat[]>('GET', '/chat', { token: alice.token })).body;
       expect(list.map((c) => c.id)).to.deep.equal([withCarol, withBob]);
-      expect(list.map((c) => c.lastMessage?.content)).to.deep.equal(['second', 'first']);
+      expect(list.map((c) => c.messages[0]?.content)).to.deep.equal(['second', 'first']);
     });
 
     it('declining tells the initiator, who may ask again later; requests from two players both notify', async () => {
@@ -430,6 +430,37 @@ describe('chat: the global channel and private chats on /grid, and /chat', funct
       expect(
         (await b.next<GridNotification>('notification', (n) => n.type === 'CHAT_REQUEST')).chatId,
       ).not.to.equal(fromAlice.chatId);
+    });
+
+    it('a block drops the blocked player’s waiting request and its notification; an acknowledged answer gets the outcome', async () => {
+      const [alice, bob, carol] = await Promise.all([t.account(), t.account(), t.account()]);
+      const [a, b, c] = [await join(alice), await join(bob), await join(carol)];
+      a.socket.emit('chat:request', { targetId: bob.id });
+      const fromAlice = await b.next<GridNotification>('notification', (n) => n.initiator?.id === alice.id);
+      c.socket.emit('chat:request', { targetId: bob.id });
+      const fromCarol = await b.next<GridNotification>('notification', (n) => n.initiator?.id === carol.id);
+      await block(b, alice);
+      expect(
+        (await t.call<Chat[]>('GET', '/chat/pending', { token: bob.token })).body.map((x) => x.id),
+      ).to.deep.equal([fromCarol.chatId]);
+      // Bob elsewhere: only Carol's request still waits for him.
+      const b2 = await join(bob);
+      await b2.state();
+      await sleep(300);
+      expect(
+        b2.events.filter(([e]) => e === 'notification').map(([, n]) => (n as GridNotification).chatId),
+      ).to.deep.equal([fromCarol.chatId]);
+
+      // An answer sent with a callback hears back there, not as an error event.
+      expect(
+        await b.socket.emitWithAck('chat:response', { chatId: fromAlice.chatId, accepted: true }),
+      ).to.deep.equal({ ok: false, message: CHAT_MESSAGES.requestNotFound });
+      expect(
+        await b.socket.emitWithAck('chat:response', { chatId: fromCarol.chatId, accepted: true }),
+      ).to.deep.equal({ ok: true });
+      await c.next('chat:started');
+      await b.none('error', 0);
+      await a.none('chat:started', 0);
     });
 
     it('keeps blocked players apart: no requests and no messages, either way', async () => {

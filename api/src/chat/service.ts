@@ -224,6 +224,24 @@ export class ChatService {
   }
 
   /**
+   * A block ends the requests between the two (either way; declined, no one is told) and the blocker's
+   * unread notifications from the blocked player's chats, so nothing of theirs waits for an answer.
+   */
+  async dropRequestsOnBlock(blockerId: string, blockedId: string): Promise<void> {
+    await this.#sql().run(
+      `with declined as (
+         update chats set status = 'DECLINED', updated_at = now()
+          where status = 'PENDING'
+            and ((initiator_id = ? and participant_id = ?) or (initiator_id = ? and participant_id = ?))
+          returning id)
+       update notifications set delivered_at = now()
+        where user_id = ? and initiator_id = ? and delivered_at is null
+          and type in ('CHAT_REQUEST', 'PRIVATE_MESSAGE')`,
+      [blockedId, blockerId, blockerId, blockedId, blockerId, blockedId],
+    );
+  }
+
+  /**
    * The participant answers a PENDING request: ACTIVE (answers the chat, for `chat:started` to both) or
    * DECLINED (the initiator gets a GENERIC notification; answers the chat too).
    */
@@ -391,15 +409,17 @@ function toChat(row: ChatRow): Chat {
     status: row.status,
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
-    lastMessage:
+    messages:
       row.m_id && row.m_sender_id && row.m_content !== null && row.m_created_at
-        ? {
-            id: row.m_id,
-            chatId: row.id,
-            sender: { id: row.m_sender_id, handle: row.m_sender_handle ?? '' },
-            content: row.m_content,
-            createdAt: iso(row.m_created_at),
-          }
-        : null,
+        ? [
+            {
+              id: row.m_id,
+              chatId: row.id,
+              sender: { id: row.m_sender_id, handle: row.m_sender_handle ?? '' },
+              content: row.m_content,
+              createdAt: iso(row.m_created_at),
+            },
+          ]
+        : [],
   };
 }

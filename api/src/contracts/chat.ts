@@ -99,8 +99,8 @@ export const chatSchema = z
     status: z.enum(CHAT_STATUSES),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
-    /** The newest message, null before the first. */
-    lastMessage: chatMessageSchema.nullable(),
+    /** The spec's messages[]: the newest message only (none before the first); a chat's history is paged over REST. */
+    messages: z.array(chatMessageSchema).max(1),
   })
   .meta({ id: 'Chat' });
 export type Chat = z.infer<typeof chatSchema>;

@@ -43,6 +43,12 @@ export type SocketHandshake = z.infer<typeof socketHandshakeSchema>;
 /** Message of the `connect_error` a client gets when its handshake is refused. */
 export const SOCKET_UNAUTHORIZED = 'Unauthorized';
 
+/**
+ * The outcome of a client event sent with an acknowledgement callback (the portal does for `chat:response`):
+ * the callback gets it instead of the event's failure event.
+ */
+export type EventAnswer = { ok: true } | { ok: false; message: string };
+
 export interface SocketErrorPayload {
   message: string;
   /** The tempId of the `chat:global` message it refuses: the portal marks that message failed. */
@@ -107,7 +113,10 @@ export interface GridClientToServerEvents {
   'chat:global': (payload: z.input<typeof globalMessagePayload>) => void;
   'chat:getOlderGlobalMessages': (payload: z.input<typeof olderGlobalMessagesPayload>) => void;
   'chat:request': (payload: z.input<typeof chatRequestPayload>) => void;
-  'chat:response': (payload: z.input<typeof chatResponsePayload>) => void;
+  'chat:response': (
+    payload: z.input<typeof chatResponsePayload>,
+    ack?: (answer: EventAnswer) => void,
+  ) => void;
   'chat:privateMessage': (payload: z.input<typeof privateMessagePayload>) => void;
 }
 

@@ -17,6 +17,7 @@ import {
   targetIdPayload,
   unblockPayload,
   type Attack,
+  type EventAnswer,
   type GridClientToServerEvents,
   type GridServerToClientEvents,
 } from '../contracts/index.ts';
@@ -30,6 +31,9 @@ import type { Logger } from '../logger.ts';
 import { userRoom, type GridNamespace, type Realtime, type SocketData } from '../realtime/io.ts';
 import type { Grid } from './grid.ts';
 import type { PresenceUser } from './presence.ts';
+
+/** A client's acknowledgement callback. */
+type Ack = (answer: EventAnswer) => void;
 
 /** Who sent a client event: the socket and its user. */
 interface From {
@@ -183,9 +187,13 @@ export function wireGrid(deps: GridSocketDeps): void {
 
   const gridLimit = [[limiter, GRID_MESSAGES.rateLimited]] as const;
   const bothLimits = [...gridLimit, [chatLimiter, CHAT_MESSAGES.rateLimited]] as const;
-  const run = async (from: From, event: string, handler: Handler, raw: unknown) => {
+  /**
+   * Runs a client event. A client that passed an acknowledgement callback gets the outcome there ({ok} or
+   * {ok: false, message}) instead of the event's failure event.
+   */
+  const run = async (from: From, event: string, handler: Handler, raw: unknown, ack?: Ack) => {
     const { userId } = from;
-    const fail = (message: string) => handler.fail(from, raw, message);
+    const fail = (message: string) => (ack ? ack({ ok: false, message }) : handler.fail(from, raw, message));
     for (const [limit, message] of handler.chatSend ? bothLimits : gridLimit) {
       try {
         await limit.consume(userId);
@@ -206,6 +214,7 @@ export function wireGrid(deps: GridSocketDeps): void {
     }
     try {
       await handler.fn(from, payload);
+      ack?.({ ok: true });
     } catch (err) {
       if (err instanceof HttpError && err.statusCode < 500) fail(err.message);
       else {
@@ -243,6 +252,7 @@ export function wireGrid(deps: GridSocketDeps): void {
   );
   on('chat:block', blockPayload, async ({ userId }, { blockUserId }) => {
     const blocked = await grid.blocks.block(userId, blockUserId);
+    await grid.chat.dropRequestsOnBlock(userId, blockUserId);
     ns.to(userRoom(userId)).emit('userBlocked', blocked);
   });
   on('chat:unblock', unblockPayload, async ({ userId }, { unblockUserId }) => {
@@ -302,15 +312,17 @@ export function wireGrid(deps: GridSocketDeps): void {
       closed = true;
       if (present) grid.presence.disconnected(userId);
     });
-    socket.onAny((event: string, raw?: unknown) => {
+    socket.onAny((event: string, ...args: unknown[]) => {
       if (event === 'logout') {
         grid.presence.loggedOut(userId);
         return;
       }
       const handler = handlers.get(event);
       if (!handler) return;
-      if (handler.chatSend) void chatOrder.run(userId, () => run(from, event, handler, raw));
-      else void run(from, event, handler, raw);
+      const ack = typeof args.at(-1) === 'function' ? (args.pop() as Ack) : undefined;
+      const raw = args[0];
+      if (handler.chatSend) void chatOrder.run(userId, () => run(from, event, handler, raw, ack));
+      else void run(from, event, handler, raw, ack);
     });
 
     // On the globe first, then tell the client it may ask for the state (which includes itself).

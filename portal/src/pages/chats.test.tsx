@@ -87,8 +87,10 @@ describe('the Chats page', () => {
     const requests = screen.getByRole('list', { name: TAB_REQUESTS });
     const [acidRow, crashRow] = within(requests).getAllByRole('listitem') as [HTMLElement, HTMLElement];
     fireEvent.click(within(acidRow).getByRole('button', { name: ACCEPT }));
+    act(() => grid.acknowledge('chat:response', { ok: true }));
     expect(await screen.findByText('Chat request from acid_burn accepted.')).toBeTruthy();
     fireEvent.click(within(crashRow).getByRole('button', { name: DECLINE }));
+    act(() => grid.acknowledge('chat:response', { ok: true }));
     expect(await screen.findByText('Chat request from crash_override declined.')).toBeTruthy();
     expect(grid.payloads('chat:response')).toEqual([
       { chatId: fromAcid.id, accepted: true },

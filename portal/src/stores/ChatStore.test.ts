@@ -26,7 +26,7 @@ import {
 import { fakeSockets, type FakeSocket } from '../testing/fakeSockets.ts';
 import { chatRequestNotification, globalMessage, privateChat, privateMessage } from '../testing/chat.ts';
 import { acid, crash, gridPlayer, me } from '../testing/grid.ts';
-import { GLOBAL_CHAT_KEPT } from './ChatStore.ts';
+import { CHAT_ANSWER_TIMEOUT_MS, GLOBAL_CHAT_KEPT } from './ChatStore.ts';
 import { RootStore } from './RootStore.ts';
 
 const toasts = vi.hoisted(() => ({
@@ -353,30 +353,67 @@ describe('private chats', () => {
     expect(toasts.info).toHaveBeenCalledWith('Chat request sent to acid_burn.');
   });
 
-  it('accepts and declines requests: emitted, removed, toasted', async () => {
+  it('accepts and declines requests: emitted, removed and toasted once the server answers', async () => {
     const fromAcid = privateChat({ status: 'PENDING' });
     const fromCrash = privateChat({ initiator: crash, status: 'PENDING' });
     const { chat: store, grid } = await onGrid({ 'GET /chat/pending': reply(200, [fromAcid, fromCrash]) });
     await store.loadPending();
     store.respond(fromAcid.id, true);
     store.respond(fromCrash.id, false);
+    store.respond(fromCrash.id, false); // a second click while the first is on its way
     expect(grid.payloads('chat:response')).toEqual([
       { chatId: fromAcid.id, accepted: true },
       { chatId: fromCrash.id, accepted: false },
     ]);
+    expect(store.requests).toHaveLength(2);
+    expect(toasts.success).not.toHaveBeenCalled();
+    grid.acknowledge('chat:response', { ok: true });
     expect(store.requests).toEqual([]);
     expect(toasts.success).toHaveBeenCalledWith('Chat request from acid_burn accepted.');
     expect(toasts.info).toHaveBeenCalledWith('Chat request from crash_override declined.');
   });
 
-  it("says 'Failed to accept chat request…' when the answer cannot go out, and keeps the request", async () => {
+  it("says 'Failed to accept chat request…' when the server refuses or does not answer, and reads the requests again", async () => {
+    const fromAcid = privateChat({ status: 'PENDING' });
+    const fromCrash = privateChat({ initiator: crash, status: 'PENDING' });
+    const { chat: store, grid } = await onGrid({ 'GET /chat/pending': reply(200, [fromAcid, fromCrash]) });
+    await store.loadPending();
+    store.respond(fromAcid.id, true);
+    grid.acknowledge('chat:response', { ok: false, message: 'That chat request is no longer open.' });
+    expect(toasts.error).toHaveBeenCalledWith(CHAT_ACCEPT_FAILED);
+    expect(toasts.success).not.toHaveBeenCalled();
+
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    store.respond(fromCrash.id, true);
+    vi.advanceTimersByTime(CHAT_ANSWER_TIMEOUT_MS);
+    expect(toasts.error).toHaveBeenCalledTimes(2);
+    grid.acknowledge('chat:response', { ok: true }); // too late: nothing more
+    vi.useRealTimers();
+    expect(toasts.success).not.toHaveBeenCalled();
+    await settle();
+    expect(store.requests.map((c) => c.id)).toEqual([fromAcid.id, fromCrash.id]);
+  });
+
+  it("says 'Connection lost…' when the answer cannot go out, and keeps the request", async () => {
     const fromAcid = privateChat({ status: 'PENDING' });
     const { chat: store, grid } = await onGrid({ 'GET /chat/pending': reply(200, [fromAcid]) });
     await store.loadPending();
     grid.receive('disconnect');
     store.respond(fromAcid.id, true);
-    expect(toasts.error).toHaveBeenCalledWith(CHAT_ACCEPT_FAILED);
+    expect(toasts.error).toHaveBeenCalledWith(CHAT_CONNECTION_LOST);
+    expect(grid.payloads('chat:response')).toEqual([]);
     expect(store.requests).toHaveLength(1);
+  });
+
+  it('forgets the requests of a player just blocked', async () => {
+    const fromAcid = privateChat({ status: 'PENDING' });
+    const fromCrash = privateChat({ initiator: crash, status: 'PENDING' });
+    const { chat: store, grid } = await onGrid({ 'GET /chat/pending': reply(200, [fromAcid, fromCrash]) });
+    await store.loadPending();
+    grid.receive('notification', chatRequestNotification(fromAcid));
+    grid.receive('userBlocked', acid);
+    expect(store.requests.map((c) => c.id)).toEqual([fromCrash.id]);
+    expect(store.requestPrompts).toEqual([]);
   });
 
   it("adds a started chat to the active ones with 'Chat started!…'", async () => {
@@ -425,6 +462,7 @@ describe('private chats', () => {
       { chatId: fromAcid.id, accepted: true },
       { chatId: fromCrash.id, accepted: false },
     ]);
+    grid.acknowledge('chat:response', { ok: true });
     expect(store.requestPrompts).toEqual([]);
     expect(toasts.success).toHaveBeenCalledWith('Chat request from acid_burn accepted.');
     expect(toasts.info).toHaveBeenCalledWith('Chat request from crash_override declined.');

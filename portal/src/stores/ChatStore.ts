@@ -9,6 +9,7 @@ import {
   checkChatText,
   type Chat,
   type ChatMessage,
+  type EventAnswer,
   type GlobalChatMessage,
   type GlobalChatMessageEvent,
   type GridClientToServerEvents,
@@ -28,9 +29,13 @@ import {
   chatRequestAnswered,
   chatRequestSent,
   messagesLoadFailed,
+  socketErrorToast,
 } from '../strings/chat.ts';
 import { notificationText } from '../strings/grid.ts';
 import type { RootStore } from './RootStore.ts';
+
+/** How long an answer to a chat request may take before it counts as failed. */
+export const CHAT_ANSWER_TIMEOUT_MS = 10_000;
 
 /** The global channel keeps at most this many messages in memory (the newest); older ones load again on scroll. */
 export const GLOBAL_CHAT_KEPT = 500;
@@ -118,12 +123,21 @@ export class ChatStore {
   private readonly promptTimers = new Map<string, ReturnType<typeof setTimeout>>();
   /** Bumped by every chat opened, and by a reset, so that an overtaken answer is dropped. */
   private revision = 0;
+  /** Requests whose answer is on its way to the server. */
+  private readonly answering = new Set<string>();
 
   constructor(root: RootStore) {
     this.root = root;
     makeObservable<
       this,
-      'reset' | 'applyGlobal' | 'applyOlder' | 'applyPrivate' | 'markFailed' | 'addPrompt' | 'removePrompt'
+      | 'reset'
+      | 'applyGlobal'
+      | 'applyOlder'
+      | 'applyPrivate'
+      | 'markFailed'
+      | 'addPrompt'
+      | 'removePrompt'
+      | 'forgetRequestsOf'
     >(this, {
       globalMessages: observableRef,
       hasOlderGlobal: observable,
@@ -149,6 +163,7 @@ export class ChatStore {
       markFailed: action,
       addPrompt: action,
       removePrompt: action,
+      forgetRequestsOf: action,
     });
     reaction(
       () => this.root.auth.user?.id ?? null,
@@ -210,6 +225,7 @@ export class ChatStore {
     socket.on('olderGlobalChatMessages', ({ messages, hasMore }) => this.applyOlder(messages, hasMore));
     socket.on('chat:privateMessage', (message) => this.applyPrivate(message));
     socket.on('chat:privateMessageFailed', ({ tempId }) => this.markFailed(tempId));
+    socket.on('userBlocked', ({ id }) => this.forgetRequestsOf(id));
     // A refused global message comes back as `error` with its tempId (the RealtimeStore toasts the text).
     socket.on('error', ({ tempId }) => {
       if (tempId) this.markFailed(tempId);
@@ -405,21 +421,47 @@ export class ChatStore {
   }
 
   /**
-   * Accepts or declines a request (from the Requests tab or the Grid's prompt): it leaves both either way; an
-   * accepted one starts with `chat:started`.
+   * Accepts or declines a request (from the Requests tab or the Grid's prompt). The server's answer comes back
+   * to this call (an acknowledgement): then the request leaves the lists and the toast says how it went; an
+   * accepted chat starts with `chat:started`. A refusal or no answer within 10 s: 'Failed to accept chat
+   * request…' (the list is read again: the request may be gone).
    */
   respond(chatId: string, accepted: boolean) {
     const initiator =
       this.requests.find((chat) => chat.id === chatId)?.initiator ??
       this.requestPrompts.find((prompt) => prompt.chatId === chatId)?.initiator;
-    if (!this.emit('chat:response', { chatId, accepted }, accepted ? CHAT_ACCEPT_FAILED : undefined)) return;
-    this.requests = this.requests.filter((chat) => chat.id !== chatId);
-    this.removePrompt(chatId);
-    if (initiator) {
-      const text = chatRequestAnswered(initiator.handle, accepted);
-      if (accepted) toast.success(text);
-      else toast.info(text);
-    }
+    if (this.answering.has(chatId) || !this.canSend() || !this.socket) return;
+    this.answering.add(chatId);
+    const done = (answer: EventAnswer) => {
+      clearTimeout(timer);
+      // Answered already (or timed out), or signed out meanwhile (reset forgets what was being answered).
+      if (!this.answering.delete(chatId)) return;
+      runInAction(() => {
+        if (answer.ok) {
+          this.requests = this.requests.filter((chat) => chat.id !== chatId);
+          this.removePrompt(chatId);
+          if (initiator) {
+            const text = chatRequestAnswered(initiator.handle, accepted);
+            if (accepted) toast.success(text);
+            else toast.info(text);
+          }
+        } else {
+          toast.error(accepted ? CHAT_ACCEPT_FAILED : socketErrorToast(answer.message));
+          void this.loadPending();
+        }
+      });
+    };
+    const timer = setTimeout(() => done({ ok: false, message: CHAT_ACCEPT_FAILED }), CHAT_ANSWER_TIMEOUT_MS);
+    this.socket.emit('chat:response', { chatId, accepted }, done);
+  }
+
+  /** A player just blocked: their requests leave at once (the server dropped them). */
+  private forgetRequestsOf(userId: string) {
+    for (const prompt of this.requestPrompts)
+      if (prompt.initiator.id === userId) this.removePrompt(prompt.chatId);
+    this.requests = this.requests.filter(
+      (chat) => chat.initiator.id !== userId && chat.participant.id !== userId,
+    );
   }
 
   /** Sends a private message, like the global channel but with the private wording of the HTML rule. */
@@ -469,7 +511,7 @@ export class ChatStore {
         toast.info(notificationText(CHAT_NOTICES.messageTitle, CHAT_NOTICES.message(message.sender.handle)));
     }
     this.chats = this.chats.map((chat) =>
-      chat.id === message.chatId ? { ...chat, lastMessage: message, updatedAt: message.createdAt } : chat,
+      chat.id === message.chatId ? { ...chat, messages: [message], updatedAt: message.createdAt } : chat,
     );
   }
 
@@ -545,13 +587,13 @@ export class ChatStore {
   }
 
   /** The socket is there and up; otherwise a toast says why nothing is sent. */
-  private canSend(failure?: string): boolean {
+  private canSend(): boolean {
     if (!this.socket) {
-      toast.error(failure ?? CHAT_NOT_CONNECTED);
+      toast.error(CHAT_NOT_CONNECTED);
       return false;
     }
     if (!this.root.realtime.connected) {
-      toast.error(failure ?? CHAT_CONNECTION_LOST);
+      toast.error(CHAT_CONNECTION_LOST);
       return false;
     }
     return true;
@@ -560,9 +602,8 @@ export class ChatStore {
   private emit<E extends keyof GridClientToServerEvents>(
     event: E,
     payload: Parameters<GridClientToServerEvents[E]>[0],
-    failure?: string,
   ): boolean {
-    if (!this.canSend(failure) || !this.socket) return false;
+    if (!this.canSend() || !this.socket) return false;
     (this.socket.emit as (event: E, payload: unknown) => void)(event, payload);
     return true;
   }
@@ -571,6 +612,7 @@ export class ChatStore {
     for (const timer of [...this.timers.values(), ...this.promptTimers.values()]) clearTimeout(timer);
     this.timers.clear();
     this.promptTimers.clear();
+    this.answering.clear();
     this.requestPrompts = [];
     this.olderPrivate.clear();
     this.loadingOlderPrivate = false;

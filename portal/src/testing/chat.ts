@@ -34,7 +34,7 @@ export const privateChat = (fields: Partial<Chat> = {}): Chat => ({
   status: 'ACTIVE',
   createdAt: '2026-03-01T12:00:00.000Z',
   updatedAt: '2026-03-01T12:00:00.000Z',
-  lastMessage: null,
+  messages: [],
   ...fields,
 });
 

@@ -8,7 +8,7 @@ type Listener = (...args: unknown[]) => void;
 export class FakeSocket {
   readonly namespace: RealtimeNamespace;
   readonly handshake: SocketHandshake;
-  readonly emitted: { event: string; args: unknown[] }[] = [];
+  readonly emitted: { event: string; args: unknown[]; acknowledged?: boolean }[] = [];
   /** Everything that happened to this socket, in order: `emit:<event>` and `disconnect`. */
   readonly history: string[] = [];
   closed = false;
@@ -38,6 +38,16 @@ export class FakeSocket {
   /** The arguments of every `event` the portal emitted, in order. */
   argsOf(event: string): unknown[][] {
     return this.emitted.filter((e) => e.event === event).map((e) => e.args);
+  }
+
+  /** Answers, as the server would, each `event` emitted with an acknowledgement callback and not answered yet. */
+  acknowledge(event: string, answer: unknown) {
+    for (const emitted of this.emitted) {
+      const callback = emitted.args.at(-1);
+      if (emitted.event !== event || emitted.acknowledged || typeof callback !== 'function') continue;
+      emitted.acknowledged = true;
+      (callback as (answer: unknown) => void)(answer);
+    }
   }
 
   removeAllListeners() {

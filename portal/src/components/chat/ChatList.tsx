@@ -27,7 +27,7 @@ export const ChatList = observer(function ChatList({ chat }: ChatListProps) {
         >
           <ListItemText
             primary={chat.partnerOf(item).handle}
-            secondary={item.lastMessage ? stripTags(item.lastMessage.content) : null}
+            secondary={item.messages[0] ? stripTags(item.messages[0].content) : null}
             slotProps={{ secondary: { noWrap: true } }}
           />
         </ListItemButton>

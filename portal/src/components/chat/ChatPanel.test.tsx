@@ -211,6 +211,7 @@ describe('chat requests on the Grid', () => {
     expect(within(card).getByText(wantsToChat(acid.handle))).toBeTruthy();
     fireEvent.click(within(card).getByRole('button', { name: ACCEPT }));
     expect(grid.payloads('chat:response')).toEqual([{ chatId: request.id, accepted: true }]);
+    act(() => grid.acknowledge('chat:response', { ok: true }));
     expect(screen.queryByText(wantsToChat(acid.handle))).toBeNull();
     expect(await screen.findByText('Chat request from acid_burn accepted.')).toBeTruthy();
   });
