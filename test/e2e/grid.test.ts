@@ -192,8 +192,8 @@ describe('the Grid in two browsers: find each other, match, engage, fight for re
 
     // Kill Chains: the attack from each side.
     for (const [page, role, opponent, outcome] of [
-      [attackerPage, 'Attack', defender.handle, 'System Owned'],
-      [defenderPage, 'Defense', attacker.handle, 'System Compromised'],
+      [attackerPage, 'Attack', defender.handle, 'Owned'],
+      [defenderPage, 'Defense', attacker.handle, 'Was Owned'],
     ] as const) {
       await page.getByRole('link', { name: 'Kill Chains' }).click();
       const rows = page.getByRole('table', { name: ATTACK_HISTORY }).locator('tbody tr');

@@ -161,9 +161,9 @@ describe('Kill Chains in Chromium: /history, the attack timeline and the dashboa
     const cells = async (i: number) => (await rows.nth(i).locator('td').allTextContents()).slice(0, 3);
     expect(await rows.count()).to.equal(4);
     expect(await cells(0)).to.deep.equal(['Attack', handles.nikon, 'In Progress']);
-    expect(await cells(1)).to.deep.equal(['Attack', handles.acid, 'System Owned']);
-    expect(await cells(2)).to.deep.equal(['Attack', handles.crash, 'Defeat']);
-    expect(await cells(3)).to.deep.equal(['Defense', handles.nikon, 'Victory']);
+    expect(await cells(1)).to.deep.equal(['Attack', handles.acid, 'Owned']);
+    expect(await cells(2)).to.deep.equal(['Attack', handles.crash, 'Defended']);
+    expect(await cells(3)).to.deep.equal(['Defense', handles.nikon, 'Survived']);
 
     // The running attack has no timeline yet.
     const running = rows.nth(0).getByRole('button', { name: detailsLabel(handles.nikon) });

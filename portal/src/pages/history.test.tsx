@@ -137,11 +137,11 @@ describe('Kill Chains /history', () => {
     const body = await rows();
     expect(body.map(cellTexts)).toEqual([
       ['Attack', 'joey', 'In Progress', formatDateTime(running.createdAt)],
-      ['Attack', 'acid_burn', 'System Owned', formatDateTime(owned.createdAt)],
-      ['Defense', 'crash_override', 'Victory', formatDateTime(repelled.createdAt)],
-      ['Attack', 'lord_nikon', 'Defeat', formatDateTime(evicted.createdAt)],
-      ['Defense', 'phantom_phreak', 'System Breached', formatDateTime(breached.createdAt)],
-      ['Attack', 'cereal_killer', 'Cancelled', formatDateTime(cancelled.createdAt)],
+      ['Attack', 'acid_burn', 'Owned', formatDateTime(owned.createdAt)],
+      ['Defense', 'crash_override', 'Survived', formatDateTime(repelled.createdAt)],
+      ['Attack', 'lord_nikon', 'Defended', formatDateTime(evicted.createdAt)],
+      ['Defense', 'phantom_phreak', 'Was Breached', formatDateTime(breached.createdAt)],
+      ['Attack', 'cereal_killer', 'Lost Nerve', formatDateTime(cancelled.createdAt)],
     ]);
     const colours = body.map((row) => within(row).getByTestId('outcome').getAttribute('data-result'));
     expect(colours).toEqual(['pending', 'won', 'won', 'lost', 'lost', 'none']);
@@ -149,20 +149,20 @@ describe('Kill Chains /history', () => {
     expect(api.callsTo(historyRoute)[0]?.authorization).toBe('Bearer token-1');
   });
 
-  it('colours each outcome by who won: green for the viewer, red against, grey when nobody won', () => {
+  it("labels and colours each outcome as the spec's outcome table says, from each side", () => {
     const cases: [AttackOutcome, AttackRole, string, string][] = [
-      ['OWNED', 'attack', 'System Owned', 'success'],
-      ['OWNED', 'defense', 'System Compromised', 'error'],
-      ['FOOTHOLD', 'attack', 'Foothold Established', 'success'],
-      ['FOOTHOLD', 'defense', 'System Breached', 'error'],
-      ['DEFENDED', 'defense', 'System Defended', 'success'],
-      ['DEFENDED', 'attack', 'Defeat', 'error'],
-      ['TIMEOUT', 'defense', 'Victory', 'success'],
-      ['TIMEOUT', 'attack', 'Attack Failed', 'error'],
-      ['CANCELLED', 'attack', 'Cancelled', 'default'],
-      ['CANCELLED', 'defense', 'Cancelled', 'default'],
-      ['PENDING', 'attack', 'In Progress', 'primary'],
-      ['PENDING', 'defense', 'In Progress', 'primary'],
+      ['OWNED', 'attack', 'Owned', 'error'],
+      ['OWNED', 'defense', 'Was Owned', 'error'],
+      ['FOOTHOLD', 'attack', 'Foothold', 'warning'],
+      ['FOOTHOLD', 'defense', 'Was Breached', 'warning'],
+      ['DEFENDED', 'attack', 'Defended', 'success'],
+      ['DEFENDED', 'defense', 'Survived', 'success'],
+      ['TIMEOUT', 'attack', 'Timed Out', 'success'],
+      ['TIMEOUT', 'defense', 'Survived', 'success'],
+      ['PENDING', 'attack', 'In Progress', 'default'],
+      ['PENDING', 'defense', 'In Progress', 'default'],
+      ['CANCELLED', 'attack', 'Lost Nerve', 'default'],
+      ['CANCELLED', 'defense', 'Attacker Bailed', 'default'],
     ];
     for (const [outcome, role, label, color] of cases) {
       expect(outcomeView(outcome, role), `${outcome} ${role}`).toMatchObject({ label, color });
@@ -215,7 +215,7 @@ describe('Kill Chains /history', () => {
     const header = within(dialog).getByTestId('timeline-header');
     expect(within(header).getByText('acid_burn')).toBeTruthy();
     expect(within(header).getByText('Attack')).toBeTruthy();
-    expect(within(header).getByTestId('outcome').textContent).toBe('System Owned');
+    expect(within(header).getByTestId('outcome').textContent).toBe('Owned');
     expect(within(header).getByText(formatPreciseDateTime(owned.createdAt))).toBeTruthy();
     expect(within(header).getByText(formatPreciseDateTime(owned.endedAt!))).toBeTruthy();
 

@@ -31,10 +31,7 @@ export const LOADING_HISTORY = 'Loading attack history';
 export const HISTORY_UNAVAILABLE = 'The attack history could not be loaded.';
 export const RETRY = 'Retry';
 
-/**
- * The result texts of core-app section 4, for the winner and for the loser. The Grid's overlay shows them as
- * they are; the history's outcome chips in title case.
- */
+/** The result texts of core-app section 4, for the winner and for the loser (the Grid's overlay). */
 export const WINNER_TEXTS: Partial<Record<AttackOutcome, string>> = {
   OWNED: 'SYSTEM OWNED',
   FOOTHOLD: 'FOOTHOLD ESTABLISHED',
@@ -47,10 +44,15 @@ export const LOSER_TEXTS: Partial<Record<AttackOutcome, string>> = {
   TIMEOUT: 'ATTACK FAILED',
 };
 export const LOSER_DEFAULT_TEXT = 'DEFEAT';
-/** PENDING (core-app section 2: the list shows it as in progress). */
-export const IN_PROGRESS = 'In Progress';
-/** CANCELLED: the attacker gave up and nobody won (docs/game-rules.md). */
-export const CANCELLED = 'Cancelled';
+/** The outcome table of commerce-and-content section 4: what the attacker and the defender see. */
+export const OUTCOME_LABELS: Record<AttackOutcome, { attack: string; defense: string }> = {
+  OWNED: { attack: 'Owned', defense: 'Was Owned' },
+  FOOTHOLD: { attack: 'Foothold', defense: 'Was Breached' },
+  DEFENDED: { attack: 'Defended', defense: 'Survived' },
+  TIMEOUT: { attack: 'Timed Out', defense: 'Survived' },
+  PENDING: { attack: 'In Progress', defense: 'In Progress' },
+  CANCELLED: { attack: 'Lost Nerve', defense: 'Attacker Bailed' },
+};
 
 /** Outcomes as a third party reads them (the dashboard's recent activity). */
 export const OUTCOME_NAMES: Record<AttackOutcome, string> = {

@@ -7,8 +7,9 @@ const chipText = { fontFamily: 'monospace', fontWeight: 700, letterSpacing: '0.0
 export type OutcomeChipProps = { outcome: AttackOutcome; role: AttackRole };
 
 /**
- * An outcome from the viewer's side: 'System Owned' in green for the attacker who rooted the box, 'System
- * Compromised' in red for its owner, 'In Progress' while the attack runs, 'Cancelled' in grey.
+ * An outcome from the viewer's side, per the outcome table: 'Owned' / 'Was Owned' in red, 'Foothold' / 'Was
+ * Breached' in yellow, 'Defended', 'Timed Out' and 'Survived' in green, 'In Progress', 'Lost Nerve' and
+ * 'Attacker Bailed' in grey.
  */
 export function OutcomeChip({ outcome, role }: OutcomeChipProps) {
   const view = outcomeView(outcome, role);

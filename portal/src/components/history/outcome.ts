@@ -1,9 +1,8 @@
 import type { AttackOutcome } from '@exploit-grid/api/contracts';
 import {
-  CANCELLED,
-  IN_PROGRESS,
   LOSER_DEFAULT_TEXT,
   LOSER_TEXTS,
+  OUTCOME_LABELS,
   OUTCOME_NAMES,
   ROLE_ATTACK,
   ROLE_DEFENSE,
@@ -21,7 +20,7 @@ export type AttackRole = 'attack' | 'defense';
 /** What the outcome means for the viewer; 'none' when nobody won (CANCELLED), 'pending' while it runs. */
 export type OutcomeResult = 'won' | 'lost' | 'none' | 'pending';
 /** MUI palette colours a chip takes. */
-export type OutcomeColor = 'success' | 'error' | 'primary' | 'default';
+export type OutcomeColor = 'success' | 'warning' | 'error' | 'default';
 
 export const roleLabels: Record<AttackRole, string> = { attack: ROLE_ATTACK, defense: ROLE_DEFENSE };
 
@@ -76,25 +75,27 @@ export function outcomeHeadline(outcome: AttackOutcome, won: boolean): string {
 
 export type OutcomeView = { label: string; color: OutcomeColor; result: OutcomeResult };
 
+/** The colours of commerce-and-content section 4's outcome table: red, yellow, green, grey. */
+const OUTCOME_COLORS: Record<AttackOutcome, OutcomeColor> = {
+  OWNED: 'error',
+  FOOTHOLD: 'warning',
+  DEFENDED: 'success',
+  TIMEOUT: 'success',
+  PENDING: 'default',
+  CANCELLED: 'default',
+};
+
 /**
- * The outcome as the viewer's chip shows it: the section 4 text in title case, green when they won and red
- * when they lost; 'In Progress' (cyan) while the attack runs; 'Cancelled' (grey) when nobody won.
+ * The outcome as the viewer's chip shows it, per the outcome table (commerce-and-content section 4): the
+ * attacker's or the defender's label ('Owned' / 'Was Owned', 'Timed Out' / 'Survived', 'Lost Nerve' /
+ * 'Attacker Bailed', ...) in the outcome's colour, whoever won.
  */
 export function outcomeView(outcome: AttackOutcome, role: AttackRole): OutcomeView {
-  const result = outcomeResult(outcome, role);
-  switch (result) {
-    case 'pending':
-      return { label: IN_PROGRESS, color: 'primary', result };
-    case 'none':
-      return { label: CANCELLED, color: 'default', result };
-    case 'won':
-    case 'lost':
-      return {
-        label: titleCase(outcomeHeadline(outcome, result === 'won')),
-        color: result === 'won' ? 'success' : 'error',
-        result,
-      };
-  }
+  return {
+    label: OUTCOME_LABELS[outcome][role],
+    color: OUTCOME_COLORS[outcome],
+    result: outcomeResult(outcome, role),
+  };
 }
 
 /** Badge weight of the dashboard's recent activity (core-app section 2): OWNED high, anything else low. */
@@ -104,7 +105,3 @@ export const outcomeSeverity = (outcome: AttackOutcome): OutcomeSeverity =>
 
 /** The outcome named for a third party ('Owned', 'Timeout', 'In Progress'). */
 export const outcomeName = (outcome: AttackOutcome): string => OUTCOME_NAMES[outcome];
-
-function titleCase(text: string): string {
-  return text.toLowerCase().replace(/\b\p{L}/gu, (letter) => letter.toUpperCase());
-}
