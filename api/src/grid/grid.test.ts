@@ -538,6 +538,23 @@ describe('grid: the /grid socket, matchmaking, PvP and notifications', function 
       ).to.deep.equal([{ source: 'PVP' }]);
     });
 
+    it('takes a queued player out of the queue when an attack of theirs starts (here a challenge they accepted)', async () => {
+      const alice = await player();
+      const bob = await player();
+      const [a, b] = [await join(alice), await join(bob)];
+      expect((await queue(bob)).status).to.equal(200);
+      a.socket.emit('pvp:request', { targetId: bob.id });
+      await b.next('pvp:request:incoming');
+      b.socket.emit('pvp:accept', { requesterId: alice.id });
+      await b.next('pvp:request:accepted');
+      await waitFor(
+        () => estimate(bob),
+        (seconds) => seconds === -1,
+        { what: 'bob out of the queue' },
+      );
+      await b.none('queue:noMatch', 1500); // nor told later that nobody was found
+    });
+
     it('refuses challenges to blocked, offline or invalid targets with a clear error', async () => {
       const alice = await player();
       const bob = await player();

@@ -90,6 +90,12 @@ export function wireGrid(deps: GridSocketDeps): void {
     // Everyone sees the arc; only the two players see where the box is.
     ns.to(participants(attack)).emit('attackStarted', attack);
     ns.except(participants(attack)).emit('attackStarted', publicAttack(attack));
+    // In an attack, out of the queue (the portal shows neither queue nor Find a Mark meanwhile).
+    void (async () => {
+      for (const id of [attack.attacker.id, attack.target.id]) await grid.matchmaking.leave(id);
+    })().catch((err: unknown) =>
+      log.error({ err }, 'Could not take the players of an attack out of the queue'),
+    );
     grid.notifications
       .attackStarted(attack)
       .catch((err: unknown) => log.error({ err }, 'Could not notify the defender'));
