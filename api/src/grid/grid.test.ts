@@ -377,6 +377,8 @@ describe('grid: the /grid socket, matchmaking, PvP and notifications', function 
       first.socket.close();
       const b = await join(bob);
       await b.state();
+      // Sent before the state: a page that kept the proposal knows by then whether it still stands.
+      expect(b.events.map(([event]) => event)).to.include('match:found');
       expect(await b.next<MatchProposal>('match:found')).to.deep.equal(found);
       // Once it ended, nobody gets it again.
       await t.call('POST', '/attack/queue/dismiss', {

@@ -231,19 +231,21 @@ export function wireGrid(deps: GridSocketDeps): void {
   };
 
   on('getInitialState', null, async ({ socket, userId }) => {
-    const [running, blockedUsers, recent] = await Promise.all([
+    const [running, blockedUsers, recent, open] = await Promise.all([
       attacks.running(),
       grid.blocks.list(userId),
       grid.chat.globalPage(userId),
+      grid.matchmaking.openProposal(userId),
     ]);
+    // The open proposal first: a client that kept one from before drops it when it is not sent again before
+    // the state (it ended meanwhile).
+    if (open) socket.emit('match:found', open);
     socket.emit('initialState', {
       players: grid.presence.players(),
       attacks: running.map((a) => (a.attacker.id === userId || a.target.id === userId ? a : publicAttack(a))),
       globalChatMessages: recent.messages,
       blockedUsers,
     });
-    const open = await grid.matchmaking.openProposal(userId);
-    if (open) socket.emit('match:found', open);
     for (const n of await grid.notifications.pending(userId)) socket.emit('notification', n);
   });
   on('notifications:ack', notificationAckPayload, async ({ userId }, { ids }) => {

@@ -392,6 +392,36 @@ describe('persisted grid state', () => {
     enter(only(gone.sockets.open(GRID_NAMESPACE)), { attacks: [gridAttack(acid, crash)] });
     expect(gone.store.grid.activeAttack).toBeNull();
   });
+
+  it('keeps a restored match proposal only when the server sends it again before the state', async () => {
+    const first = await onGrid();
+    enter(first.grid);
+    const match = matchProposal();
+    first.grid.receive('match:found', match);
+
+    const kept = reload();
+    kept.store.realtime.start();
+    await kept.store.auth.loadUser();
+    await vi.waitFor(() => expect(kept.sockets.open(GRID_NAMESPACE)).toHaveLength(1));
+    const socket = only(kept.sockets.open(GRID_NAMESPACE));
+    socket.receive('readyForState');
+    socket.receive('match:found', match);
+    enter(socket);
+    expect(kept.store.grid.proposal).toEqual(match);
+    expect(toasts.success).toHaveBeenCalledTimes(1); // the first page's, not again
+
+    // Ended while the page was away (the other dismissed or left): not sent again, so gone, quietly.
+    const ended = reload();
+    expect(ended.store.grid.proposal).toEqual(match);
+    ended.store.realtime.start();
+    await ended.store.auth.loadUser();
+    await vi.waitFor(() => expect(ended.sockets.open(GRID_NAMESPACE)).toHaveLength(1));
+    const again = only(ended.sockets.open(GRID_NAMESPACE));
+    again.receive('readyForState');
+    enter(again);
+    expect(ended.store.grid.proposal).toBeNull();
+    expect(toasts.error).not.toHaveBeenCalled();
+  });
 });
 
 // ---- Find a Mark and the queue -------------------------------------------------------------------

@@ -135,6 +135,8 @@ export class GridStore {
   private readonly seenNotifications = new Set<string>();
   private queueTimers: ReturnType<typeof setInterval>[] = [];
   private proposalTimer: ReturnType<typeof setInterval> | null = null;
+  /** The proposal the server sent since the client asked for the state (it sends the open one first). */
+  private proposalResent: string | null = null;
   private overlayTimer: ReturnType<typeof setTimeout> | null = null;
   private readonly pvpTimers = new Map<string, ReturnType<typeof setTimeout>>();
   /** Bumped when the account changes: answers to requests of the previous account are dropped. */
@@ -274,6 +276,7 @@ export class GridStore {
   /** The RealtimeStore opened the /grid socket: every grid event is handled here from now on. */
   attach(socket: GridSocket) {
     this.socket = socket;
+    socket.on('readyForState', () => (this.proposalResent = null));
     socket.on('initialState', (state) => this.applyInitialState(state));
     socket.on('disconnect', () => runInAction(() => (this.initialized = false)));
     socket.on('playerUpdated', (player) =>
@@ -341,6 +344,8 @@ export class GridStore {
     );
     const kept = this.activeAttack ? this.attacks.get(this.activeAttack.id) : undefined;
     this.activeAttack = kept ? { ...kept, box: kept.box ?? this.activeAttack?.box ?? null } : (mine ?? null);
+    // A proposal kept from before that the server did not send again just before the state has ended meanwhile.
+    if (this.proposal && this.proposal.proposalId !== this.proposalResent) this.clearProposal();
     if (this.proposal && Date.parse(this.proposal.expiresAt) <= Date.now()) this.clearProposal();
     if (this.proposal) this.startProposalCountdown();
     // Queued in an earlier visit: the queue card comes back.
@@ -484,6 +489,7 @@ export class GridStore {
   }
 
   private applyMatchFound(proposal: MatchProposal) {
+    this.proposalResent = proposal.proposalId;
     if (this.proposal?.proposalId === proposal.proposalId) return;
     this.clearQueue();
     this.proposal = proposal;
