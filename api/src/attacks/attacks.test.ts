@@ -336,11 +336,12 @@ describe('attacks: lifecycle through the API', function () {
     const stranger = await player();
     const { attack: started } = (await attack(attacker, target.box!.id)).body;
     await t.platform.attacks.recordFoothold(started.id, 'user shell');
+    expect(target.box!.ip).to.be.a('string');
     for (const user of [attacker, target]) {
       const history = await t.call<AttackHistoryItem[]>('GET', '/attack/history/all?limit=3', {
         token: user.token,
       });
-      expect(history.body[0]).to.include({ id: started.id, outcome: 'PENDING' });
+      expect(history.body[0]).to.include({ id: started.id, outcome: 'PENDING', targetIp: target.box!.ip });
       expect(
         (await t.call<unknown[]>('GET', `/attack/${started.id}/attack-logs`, { token: user.token })).body,
       ).to.have.length(1);

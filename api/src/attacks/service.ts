@@ -429,6 +429,7 @@ export class AttackService {
         attacker: a.attacker,
         target: a.target,
         outcome: a.outcome,
+        targetIp: row.box_ip,
         createdAt: a.createdAt,
         endedAt: a.endedAt,
       };

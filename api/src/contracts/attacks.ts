@@ -58,6 +58,8 @@ export const attackHistoryItemSchema = z
     attacker: playerRef,
     target: playerRef,
     outcome: z.enum(ATTACK_OUTCOMES),
+    /** The target box's address, while the box has one (both players know it: the owner and the attacker). */
+    targetIp: z.string().nullable(),
     createdAt: z.iso.datetime(),
     endedAt: z.iso.datetime().nullable(),
   })

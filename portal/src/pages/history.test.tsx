@@ -1,5 +1,5 @@
 import type { AttackEvent, AttackHistoryItem, AttackOutcome, CommandLog } from '@exploit-grid/api/contracts';
-import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { formatDateTime, formatPreciseDateTime } from '../components/history/format.ts';
 import { outcomeHeadline, outcomeView, type AttackRole } from '../components/history/outcome.ts';
@@ -11,6 +11,8 @@ import {
   ATTACK_TIMELINE,
   CLOSE,
   COMMAND_LOGS_FAILED,
+  COPY_IP,
+  COPY_IP_FAILED,
   HISTORY_TITLE,
   LOADING_HISTORY,
   LOADING_TIMELINE,
@@ -20,6 +22,7 @@ import {
   detailsLabel,
   historyLoadFailed,
 } from '../strings/history.ts';
+import { COPIED, copyLabel } from '../strings/box.ts';
 import { deferred, fail, reply, testUser, type FakeReply } from '../testing/fakeApi.ts';
 import { renderSignedIn } from '../test-utils.tsx';
 
@@ -46,6 +49,7 @@ function attack(
     attacker,
     target,
     outcome,
+    targetIp: `10.66.0.${attackSeq + 1}`,
     createdAt,
     endedAt,
   };
@@ -208,6 +212,33 @@ describe('Kill Chains /history', () => {
     await historyPage({ [historyRoute]: fail(500, 'Database unavailable') });
     expect(await screen.findByText(historyLoadFailed('Database unavailable'))).toBeTruthy();
     expect(screen.queryByText(NO_BATTLES)).toBeNull();
+  });
+
+  it("copies the target's IP from the timeline ('Copied' for 2 s), and says so when the clipboard refuses", async () => {
+    const writeText = vi.fn<(text: string) => Promise<void>>().mockResolvedValue(undefined);
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
+    try {
+      const { dialog } = await openTimeline(owned, reply(200, ownedCommands), reply(200, ownedEvents));
+      const header = within(dialog).getByTestId('timeline-header');
+      expect(within(header).getByText(owned.targetIp!)).toBeTruthy();
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      await act(async () => {
+        fireEvent.click(within(header).getByRole('button', { name: copyLabel(COPY_IP) }));
+      });
+      expect(writeText).toHaveBeenCalledWith(owned.targetIp);
+      expect(within(header).getByText(COPIED)).toBeTruthy();
+      act(() => vi.advanceTimersByTime(2000));
+      expect(within(header).queryByText(COPIED)).toBeNull();
+      vi.useRealTimers();
+
+      vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+      writeText.mockRejectedValue(new Error('denied'));
+      fireEvent.click(within(header).getByRole('button', { name: copyLabel(COPY_IP) }));
+      expect(await screen.findByText(COPY_IP_FAILED)).toBeTruthy();
+      expect(within(header).queryByText(COPIED)).toBeNull();
+    } finally {
+      Reflect.deleteProperty(navigator, 'clipboard');
+    }
   });
 
   it('opens the timeline: header, then commands and events merged in time order, each command once', async () => {

@@ -72,6 +72,12 @@ export const TIMELINE_OUTCOME = 'Outcome';
 export const TIMELINE_STARTED = 'Started';
 export const TIMELINE_ENDED = 'Ended';
 export const NOT_ENDED = '—';
+export const TIMELINE_TARGET_IP = 'Target IP';
+/** No address: the target's box is stopped or gone. */
+export const NO_TARGET_IP = '—';
+export const COPY_IP = 'IP address';
+/** Core-app section 8 (history). */
+export const COPY_IP_FAILED = 'Failed to copy IP address.';
 export const LOADING_TIMELINE = 'Loading the timeline';
 export const TIMELINE_ENTRIES = 'Timeline entries';
 export const CLOSE = 'Close';

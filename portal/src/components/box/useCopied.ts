@@ -5,9 +5,10 @@ import { COPIED_INDICATOR_MS, COPY_FAILED } from '../../strings/box.ts';
 
 /**
  * Copies text to the clipboard and remembers which value was copied for 2 s (the 'copied' indicator of
- * core-app sections 2 and 9). A later copy replaces the indicator and restarts its time.
+ * core-app sections 2 and 9); `failure` is toasted when the clipboard refuses. A later copy replaces the
+ * indicator and restarts its time.
  */
-export function useCopied(duration = COPIED_INDICATOR_MS) {
+export function useCopied(failure = COPY_FAILED, duration = COPIED_INDICATOR_MS) {
   const [copied, setCopied] = useState<string | null>(null);
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
 
@@ -24,7 +25,7 @@ export function useCopied(duration = COPIED_INDICATOR_MS) {
         await navigator.clipboard.writeText(text);
       } catch (error) {
         log.warn('Could not copy to the clipboard', error);
-        toast.error(COPY_FAILED);
+        toast.error(failure);
         return;
       }
       if (timer.current !== null) clearTimeout(timer.current);
@@ -34,7 +35,7 @@ export function useCopied(duration = COPIED_INDICATOR_MS) {
         setCopied(null);
       }, duration);
     },
-    [duration],
+    [duration, failure],
   );
 
   return { copied, copy };

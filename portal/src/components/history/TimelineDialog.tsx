@@ -1,5 +1,6 @@
 import type { AttackEventType } from '@exploit-grid/api/contracts';
 import Close from '@mui/icons-material/Close';
+import ContentCopy from '@mui/icons-material/ContentCopyOutlined';
 import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
 import Chip from '@mui/material/Chip';
@@ -9,28 +10,35 @@ import DialogTitle from '@mui/material/DialogTitle';
 import IconButton from '@mui/material/IconButton';
 import Skeleton from '@mui/material/Skeleton';
 import Stack from '@mui/material/Stack';
+import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
 import { useId, type ReactNode } from 'react';
 import type { TimelineEntry } from '../../stores/HistoryStore.ts';
 import { useStores } from '../../stores/StoresContext.tsx';
+import { COPIED, copyLabel } from '../../strings/box.ts';
 import {
   ATTACK_EVENTS_FAILED,
   ATTACK_TIMELINE,
   CLOSE,
   COMMAND_KIND,
   COMMAND_LOGS_FAILED,
+  COPY_IP,
+  COPY_IP_FAILED,
   LOADING_TIMELINE,
   NOT_ENDED,
   NO_LOGS,
+  NO_TARGET_IP,
   TIMELINE_ENDED,
   TIMELINE_ENTRIES,
   TIMELINE_OPPONENT,
   TIMELINE_OUTCOME,
   TIMELINE_ROLE,
   TIMELINE_STARTED,
+  TIMELINE_TARGET_IP,
   commandPrompt,
 } from '../../strings/history.ts';
+import { useCopied } from '../box/useCopied.ts';
 import { formatPreciseDateTime, formatTimeOfDay } from './format.ts';
 import { OutcomeChip } from './OutcomeChip.tsx';
 import { opponentOf, roleLabels, roleOf } from './outcome.ts';
@@ -45,6 +53,7 @@ export type TimelineDialogProps = Record<string, never>;
 export const TimelineDialog = observer(function TimelineDialog(_props: TimelineDialogProps) {
   const { history } = useStores();
   const titleId = useId();
+  const { copied, copy } = useCopied(COPY_IP_FAILED);
   const timeline = history.timeline;
   if (!timeline) return null;
 
@@ -86,7 +95,7 @@ export const TimelineDialog = observer(function TimelineDialog(_props: TimelineD
           pb: 2,
           display: 'grid',
           gap: 2,
-          gridTemplateColumns: { xs: '1fr 1fr', sm: 'repeat(5, auto)' },
+          gridTemplateColumns: { xs: '1fr 1fr', sm: 'repeat(6, auto)' },
           justifyContent: 'start',
           columnGap: 4,
         }}
@@ -99,6 +108,36 @@ export const TimelineDialog = observer(function TimelineDialog(_props: TimelineD
         <Fact label={TIMELINE_ROLE}>{roleLabels[role]}</Fact>
         <Fact label={TIMELINE_OUTCOME}>
           <OutcomeChip outcome={attack.outcome} role={role} />
+        </Fact>
+        <Fact label={TIMELINE_TARGET_IP}>
+          {attack.targetIp ? (
+            <Stack component="span" direction="row" spacing={0.5} sx={{ alignItems: 'center' }}>
+              <Box component="span" sx={{ fontFamily: 'monospace' }}>
+                {attack.targetIp}
+              </Box>
+              <Tooltip title={copyLabel(COPY_IP)}>
+                <IconButton
+                  size="small"
+                  aria-label={copyLabel(COPY_IP)}
+                  onClick={() => void copy('ip', attack.targetIp!)}
+                  sx={{ p: 0.25 }}
+                >
+                  <ContentCopy fontSize="inherit" />
+                </IconButton>
+              </Tooltip>
+              {copied === 'ip' && (
+                <Box
+                  component="span"
+                  role="status"
+                  sx={{ color: 'success.main', fontWeight: 700, fontSize: '0.75rem' }}
+                >
+                  {COPIED}
+                </Box>
+              )}
+            </Stack>
+          ) : (
+            NO_TARGET_IP
+          )}
         </Fact>
         <Fact label={TIMELINE_STARTED}>
           <time dateTime={attack.createdAt}>{formatPreciseDateTime(attack.createdAt)}</time>
