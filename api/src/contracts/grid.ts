@@ -164,7 +164,6 @@ export const GRID_MESSAGES = {
   proposalNotFound: 'Match not found or no longer available.',
   noMatch: 'No opponent within range right now. Try again in a few minutes.',
   playerNotFound: 'Player not found.',
-  targetInfoSelf: 'That is you.',
   pvpSelf: 'You cannot challenge yourself.',
   pvpOffline: 'That player is not on the grid.',
   pvpBlocked: 'You cannot challenge this player.',
