@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import type { Socket } from 'socket.io';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Socket } from 'socket.io';
 import type { z } from 'zod';
 import {
   CHAT_MESSAGES,
@@ -22,8 +22,8 @@ import {
   type GridServerToClientEvents,
 } from '../contracts/index.ts';
 import type { AttackService } from '../attacks/service.ts';
-import type { Orm } from '../db/orm.ts';
 import { GlobalChannel } from '../chat/global-channel.ts';
+import type { Orm } from '../db/orm.ts';
 import { Sql } from '../db/sql.ts';
 import { HttpError } from '../http/errors.ts';
 import { KeyedLock } from '../keyed-lock.ts';
