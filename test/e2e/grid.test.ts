@@ -16,7 +16,14 @@ import {
   UNDER_ATTACK,
   matchRole,
 } from '../../portal/src/strings/grid.ts';
-import { ATTACK_HISTORY } from '../../portal/src/strings/history.ts';
+import { copyLabel } from '../../portal/src/strings/box.ts';
+import {
+  ATTACK_HISTORY,
+  ATTACK_TIMELINE,
+  CLOSE,
+  COPY_IP,
+  detailsLabel,
+} from '../../portal/src/strings/history.ts';
 import { LEADERBOARD_TABLE } from '../../portal/src/strings/leaderboard.ts';
 import { Arena, until, type ArenaPlayer } from '../support/arena.ts';
 import { launchBrowser, type Browser } from '../support/browser.ts';
@@ -205,6 +212,16 @@ describe('the Grid in two browsers: find each other, match, engage, fight for re
       ]);
     }
     await snap(attackerPage, 'grid-history');
+    // The timeline names the target box's address, to copy.
+    await attackerPage
+      .getByRole('button', { name: detailsLabel(defender.handle) })
+      .first()
+      .click();
+    const timeline = attackerPage.getByRole('dialog', { name: ATTACK_TIMELINE });
+    await timeline.getByText(defender.box.ip, { exact: true }).waitFor();
+    expect(await timeline.getByRole('button', { name: copyLabel(COPY_IP) }).isEnabled()).to.equal(true);
+    await snap(attackerPage, 'grid-timeline');
+    await timeline.getByRole('button', { name: CLOSE }).click();
 
     // The leaderboard moved: the winner is first with the attack won, the loser second.
     await attackerPage.getByRole('link', { name: 'Leaderboard' }).click();
