@@ -229,11 +229,11 @@ export class ChatService {
    */
   async dropRequestsOnBlock(blockerId: string, blockedId: string): Promise<void> {
     await this.#sql().run(
-      `with declined as (
+      // One statement: the CTE's update runs whether or not its rows are read.
+      `with decline as (
          update chats set status = 'DECLINED', updated_at = now()
           where status = 'PENDING'
-            and ((initiator_id = ? and participant_id = ?) or (initiator_id = ? and participant_id = ?))
-          returning id)
+            and ((initiator_id = ? and participant_id = ?) or (initiator_id = ? and participant_id = ?)))
        update notifications set delivered_at = now()
         where user_id = ? and initiator_id = ? and delivered_at is null
           and type in ('CHAT_REQUEST', 'PRIVATE_MESSAGE')`,
