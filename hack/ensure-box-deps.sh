@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the local box runtime uses (containers, base image, VPN,
-# firewall, ssh and openssl clients; sshpass, jq and ping for the tests), once. Idempotent: returns at
+# firewall, the referee's bpftrace, ssh and openssl clients; sshpass, jq and ping for the tests), once. Idempotent: returns at
 # once when every command is there. Without root and without apt it explains and exits 0:
 # the platform then runs without boxes and says why.
 set -euo pipefail
@@ -15,6 +15,7 @@ declare -A packages=(
   [ssh-keygen]=openssh-client
   [ssh]=openssh-client
   [openssl]=openssl
+  [bpftrace]=bpftrace
   [sshpass]=sshpass
   [jq]=jq
   [ping]=iputils-ping

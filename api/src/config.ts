@@ -98,7 +98,6 @@ export const configSchema = z
     MATCH_WINDOW_CAP: z.coerce.number().int().min(0).max(10_000).default(800),
     AGENT_SILENCE_SECONDS: z.coerce.number().int().min(5).max(3600).default(30),
     AGENT_PORT: z.coerce.number().int().min(1).max(65_535).default(8089),
-    BOX_AGENT_BUNDLE: z.string().min(1).optional(),
     ARENA_SUBNET: ipv4Network.default('10.66.0.0/16'),
     TRANSIT_SUBNET: ipv4Network.default('10.65.0.0/30'),
     VPN_UDP_SUBNET: ipv4Network.default('10.8.0.0/16'),
@@ -171,10 +170,6 @@ export const configSchema = z
       arenaSubnet: env.ARENA_SUBNET,
       transitSubnet: env.TRANSIT_SUBNET,
       agentPort: env.AGENT_PORT,
-      /** The box agent as one file (`make build` makes it). */
-      agentBundle: env.BOX_AGENT_BUNDLE
-        ? path.resolve(env.BOX_AGENT_BUNDLE)
-        : path.resolve(import.meta.dirname, '../../operator/dist/agent.cjs'),
     },
     attacks: {
       timeLimitMs: Math.round(env.ATTACK_TIME_LIMIT_MINUTES * 60_000),

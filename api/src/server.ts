@@ -18,6 +18,7 @@ import { createRealtime, disconnectSessions, type Realtime, type TokenVerifier }
 import { UserService } from './users/service.ts';
 import { BoxService } from './boxes/service.ts';
 import { AttackService } from './attacks/service.ts';
+import { ATTACK_MESSAGES } from './contracts/index.ts';
 import { createAgentApp } from './attacks/agent-app.ts';
 import { AgentIngest } from './attacks/ingest.ts';
 import { createOrchestrator } from './boxes/factory.ts';
@@ -172,8 +173,23 @@ export async function startPlatform(
     cleanups.push(() => boxes.stop());
     await attacks.run();
     cleanups.push(() => attacks.stop());
-    ingest.run(config.boxes.tickMs);
-    cleanups.push(async () => ingest.stop());
+    // The runtime's own referee judges attacks where it has one (the local runtime, from the
+    // host); otherwise the box agents' reports are judged.
+    const referee = orchestrator.status().available ? (orchestrator.referee?.(attacks) ?? null) : null;
+    if (referee) {
+      try {
+        await referee.start();
+        attacks.events.on('attackStarted', (attack) => void referee.watch(attack));
+        attacks.events.on('attackEnded', ({ attackId }) => referee.unwatch(attackId));
+        cleanups.push(() => referee.close());
+      } catch (err) {
+        logger.error({ err }, 'The referee could not start: attacks are off');
+        attacks.refereeProblem = ATTACK_MESSAGES.noReferee;
+      }
+    } else {
+      ingest.run(config.boxes.tickMs);
+      cleanups.push(async () => ingest.stop());
+    }
     grid.start();
     cleanups.push(() => grid.stop());
 

@@ -234,6 +234,7 @@ async function benchAttack(sql: Sql, a: { id: string; handle: string }, b: { id:
     winnerId: null,
     loserId: null,
     mmrChange: null,
+    rated: true,
     createdAt: new Date(row.created_at).toISOString(),
     endsAt: new Date(row.ends_at).toISOString(),
     endedAt: null,

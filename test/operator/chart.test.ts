@@ -7,7 +7,8 @@ import * as k8s from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { pino } from 'pino';
 import { KubernetesRuntime } from '../../api/src/boxes/kubernetes/runtime.ts';
-import { BOX_PACKAGES, JOURNALD_CONF, SNOOPY_INI } from '../../api/src/boxes/local/image.ts';
+import { BOX_PACKAGES } from '../../api/src/boxes/local/image.ts';
+import { JOURNALD_CONF, SNOOPY_INI } from '../../operator/src/agent/install.ts';
 import { configSchema, loadConfig } from '../../api/src/config.ts';
 import { freeLoopbackPort } from '../../api/src/net.ts';
 import type { Box } from '../../operator/src/box/types.ts';
@@ -624,7 +625,8 @@ describe('The Helm chart', function () {
     expect(await readFile(path.join(box, 'journald.conf'), 'utf8')).to.equal(JOURNALD_CONF);
     const dockerfile = await readFile(path.join(box, 'Dockerfile'), 'utf8');
     const installed = /--install (\S+)/.exec(dockerfile)![1]!.split(',');
-    expect(installed).to.include.members([...BOX_PACKAGES, 'cloud-init']);
+    // The VMs' agent needs snoopy, its exec hook (the local runtime's referee watches from the host).
+    expect(installed).to.include.members([...BOX_PACKAGES, 'snoopy', 'cloud-init']);
     // image.ts keeps its masked units private: read them from its source.
     const imageTs = await readFile(path.join(repoRoot, 'api/src/boxes/local/image.ts'), 'utf8');
     const maskedList = /const MASKED_UNITS = \[([^\]]*)\]/.exec(imageTs)![1]!;

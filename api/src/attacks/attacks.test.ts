@@ -65,8 +65,17 @@ describe('attacks: lifecycle through the API', function () {
     return { ...user, box };
   }
 
-  const attack = (attacker: TestAccount, boxId: string) =>
-    t.call<StartAttackResponse & { message: string }>('POST', `/attack/${boxId}`, { token: attacker.token });
+  /** POST /attack/{boxId} with the target's consent (an accepted challenge gives it). */
+  const attack = async (attacker: TestAccount, boxId: string, options: { consent?: boolean } = {}) => {
+    const owner = await t.db.query<{ user_id: string }>('select user_id from boxes where id::text = $1', [
+      boxId,
+    ]);
+    if (options.consent !== false && owner.rows[0])
+      t.platform.attacks.consent(attacker.id, owner.rows[0].user_id);
+    return t.call<StartAttackResponse & { message: string }>('POST', `/attack/${boxId}`, {
+      token: attacker.token,
+    });
+  };
   const mmr = async (user: TestAccount) =>
     (await t.db.query<{ mmr: number }>('select mmr from users where id = $1', [user.id])).rows[0]!.mmr;
   const attacksOf = async (user: TestAccount) =>
@@ -179,6 +188,182 @@ describe('attacks: lifecycle through the API', function () {
       message: ATTACK_MESSAGES.cannotPay,
     });
     expect(await attacksOf(attacker)).to.equal(0);
+  });
+
+  it('starts no attack without the target’s consent, and none across a block either way', async () => {
+    const attacker = await player();
+    const target = await player();
+    expect((await attack(attacker, target.box!.id, { consent: false })).body).to.include({
+      statusCode: 403,
+      message: ATTACK_MESSAGES.noConsent,
+    });
+    // A consent is for one attack: used once, it is gone.
+    const first = await attack(attacker, target.box!.id);
+    expect(first.status).to.equal(201);
+    await t.call('POST', `/attack/${first.body.attack.id}/cancel`, { token: attacker.token });
+    expect((await attack(attacker, target.box!.id, { consent: false })).body).to.include({
+      statusCode: 403,
+      message: ATTACK_MESSAGES.noConsent,
+    });
+    // Blocks, whoever blocked whom: even with a consent.
+    for (const [blocker, blocked] of [
+      [target, attacker],
+      [attacker, target],
+    ] as const) {
+      await t.db.query('insert into user_blocks (blocker_id, blocked_id) values ($1, $2)', [
+        blocker.id,
+        blocked.id,
+      ]);
+      expect((await attack(attacker, target.box!.id)).body).to.include({
+        statusCode: 409,
+        message: ATTACK_MESSAGES.blocked,
+      });
+      await t.db.query('delete from user_blocks');
+    }
+    expect(await attacksOf(attacker)).to.equal(1);
+  });
+
+  it('refuses a target whose box cannot pay for the whole time limit, and never stops it for money in a fight', async () => {
+    const attacker = await player();
+    const poor = await player();
+    // One credit: a few minutes of a BASIC box, not the attack's time limit.
+    await t.db.query('update users set credits_cents = 0, free_credits_cents = 100 where id = $1', [poor.id]);
+    expect((await attack(attacker, poor.box!.id)).body).to.include({
+      statusCode: 409,
+      message: ATTACK_MESSAGES.targetCannotPay,
+    });
+    const target = await player();
+    const started = (await attack(attacker, target.box!.id)).body.attack;
+    // Broke in the middle of the fight (a tier change, a refund): the box stays up until the end.
+    await t.db.query('update users set credits_cents = 0, free_credits_cents = 0 where id = $1', [target.id]);
+    await t.db.query(
+      `update boxes set session_started_at = now() - interval '10 minutes', usage_counted_until = now() - interval '10 minutes',
+              session_charged_minutes = 0 where id = $1`,
+      [target.box!.id],
+    );
+    await t.platform.boxes.tick();
+    const box = (await t.call<Box>('GET', '/boxes/my', { token: target.token })).body;
+    expect(box.status).to.equal('RUNNING');
+    expect(
+      (await t.db.query('select desired_power from boxes where id = $1', [target.box!.id])).rows[0],
+    ).to.deep.equal({
+      desired_power: true,
+    });
+    await t.call('POST', `/attack/${started.id}/cancel`, { token: attacker.token });
+  });
+
+  it('refuses power-off and delete of a box under attack with 409, and allows them once it ended', async () => {
+    const attacker = await player();
+    const target = await player();
+    const started = (await attack(attacker, target.box!.id)).body.attack;
+    const off = await t.call<{ message: string }>('POST', `/boxes/${target.box!.hostname}/power`, {
+      token: target.token,
+      body: { on: false },
+    });
+    expect(off.body).to.include({ statusCode: 409, message: ATTACK_MESSAGES.underAttack });
+    const removed = await t.call<{ message: string }>('DELETE', `/boxes/${target.box!.id}`, {
+      token: target.token,
+    });
+    expect(removed.body).to.include({ statusCode: 409, message: ATTACK_MESSAGES.underAttack });
+    expect((await t.call<Box>('GET', '/boxes/my', { token: target.token })).body.status).to.equal('RUNNING');
+    await t.call('POST', `/attack/${started.id}/cancel`, { token: attacker.token });
+    expect(
+      (
+        await t.call('POST', `/boxes/${target.box!.hostname}/power`, {
+          token: target.token,
+          body: { on: false },
+        })
+      ).status,
+    ).to.equal(200);
+  });
+
+  it('ends the attack as a win for the attacker when the defender’s box goes down, with the reason', async () => {
+    const attacker = await player();
+    const target = await player();
+    const [attackerBefore, targetBefore] = [await mmr(attacker), await mmr(target)];
+    const started = (await attack(attacker, target.box!.id)).body.attack;
+    t.orchestrator.powerOffInside(target.box!.id);
+    const ended = await waitFor(
+      async () =>
+        (await t.call<AttackHistoryItem[]>('GET', '/attack/history/all', { token: target.token })).body.find(
+          (a) => a.id === started.id,
+        )!,
+      (a) => a.outcome !== 'PENDING',
+      { what: 'the forfeit' },
+    );
+    expect(ended.outcome).to.equal('OWNED');
+    expect(await mmr(attacker)).to.equal(attackerBefore + 16);
+    expect(await mmr(target)).to.equal(targetBefore - 16);
+    const events = (
+      await t.call<{ type: string; details: { message: string } }[]>(
+        'GET',
+        `/attack/${started.id}/attack-logs`,
+        { token: attacker.token },
+      )
+    ).body;
+    expect(events.map((e) => e.type)).to.deep.equal(['FORFEIT']);
+    expect(events[0]!.details.message).to.match(/went down/);
+  });
+
+  it('moves no MMR for a bail in the first minute, and MMR as for a TIMEOUT for a later one', async () => {
+    const attacker = await player();
+    const target = await player();
+    const before = [await mmr(attacker), await mmr(target)];
+    const early = (await attack(attacker, target.box!.id)).body.attack;
+    const cancelled = await t.call<{ attack: Attack }>('POST', `/attack/${early.id}/cancel`, {
+      token: attacker.token,
+    });
+    expect(cancelled.body.attack).to.include({ outcome: 'CANCELLED', winnerId: null, mmrChange: null });
+    expect([await mmr(attacker), await mmr(target)]).to.deep.equal(before);
+
+    const late = (await attack(attacker, target.box!.id)).body.attack;
+    await t.db.query(`update attacks set created_at = now() - interval '61 seconds' where id = $1`, [
+      late.id,
+    ]);
+    const bailed = await t.call<{ attack: Attack }>('POST', `/attack/${late.id}/cancel`, {
+      token: attacker.token,
+    });
+    expect(bailed.body.attack).to.include({ outcome: 'CANCELLED', winnerId: target.id, mmrChange: -16 });
+    expect([await mmr(attacker), await mmr(target)]).to.deep.equal([before[0]! - 16, before[1]! + 16]);
+    const events = (
+      await t.call<{ type: string }[]>('GET', `/attack/${late.id}/attack-logs`, { token: target.token })
+    ).body;
+    expect(events.map((e) => e.type)).to.deep.equal(['BAILED']);
+  });
+
+  it('rates at most three results a day between the same two players; more fights run unrated and say so', async () => {
+    const attacker = await player();
+    const target = await player();
+    const own = async () => {
+      const started = (await attack(attacker, target.box!.id)).body.attack;
+      await t.platform.attacks.recordOwn(started.id, 'Root shell: id');
+      return started;
+    };
+    for (let i = 0; i < 3; i++) expect((await own()).rated).to.equal(true);
+    const before = [await mmr(attacker), await mmr(target)];
+    // The other way round is the same pair.
+    t.platform.attacks.consent(target.id, attacker.id);
+    const reverse = await t.call<StartAttackResponse>('POST', `/attack/${attacker.box!.id}`, {
+      token: target.token,
+    });
+    expect(reverse.body.attack.rated).to.equal(false);
+    await t.call('POST', `/attack/${reverse.body.attack.id}/cancel`, { token: target.token });
+    const fourth = await own();
+    expect(fourth.rated).to.equal(false);
+    const settled = (await t.platform.attacks.get(fourth.id))!;
+    expect(settled).to.include({ outcome: 'OWNED', winnerId: attacker.id, mmrChange: null });
+    expect([await mmr(attacker), await mmr(target)]).to.deep.equal(before);
+    const events = (
+      await t.call<{ type: string; details: { message: string } }[]>(
+        'GET',
+        `/attack/${fourth.id}/attack-logs`,
+        { token: attacker.token },
+      )
+    ).body;
+    expect(events[0]).to.deep.include({ type: 'UNRATED' });
+    expect(events[0]!.details.message).to.equal(
+      'Unrated: you two have had 3 rated fights in the last 24 hours.',
+    );
   });
 
   it('ends an attack it cannot open a window for at once, and gives the cost back as it was paid', async () => {

@@ -128,15 +128,13 @@ export class AgentIngest {
   }
 
   async #command(attackId: string, event: AgentExecEvent): Promise<void> {
-    await this.#sql().run(
-      'insert into attack_command_logs (attack_id, executed_at, username, cwd, command) values (?, ?, ?, ?, ?)',
-      [attackId, event.time, event.user, event.cwd, event.command],
-    );
-    await this.#attacks.addEvent(attackId, 'COMMAND', {
-      message: event.command.slice(0, 500),
+    await this.#attacks.recordCommand(attackId, {
+      key: null,
+      time: event.time,
       user: event.user,
       uid: event.uid,
       cwd: event.cwd,
+      command: event.command,
       pid: event.pid,
       peer: event.peer,
     });

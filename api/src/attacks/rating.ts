@@ -1,5 +1,12 @@
 import type { AttackOutcome } from '../contracts/attacks.ts';
 
+/** Rated results a pair of players may have in 24 hours; more fights run unrated (docs/game-rules.md). */
+export const RATED_RESULTS_PER_PAIR_PER_DAY = 3;
+/** 'Too Hard For Me' this soon after the start moves no MMR (a mis-click); later it counts as a loss. */
+export const FREE_BAIL_MS = 60_000;
+/** How long an engaged match or an accepted challenge lets the attacker start the attack. */
+export const CONSENT_MS = 60_000;
+
 /** What an outcome is worth to the attacker (Elo score): a foothold is a partial win. */
 export function attackerScore(outcome: AttackOutcome, footholdScore: number): number | null {
   switch (outcome) {

@@ -22,7 +22,14 @@ import { Sql, uniqueViolation } from '../db/sql.ts';
 import type { Orm } from '../db/orm.ts';
 import { HttpError, conflict, forbidden, notFound, serviceUnavailable } from '../http/errors.ts';
 import type { Logger } from '../logger.ts';
-import { attackerScore, mmrChange, winnerOf } from './rating.ts';
+import {
+  CONSENT_MS,
+  FREE_BAIL_MS,
+  RATED_RESULTS_PER_PAIR_PER_DAY,
+  attackerScore,
+  mmrChange,
+  winnerOf,
+} from './rating.ts';
 
 interface AttackRow {
   id: string;
@@ -36,6 +43,7 @@ interface AttackRow {
   winner_id: string | null;
   loser_id: string | null;
   mmr_change: number | null;
+  rated: boolean;
   created_at: string;
   ends_at: string;
   ended_at: string | null;
@@ -87,6 +95,10 @@ export class AttackService {
   #timer: NodeJS.Timeout | null = null;
   #settling: Promise<void> | null = null;
   #stopped = false;
+  /** Consents to attack (`attacker>target` → until, epoch ms); see consent(). */
+  readonly #consents = new Map<string, number>();
+  /** Why attacks cannot start (no referee can watch them), or null. */
+  refereeProblem: string | null = null;
 
   /** The target box as last published, by attack (only changes are published). */
   readonly #publishedBoxes = new Map<string, string>();
@@ -95,7 +107,13 @@ export class AttackService {
     this.#o = options;
     this.#log = options.logger.child({ component: 'attacks' });
     options.boxes.events.on('boxUpdate', (_userId, update) => {
-      if (this.#stopped || update.deleted) return;
+      if (this.#stopped) return;
+      if (update.deleted || update.status !== 'RUNNING') {
+        this.#targetDown(update.id, update.deleted ? 'deleted' : update.status).catch((err: unknown) =>
+          this.#log.error({ err }, 'Could not end an attack on a box that went down'),
+        );
+        if (update.deleted) return;
+      }
       this.#boxChanged({
         id: update.id,
         hostname: update.hostname,
@@ -105,6 +123,22 @@ export class AttackService {
       }).catch((err: unknown) => this.#log.error({ err }, 'Could not publish a target box change'));
     });
     this.events.on('attackEnded', ({ attackId }) => this.#publishedBoxes.delete(attackId));
+  }
+
+  /**
+   * No winning by walking away: a defender's box that goes down during an attack (shut down
+   * from inside, crashed, rebooted) forfeits the defense at once.
+   */
+  async #targetDown(boxId: string, status: string): Promise<void> {
+    const attack = await this.#sql().one<{ id: string }>(
+      `select id from attacks where box_id = ? and status = 'PENDING'`,
+      [boxId],
+    );
+    if (!attack) return;
+    await this.addEvent(attack.id, 'FORFEIT', {
+      message: `The defender's box went down during the attack (${status.toLowerCase()}): the defender forfeits.`,
+    });
+    await this.settle(attack.id, 'OWNED');
   }
 
   /** Publishes `attackBoxUpdated` when the box is the target of a running attack and looks different. */
@@ -150,13 +184,19 @@ export class AttackService {
 
   // ---- start and cancel ---------------------------------------------------------------
 
-  /** POST /attack/{boxId}: a direct attack on a running box whose owner is on the VPN. */
+  /**
+   * Starts an attack on a running box whose owner is on the VPN, with the target's consent
+   * (see consent()); refused between players where either blocked the other, and for a target
+   * whose box cannot pay for the whole time limit. Past the pair's rated results of the day it
+   * runs unrated.
+   */
   async launch(
     attackerId: string,
     targetBoxId: string,
     source: 'DIRECT' | 'MATCH' | 'PVP' = 'DIRECT',
   ): Promise<StartAttackResponse> {
     if (!isUuid(targetBoxId)) throw notFound(ATTACK_MESSAGES.targetNotFound);
+    if (this.refereeProblem) throw serviceUnavailable(this.refereeProblem);
     const sql = this.#sql();
     const target = await sql.one<{ id: string; user_id: string; status: BoxStatus }>(
       'select id, user_id, status from boxes where id = ?',
@@ -164,6 +204,8 @@ export class AttackService {
     );
     if (!target) throw notFound(ATTACK_MESSAGES.targetNotFound);
     if (target.user_id === attackerId) throw forbidden(ATTACK_MESSAGES.ownBox);
+    const consentKey = `${attackerId}>${target.user_id}`;
+    if ((this.#consents.get(consentKey) ?? 0) <= Date.now()) throw forbidden(ATTACK_MESSAGES.noConsent);
     if (target.status !== 'RUNNING') throw conflict(ATTACK_MESSAGES.targetNotRunning);
     if (!this.#o.boxes.isVpnConnected(target.user_id)) throw conflict(ATTACK_MESSAGES.targetOffline);
     const own = await sql.one<{ status: BoxStatus }>('select status from boxes where user_id = ?', [
@@ -171,8 +213,11 @@ export class AttackService {
     ]);
     if (own?.status !== 'RUNNING') throw conflict(ATTACK_MESSAGES.attackerNoBox);
     if (!this.#o.boxes.isVpnConnected(attackerId)) throw conflict(ATTACK_MESSAGES.attackerNoVpn);
+    if (!(await this.#o.boxes.canRunFor(target.user_id, this.#o.timeLimitMs / 1000)))
+      throw conflict(ATTACK_MESSAGES.targetCannotPay);
 
     let attackId: string;
+    let rated = true;
     try {
       attackId = await sql.transaction(async (tx) => {
         // Both players, in a fixed order, so two attacks cannot claim either of them at once.
@@ -186,13 +231,28 @@ export class AttackService {
         if (busy.some((b) => b.attacker_id === attackerId || b.target_id === attackerId))
           throw conflict(ATTACK_MESSAGES.attackerBusy);
         if (busy.length) throw conflict(ATTACK_MESSAGES.targetBusy);
+        const blocked = await tx.one(
+          `select 1 from user_blocks
+            where (blocker_id = ? and blocked_id = ?) or (blocker_id = ? and blocked_id = ?)`,
+          [attackerId, target.user_id, target.user_id, attackerId],
+        );
+        if (blocked) throw conflict(ATTACK_MESSAGES.blocked);
+        // A pair's rated results are capped per day (a second account cannot farm MMR).
+        const recent = await tx.one<{ n: number }>(
+          `select count(*)::int as n from attacks
+            where least(attacker_id, target_id) = least(?::uuid, ?::uuid)
+              and greatest(attacker_id, target_id) = greatest(?::uuid, ?::uuid)
+              and rated and winner_id is not null and ended_at > now() - interval '24 hours'`,
+          [attackerId, target.user_id, attackerId, target.user_id],
+        );
+        rated = (recent?.n ?? 0) < RATED_RESULTS_PER_PAIR_PER_DAY;
         const tier = (await tx.one<{ tier: Tier }>('select tier from users where id = ?', [attackerId]))!
           .tier;
         const cost = TIER_PERKS[tier].attackCost * 100;
         const row = await tx.one<{ id: string }>(
-          `insert into attacks (attacker_id, target_id, box_id, source, cost_cents, ends_at)
-           values (?, ?, ?, ?, ?, now() + make_interval(secs => ?)) returning id`,
-          [attackerId, target.user_id, targetBoxId, source, cost, this.#o.timeLimitMs / 1000],
+          `insert into attacks (attacker_id, target_id, box_id, source, cost_cents, rated, ends_at)
+           values (?, ?, ?, ?, ?, ?, now() + make_interval(secs => ?)) returning id`,
+          [attackerId, target.user_id, targetBoxId, source, cost, rated, this.#o.timeLimitMs / 1000],
         );
         if (cost > 0 && !(await Ledger.charge(tx, attackerId, cost, 'ATTACK', `attack:${row!.id}`)))
           throw new HttpError(402, ATTACK_MESSAGES.cannotPay, { code: 'INSUFFICIENT_CREDITS' });
@@ -202,6 +262,11 @@ export class AttackService {
       if (uniqueViolation(err) !== null) throw conflict(ATTACK_MESSAGES.attackerBusy);
       throw err;
     }
+    this.#consents.delete(consentKey);
+    if (!rated)
+      await this.addEvent(attackId, 'UNRATED', {
+        message: `Unrated: you two have had ${RATED_RESULTS_PER_PAIR_PER_DAY} rated fights in the last 24 hours.`,
+      });
     const attack = (await this.get(attackId))!;
     try {
       await this.#o.orchestrator.openAttackWindow(attackerId, targetBoxId, new Date(attack.endsAt));
@@ -238,13 +303,32 @@ export class AttackService {
       );
   }
 
-  /** 'Too Hard For Me': the attacker gives up; the cost is not refunded and nobody's MMR moves. */
+  /**
+   * 'Too Hard For Me': the attacker gives up (CANCELLED); the cost is not refunded. Within the
+   * first FREE_BAIL_MS nobody's MMR moves (a mis-click); later it moves like a TIMEOUT loss.
+   */
   async cancel(callerId: string, attackId: string): Promise<Attack> {
     const attack = await this.#participantAttack(callerId, attackId);
     if (attack.attacker.id !== callerId) throw forbidden(ATTACK_MESSAGES.notAttacker);
     if (attack.outcome !== 'PENDING') throw conflict(ATTACK_MESSAGES.alreadyEnded);
-    if (!(await this.settle(attackId, 'CANCELLED'))) throw conflict(ATTACK_MESSAGES.alreadyEnded);
+    const bailed = Date.now() - new Date(attack.createdAt).getTime() > FREE_BAIL_MS;
+    if (!(await this.settle(attackId, 'CANCELLED', { bailed }))) throw conflict(ATTACK_MESSAGES.alreadyEnded);
+    if (bailed)
+      await this.addEvent(attackId, 'BAILED', {
+        message: `The attacker bailed after ${Math.round(FREE_BAIL_MS / 1000)} s: the defender wins.`,
+      });
     return (await this.get(attackId))!;
+  }
+
+  /**
+   * The consent an attack needs (an engaged match, an accepted challenge): the attacker may
+   * start one attack on the target within CONSENT_MS. Matchmaking and challenges give it and
+   * start the attack at once; POST /attack/{boxId} may use it when that start failed.
+   */
+  consent(attackerId: string, targetId: string): void {
+    const now = Date.now();
+    for (const [key, until] of this.#consents) if (until <= now) this.#consents.delete(key);
+    this.#consents.set(`${attackerId}>${targetId}`, now + CONSENT_MS);
   }
 
   // ---- shells (from the agent) --------------------------------------------------------
@@ -287,6 +371,42 @@ export class AttackService {
     return this.settle(attackId, 'OWNED');
   }
 
+  /**
+   * A program the attacker ran on the target: a line of the kill chain and a COMMAND event.
+   * `key` names the exec it came from (the same exec read twice is stored once); answers whether
+   * it was new.
+   */
+  async recordCommand(
+    attackId: string,
+    command: {
+      key: string | null;
+      time: Date | string;
+      user: string;
+      uid: number;
+      cwd: string;
+      command: string;
+      pid: number;
+      peer: string | null;
+    },
+  ): Promise<boolean> {
+    const stored = await this.#sql().run(
+      `insert into attack_command_logs (attack_id, executed_at, username, cwd, command, exec_key)
+       select ?, ?, ?, ?, ?, ? where exists (select 1 from attacks where id = ? and status = 'PENDING')
+       on conflict (attack_id, exec_key) where exec_key is not null do nothing`,
+      [attackId, command.time, command.user, command.cwd, command.command, command.key, attackId],
+    );
+    if (!stored) return false;
+    await this.addEvent(attackId, 'COMMAND', {
+      message: command.command.slice(0, 500),
+      user: command.user,
+      uid: command.uid,
+      cwd: command.cwd,
+      pid: command.pid,
+      peer: command.peer,
+    });
+    return true;
+  }
+
   async addEvent(
     attackId: string,
     type: AttackEvent['type'],
@@ -324,11 +444,20 @@ export class AttackService {
    * Ends a running attack with `outcome`, once: the conditional update decides which of
    * racing callers settles it; MMR moves in the same transaction. Answers whether this call did it.
    */
-  async settle(attackId: string, outcome: Exclude<AttackOutcome, 'PENDING'>): Promise<boolean> {
+  async settle(
+    attackId: string,
+    outcome: Exclude<AttackOutcome, 'PENDING'>,
+    options: { bailed?: boolean } = {},
+  ): Promise<boolean> {
     const settled = await this.#sql().transaction(async (tx) => {
-      const row = await tx.one<{ attacker_id: string; target_id: string; box_id: string | null }>(
+      const row = await tx.one<{
+        attacker_id: string;
+        target_id: string;
+        box_id: string | null;
+        rated: boolean;
+      }>(
         `update attacks set status = ?, ended_at = now() where id = ? and status = 'PENDING'
-          returning attacker_id, target_id, box_id`,
+          returning attacker_id, target_id, box_id, rated`,
         [outcome, attackId],
       );
       if (!row) return null;
@@ -338,14 +467,17 @@ export class AttackService {
       );
       const attackerMmr = mmr.find((m) => m.id === row.attacker_id)?.mmr ?? 1000;
       const targetMmr = mmr.find((m) => m.id === row.target_id)?.mmr ?? 1000;
-      const score = attackerScore(outcome, this.#o.footholdScore);
-      const change = score === null ? null : mmrChange(attackerMmr, targetMmr, score, this.#o.mmrK);
-      const side = winnerOf(outcome);
+      // A late bail is a loss like a TIMEOUT (the outcome stays CANCELLED); an unrated fight has a
+      // winner but moves no MMR and no leaderboard counter.
+      const score = options.bailed ? 0 : attackerScore(outcome, this.#o.footholdScore);
+      const change =
+        score === null || !row.rated ? null : mmrChange(attackerMmr, targetMmr, score, this.#o.mmrK);
+      const side = options.bailed ? 'target' : winnerOf(outcome);
       const winner = side === 'attacker' ? row.attacker_id : side === 'target' ? row.target_id : null;
       const loser = side === 'attacker' ? row.target_id : side === 'target' ? row.attacker_id : null;
       // An attack with a winner counts on the leaderboard. MMR and counters of both players in one
       // statement: the MMR counts its trigger keeps are locked in one order (no deadlocks).
-      if (winner)
+      if (winner && row.rated)
         await tx.run(
           `update users set mmr = mmr + case when id = ? then ?::int else ?::int end,
                   total_attacks = total_attacks + (id = ?)::int,
@@ -493,6 +625,7 @@ function toAttack(row: AttackRow): Attack {
     winnerId: row.winner_id,
     loserId: row.loser_id,
     mmrChange: row.mmr_change,
+    rated: row.rated,
     createdAt: iso(row.created_at)!,
     endsAt: iso(row.ends_at)!,
     endedAt: iso(row.ended_at),

@@ -52,8 +52,6 @@ export async function createOrchestrator(config: Config, logger: Logger): Promis
         vpnTcpPort: config.vpn.tcpPort,
         vpnMaxClients: config.vpn.maxClients,
         stopTimeoutMs: config.boxes.stopTimeoutMs,
-        agentPort: config.boxes.agentPort,
-        agentBundle: config.boxes.agentBundle,
         logger,
       });
     }

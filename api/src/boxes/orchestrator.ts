@@ -1,6 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import type { RequestListener } from 'node:http';
 import type { BoxStatus, VpnProtocol } from '../contracts/boxes.ts';
+import type { Referee, VerdictSink } from '../referee/host.ts';
 
 /**
  * The BoxOrchestrator port (DESIGN.md): everything the API asks of the machinery that runs
@@ -45,6 +46,11 @@ export interface BoxOrchestrator {
    * when it closes; closing the runtime stops it too).
    */
   serveAgents(handler: RequestListener): Promise<() => Promise<void>>;
+  /**
+   * Optional: the runtime's own referee, which judges attacks on its boxes from outside them
+   * (the local runtime, from the host). Without one the box agents' reports are judged.
+   */
+  referee?(sink: VerdictSink): Referee;
   /** Optional: gets ready for new boxes (the local runtime prepares disks for the next free slots). */
   prepareSpares?(usedSlots: number[]): void;
   /** Lets go of the runtime; boxes and VPN servers keep running for the next start. */

@@ -2,6 +2,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
+  ATTACK_MESSAGES,
   BOX_MESSAGES,
   TIER_PERKS,
   VPN_PROTOCOLS,
@@ -194,10 +195,13 @@ export class BoxService {
         [row.id],
       );
     } else {
-      await sql.run(
-        `update boxes set desired_power = false, status_reason = null, updated_at = now() where id = ?`,
+      // No walking away from a fight: the box of a defender stays up until the attack ends.
+      const stopped = await sql.run(
+        `update boxes set desired_power = false, status_reason = null, updated_at = now()
+          where id = ? and not exists (select 1 from attacks where box_id = boxes.id and status = 'PENDING')`,
         [row.id],
       );
+      if (!stopped) throw conflict(ATTACK_MESSAGES.underAttack);
     }
     await this.#publish(row.id);
     void this.kick(row.id);
@@ -211,7 +215,12 @@ export class BoxService {
     if (!row) throw notFound(BOX_MESSAGES.noBox);
     await this.#locks.run(id, async () => {
       await this.#account(row.id, new Date());
-      await sql.run('delete from boxes where id = ?', [id]);
+      const deleted = await sql.run(
+        `delete from boxes where id = ?
+            and not exists (select 1 from attacks where box_id = boxes.id and status = 'PENDING')`,
+        [id],
+      );
+      if (!deleted) throw conflict(ATTACK_MESSAGES.underAttack);
     });
     this.events.emit('boxUpdate', userId, { ...this.#payloadOf(this.#rowToPayloadBase(row)), deleted: true });
     // The runtime removes it now; the loop also removes anything it holds that the database does not.
@@ -530,6 +539,13 @@ export class BoxService {
         );
         if ((used?.seconds ?? 0) >= limit) stopReason = BOX_MESSAGES.dailyLimit;
       }
+      // The platform never stops a defender's box in a fight (starting one checked that it can
+      // pay for the whole time limit): it stops once the attack has ended.
+      if (
+        stopReason &&
+        (await tx.one('select 1 from attacks where box_id = ? and status = ?', [id, 'PENDING']))
+      )
+        stopReason = null;
       await tx.run(
         `update boxes set accumulated_usage_seconds = accumulated_usage_seconds + ?, usage_counted_until = ?,
                 session_charged_minutes = ?,
@@ -551,6 +567,26 @@ export class BoxService {
       void this.#publish(id).catch((err: unknown) =>
         this.#log.error({ err, box: id }, 'Could not publish the box after a charge'),
       );
+  }
+
+  /**
+   * Whether a player's running box can pay for `seconds` more box time: its credits for every
+   * minute still to charge by then, and what is left of the BASIC daily limit (a defender must
+   * be able to stay up for a whole attack).
+   */
+  async canRunFor(userId: string, seconds: number): Promise<boolean> {
+    const sql = this.#sql();
+    const row = await sql.one<BoxRow>(`${SELECT_BOX} where b.user_id = ?`, [userId]);
+    if (!row || row.status !== 'RUNNING' || !row.session_started_at) return false;
+    if ((await this.#dailyRemaining(sql, row)) < seconds) return false;
+    const hourCents = TIER_PERKS[row.tier].machineHourCost * 100;
+    const until = Date.now() + seconds * 1000;
+    const dueMinutes = Math.floor((until - new Date(row.session_started_at).getTime()) / MINUTE_MS) + 1;
+    let cost = 0;
+    for (let minute = row.session_charged_minutes + 1; minute <= dueMinutes; minute++)
+      cost += minuteCost(hourCents, minute);
+    const balances = await Ledger.balances(sql, userId);
+    return balances !== null && balances.creditsCents + balances.freeCreditsCents >= cost;
   }
 
   #dailyLimitFor(tier: Tier): number | null {

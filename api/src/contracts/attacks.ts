@@ -31,6 +31,8 @@ export const attackSchema = z
     loserId: z.uuid().nullable(),
     /** MMR the attacker gained (negative: lost); the defender moved the opposite way. */
     mmrChange: z.number().int().nullable(),
+    /** False when the pair's rated fights of the last day are used up: the result moves no MMR. */
+    rated: z.boolean(),
     createdAt: z.iso.datetime(),
     endsAt: z.iso.datetime(),
     endedAt: z.iso.datetime().nullable(),
@@ -73,6 +75,12 @@ export const ATTACK_EVENT_TYPES = [
   'EVICTED',
   'AGENT_SILENT',
   'AGENT_BACK',
+  /** The defender's box went down during the attack: the attacker wins. */
+  'FORFEIT',
+  /** The pair's rated results of the last day are used up: this attack moves no MMR. */
+  'UNRATED',
+  /** The attacker bailed after the grace period: MMR moves as for a TIMEOUT. */
+  'BAILED',
 ] as const;
 export type AttackEventType = (typeof ATTACK_EVENT_TYPES)[number];
 
@@ -118,4 +126,9 @@ export const ATTACK_MESSAGES = {
   cannotPay: 'Not enough credits to launch an attack.',
   notAttacker: 'Only the attacker can cancel an attack.',
   alreadyEnded: 'This attack has already ended.',
+  noReferee: 'Attacks are off: the referee cannot watch boxes on this host. The details are in the API log.',
+  noConsent: "An attack needs the target's consent: an engaged match or an accepted challenge.",
+  blocked: 'You cannot attack a player you blocked or who blocked you.',
+  underAttack: 'Your box is under attack: it cannot be powered off or deleted until the attack ends.',
+  targetCannotPay: "The target's box cannot pay for the attack's time limit.",
 } as const;

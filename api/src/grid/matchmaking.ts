@@ -18,7 +18,7 @@ import type { Logger } from '../logger.ts';
 export interface MatchmakingOptions {
   orm: Orm;
   boxes: Pick<BoxService, 'isVpnConnected'>;
-  attacks: Pick<AttackService, 'launch'>;
+  attacks: Pick<AttackService, 'consent' | 'launch'>;
   logger: Logger;
   /** Whether the player is on the grid (a queued player who left it is taken out). */
   isOnline: (userId: string) => boolean;
@@ -266,6 +266,8 @@ export class Matchmaking {
         proposal.defender_id,
       ]);
       if (!box) throw conflict("The defender's box is gone.");
+      // Both engaged: the defender's consent (it outlives a start that fails, for a retry).
+      this.#o.attacks.consent(proposal.attacker_id, proposal.defender_id);
       const { attack, box: target } = await this.#o.attacks.launch(proposal.attacker_id, box.id, 'MATCH');
       await sql.run('update match_proposals set attack_id = ? where id = ?', [attack.id, proposalId]);
       return { started: true, attack, box: target };

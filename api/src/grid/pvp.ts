@@ -34,7 +34,7 @@ export interface PvpEvents {
 
 export interface PvpOptions {
   orm: Orm;
-  attacks: Pick<AttackService, 'launch' | 'runningFor'>;
+  attacks: Pick<AttackService, 'consent' | 'launch' | 'runningFor'>;
   boxes: Pick<BoxService, 'isVpnConnected'>;
   blocks: Pick<Blocks, 'eitherBlocked'>;
   isOnline: (userId: string) => boolean;
@@ -91,6 +91,8 @@ export class Pvp {
     try {
       if (await this.#o.blocks.eitherBlocked(requesterId, targetId)) throw conflict(GRID_MESSAGES.pvpBlocked);
       if (!target?.box_id) throw conflict(ATTACK_MESSAGES.targetNotRunning);
+      // Accepting is the target's consent (it outlives a start that fails, for a retry).
+      this.#o.attacks.consent(request.requester.id, targetId);
       const { attack } = await this.#o.attacks.launch(request.requester.id, target.box_id, 'PVP');
       this.events.emit('accepted', attack);
       return attack;

@@ -205,6 +205,23 @@ export class ClientNamespace {
     }
   }
 
+  /** Opens a TCP connection from here to address:port and keeps it open `ms`, sending nothing. */
+  async holdConnection(address: string, port: number, ms: number): Promise<void> {
+    await execFileAsync('ip', [
+      'netns',
+      'exec',
+      this.name,
+      'timeout',
+      String(Math.ceil(ms / 1000) + 5),
+      'bash',
+      '-c',
+      'exec 3<>"/dev/tcp/$0/$1" && sleep "$2"',
+      address,
+      String(port),
+      String(ms / 1000),
+    ]);
+  }
+
   /** An HTTP GET from here (answers the body; throws on no answer within `seconds`). */
   async httpGet(url: string, seconds = 5): Promise<string> {
     const { stdout } = await execFileAsync(
@@ -239,7 +256,7 @@ export class ClientNamespace {
   async ssh(
     address: string,
     command: string,
-    auth: { password: string } | { keyFile: string },
+    auth: ({ password: string } | { keyFile: string }) & { user?: string },
     params: string[] = [],
   ): Promise<string> {
     const args = sshArgs(auth);
@@ -250,7 +267,7 @@ export class ClientNamespace {
         'exec',
         this.name,
         ...args,
-        `root@${address}`,
+        `${auth.user ?? 'root'}@${address}`,
         params.length ? ['bash', '-c', command, 'box', ...params].map(shellQuote).join(' ') : command,
       ],
       {

@@ -29,3 +29,23 @@ WantedBy=multi-user.target
 
 /** The agent's environment file: where it reports. */
 export const agentEnvironment = (apiUrl: string) => `EG_AGENT_API_URL=${apiUrl}\n`;
+
+/**
+ * snoopy logs every execve of a dynamically linked program to the journal in the format the
+ * agent parses (exec-hook.ts, SNOOPY_FORMAT: keep the two the same); images/box-debian carries the
+ * same files.
+ */
+export const SNOOPY_INI = `; Exploit Grid: the box agent reads these lines from the journal.
+[snoopy]
+message_format = "eg1 pid=%{pid} ppid=%{ppid} uid=%{uid} euid=%{euid} cwd=%{cwd} cmd=%{cmdline}"
+filter_chain = ""
+output = devlog
+error_logging = no
+`;
+
+/** The journal keeps every exec line (no rate limit) in memory, within a bound. */
+export const JOURNALD_CONF = `# Exploit Grid: the box agent follows snoopy's lines here; none may be dropped.
+[Journal]
+RateLimitIntervalSec=0
+RuntimeMaxUse=32M
+`;

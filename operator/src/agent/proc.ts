@@ -20,6 +20,7 @@ export interface ProcInfo {
 
 export interface TcpConnection {
   local: string;
+  localPort: number;
   remote: string;
   remotePort: number;
   state: 'ESTABLISHED' | 'LISTEN' | 'OTHER';
@@ -125,10 +126,11 @@ export function tcpTable(pid: number, proc = '/proc'): Map<string, TcpConnection
     for (const line of text.split('\n').slice(1)) {
       const f = line.trim().split(/\s+/);
       if (f.length < 10) continue;
-      const [localHex] = f[1]!.split(':');
+      const [localHex, localPortHex] = f[1]!.split(':');
       const [remoteHex, remotePortHex] = f[2]!.split(':');
       table.set(f[9]!, {
         local: hexAddress(localHex!),
+        localPort: parseInt(localPortHex!, 16),
         remote: hexAddress(remoteHex!),
         remotePort: parseInt(remotePortHex!, 16),
         state: TCP_STATES[f[3]!] ?? 'OTHER',

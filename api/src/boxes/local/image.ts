@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../../logger.ts';
 import { run, runStreaming } from './command.ts';
@@ -17,13 +17,11 @@ export const BOX_PACKAGES = [
   'sudo',
   'less',
   'nano',
-  // The box agent runs on Debian's Node; snoopy is its exec hook (docs/detection.md).
   'nodejs',
-  'snoopy',
 ];
 
 /** Bump when the customisation below changes: it names the image, so boxes get the new one. */
-const RECIPE_VERSION = 3;
+const RECIPE_VERSION = 4;
 
 /** The file inside a box the network unit reads (written per box by the runtime). */
 export const BOX_NETWORK_FILE = '/etc/exploit-grid/network';
@@ -70,25 +68,6 @@ path-exclude /usr/share/info/*
 path-exclude /usr/share/locale/*
 path-exclude /usr/share/doc/*
 path-include /usr/share/doc/*/copyright
-`;
-
-/**
- * snoopy logs every execve of a dynamically linked program to the journal in the format the
- * agent parses (operator/src/agent/exec-hook.ts, SNOOPY_FORMAT: keep the two the same).
- */
-export const SNOOPY_INI = `; Exploit Grid: the box agent reads these lines from the journal.
-[snoopy]
-message_format = "eg1 pid=%{pid} ppid=%{ppid} uid=%{uid} euid=%{euid} cwd=%{cwd} cmd=%{cmdline}"
-filter_chain = ""
-output = devlog
-error_logging = no
-`;
-
-/** The journal keeps every exec line (no rate limit) in memory, within a bound. */
-export const JOURNALD_CONF = `# Exploit Grid: the box agent follows snoopy's lines here; none may be dropped.
-[Journal]
-RateLimitIntervalSec=0
-RuntimeMaxUse=32M
 `;
 
 /** Units that make no sense in a box or wake 50 boxes at once for nothing. */
@@ -217,13 +196,19 @@ async function customise(root: string): Promise<void> {
     if (key.startsWith('ssh_host_')) await rm(file(`etc/ssh/${key}`));
   }
   await writeFile(file('etc/ssh/sshd_config.d/exploit-grid.conf'), SSHD_CONFIG);
-  await writeFile(file('etc/snoopy.ini'), SNOOPY_INI);
-  await mkdir(file('etc/systemd/journald.conf.d'), { recursive: true });
-  await writeFile(file('etc/systemd/journald.conf.d/exploit-grid.conf'), JOURNALD_CONF);
-  // snoopy's package leaves ld.so.preload alone unless asked (debconf): load it into every process.
-  const snoopy = (await run('find', [file('usr/lib'), '-name', 'libsnoopy.so', '-print', '-quit'])).trim();
-  if (!snoopy) throw new Error('libsnoopy.so is missing from the image');
-  await writeFile(file('etc/ld.so.preload'), `/${path.relative(root, snoopy)}\n`);
+  // pam_motd runs /etc/update-motd.d as root for every login, before the user's shell: the
+  // referee would see root programs in the tree of a user's ssh session (docs/detection.md).
+  for (const service of ['sshd', 'login']) {
+    const pam = file(`etc/pam.d/${service}`);
+    const text = await readFile(pam, 'utf8');
+    await writeFile(
+      pam,
+      text.replace(
+        /^(session\s+optional\s+pam_motd\.so.*)$/gm,
+        '# $1 (Exploit Grid: runs root programs at login)',
+      ),
+    );
+  }
   await mkdir(file('etc/exploit-grid'), { recursive: true });
   await writeFile(file('usr/local/sbin/exploit-grid-network'), NETWORK_SCRIPT);
   await chmod(file('usr/local/sbin/exploit-grid-network'), 0o755);

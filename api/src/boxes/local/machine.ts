@@ -10,16 +10,11 @@ import {
   readdir,
   rename,
   rm,
-  symlink,
+  realpath,
   writeFile,
 } from 'node:fs/promises';
 import path from 'node:path';
-import {
-  AGENT_FILES,
-  AGENT_SERVICE,
-  AGENT_UNIT,
-  agentEnvironment,
-} from '@exploit-grid/operator/agent-install';
+import { AGENT_FILES, AGENT_SERVICE } from '@exploit-grid/operator/agent-install';
 import { BOX_NETWORK_FILE } from './image.ts';
 import { BoxCgroup, type BoxLimits } from './cgroups.ts';
 import { run } from './command.ts';
@@ -38,9 +33,6 @@ export interface MachineSpec {
   /** crypt(3) hash of the root password, written on first start only. */
   rootPasswordHash: string;
   sshPublicKey: string | null;
-  agentToken: string | null;
-  /** The box agent to install (copied in at every start, so boxes get the current one). */
-  agent: { bundle: string; apiUrl: string } | null;
   limits: BoxLimits;
 }
 
@@ -234,18 +226,16 @@ export class Machine {
       BOX_NETWORK_FILE.slice(1),
       `ADDRESS=${spec.address}/${spec.prefixLength}\nGATEWAY=${spec.gateway}\n`,
     );
-    if (spec.agent) {
-      await write(AGENT_FILES.program.slice(1), await readFile(spec.agent.bundle));
-      await write(AGENT_FILES.environment.slice(1), agentEnvironment(spec.agent.apiUrl), 0o600);
-      await write(AGENT_FILES.unit.slice(1), AGENT_UNIT);
-      const wantedBy = await boxDirectory(root, 'etc/systemd/system/multi-user.target.wants', base);
-      const wants = path.join(wantedBy, AGENT_SERVICE);
-      await rm(wants, { force: true });
-      await symlink(AGENT_FILES.unit, wants);
-      await lchown(wants, base, base);
+    // Boxes made before the referee watched from the host ran an agent inside: it goes.
+    for (const leftover of [
+      `etc/systemd/system/multi-user.target.wants/${AGENT_SERVICE}`,
+      ...Object.values(AGENT_FILES).map((file) => file.slice(1)),
+    ]) {
+      // Only inside the box: a directory on the way may be box root's link to a host path.
+      const parent = await realpath(path.join(root, path.dirname(leftover))).catch(() => null);
+      if (parent?.startsWith(`${root}/`))
+        await rm(path.join(parent, path.basename(leftover)), { force: true });
     }
-    // The agent's secret too, at every start (a box whose root removed it gets it back).
-    if (spec.agentToken) await write(AGENT_FILES.token.slice(1), `${spec.agentToken}\n`, 0o600);
     if (!firstStart) return;
     await write('etc/hostname', `${spec.hostname}\n`);
     await write(

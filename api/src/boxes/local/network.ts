@@ -10,14 +10,12 @@ export interface RouterLayout {
   /** Names every host object of this runtime (network namespaces, host interface, machines). */
   prefix: string;
   arena: Ipv4Network;
-  /** A /30 between the host and the router namespace; the VPN relay and the agent path use it. */
+  /** A /30 between the host and the router namespace; the VPN relay uses it. */
   transit: Ipv4Network;
   vpnUdp: Ipv4Network;
   vpnTcp: Ipv4Network;
   /** OpenVPN's port inside the router namespace (UDP and TCP). */
   vpnPort: number;
-  /** Where the API serves box agents on the host's transit address (boxes reach it as `http://<gateway>/`). */
-  agentPort: number;
 }
 
 /** A box's place on the arena network. */
@@ -142,15 +140,12 @@ export class RouterNetwork {
    * The whole firewall, replaced atomically. Sets are filled by `setAccess` and `setBoxPorts`.
    * - forward: VPN ↔ box only for pairs in @access (owner always; attacker inside a window);
    *   nothing else crosses (no box ↔ box, no VPN client ↔ VPN client, nothing to the host).
-   * - input: the router itself answers only OpenVPN on the transit link.
-   * - agents: a box's `http://<gateway>:80` is carried (DNAT, then masquerade) to the API's agent
-   *   endpoint on the host end of the transit link; boxes reach nothing else outside the arena.
+   * - input: the router itself answers only OpenVPN on the transit link; boxes reach nothing
+   *   outside the arena (the referee watches them from the host: they report to no one).
    * - bridge: a box may only use its own address (no spoofing of another box or the router).
    */
   async #loadBaseRules(): Promise<void> {
-    const { vpnPort, vpnUdp, vpnTcp, agentPort } = this.layout;
-    const gateway = this.routerArenaAddress;
-    const api = this.hostTransitAddress;
+    const { vpnPort, vpnUdp, vpnTcp } = this.layout;
     const ruleset = `
 add table inet ${TABLE}
 delete table inet ${TABLE}
@@ -173,16 +168,6 @@ table inet ${TABLE} {
     type filter hook forward priority filter; policy drop;
     iifname { "${TUN_UDP}", "${TUN_TCP}" } oifname "${BRIDGE}" ip saddr . ip daddr @access accept
     iifname "${BRIDGE}" oifname { "${TUN_UDP}", "${TUN_TCP}" } ip daddr . ip saddr @access accept
-    iifname "${BRIDGE}" oifname "${TRANSIT}" ip daddr ${api} tcp dport ${agentPort} ct status dnat accept
-    iifname "${TRANSIT}" oifname "${BRIDGE}" ct state established,related ct status dnat accept
-  }
-  chain agents_in {
-    type nat hook prerouting priority dstnat; policy accept;
-    iifname "${BRIDGE}" ip daddr ${gateway} tcp dport 80 dnat ip to ${api}:${agentPort}
-  }
-  chain agents_out {
-    type nat hook postrouting priority srcnat; policy accept;
-    oifname "${TRANSIT}" ip daddr ${api} tcp dport ${agentPort} masquerade
   }
 }
 table bridge ${TABLE} {

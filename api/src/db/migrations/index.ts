@@ -9,6 +9,8 @@ import { Migration20261122060000_agent } from './Migration20261122060000_agent.t
 import { Migration20261122070000_grid } from './Migration20261122070000_grid.ts';
 import { Migration20261122080000_leaderboard } from './Migration20261122080000_leaderboard.ts';
 import { Migration20261122090000_chat } from './Migration20261122090000_chat.ts';
+import { Migration20261125000000_referee } from './Migration20261125000000_referee.ts';
+import { Migration20261125010000_fair_play } from './Migration20261125010000_fair_play.ts';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered from files) so the same
@@ -25,4 +27,6 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261122070000_grid', class: Migration20261122070000_grid },
   { name: 'Migration20261122080000_leaderboard', class: Migration20261122080000_leaderboard },
   { name: 'Migration20261122090000_chat', class: Migration20261122090000_chat },
+  { name: 'Migration20261125000000_referee', class: Migration20261125000000_referee },
+  { name: 'Migration20261125010000_fair_play', class: Migration20261125010000_fair_play },
 ];

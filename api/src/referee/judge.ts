@@ -1,0 +1,189 @@
+import type { ExecEvent, ForkEvent } from './trace.ts';
+
+/**
+ * The referee's rules for one attack (docs/detection.md, "The rules"), as pure logic over what
+ * the host sees. A process is the attacker's when it runs a program started by an execve of a
+ * new program in a process tree that holds an established connection from the attacker's VPN
+ * address (opened during the window), or that descends from a process of the attacker's; a
+ * fork of the attacker's process runs the attacker's program too. Daemons that merely served
+ * the attacker (sshd before login, a web server's workers) never exec a new program for them
+ * and stay nobody's. Whether the attacker still holds a process is re-derived from the live
+ * processes on every pass.
+ */
+
+/** A VPN address of the attacker and since when (epoch ms) they hold it. */
+export interface AttackerAddress {
+  address: string;
+  since: number;
+}
+
+/** A TCP connection a process holds now (established, or closed by the peer but not by the process). */
+export interface HeldConnection {
+  remote: string;
+  /**
+   * When it became established (epoch ms), or null while the tracer has not told (a line from
+   * another CPU may come later; asked again then).
+   */
+  openedAt: () => number | null;
+}
+
+/** What the judge asks of the host about live processes. */
+export interface HostFacts {
+  /** Whether `pid` is a process of the attacked box (and not its init, which hands sockets to services). */
+  judges(pid: number): boolean;
+  /** Connections a process holds now (empty when it is gone). */
+  connections(pid: number): HeldConnection[];
+  /** When a process started (epoch ms), or null when it is gone. */
+  startedAt(pid: number): number | null;
+}
+
+export interface JudgeOptions {
+  /** The host uid of the box's root (the base of its uid range). */
+  uidBase: number;
+  /** When the attack window opened (epoch ms). */
+  windowStart: number;
+  /** When the tracer started watching (epoch ms): connections older than that have no known start. */
+  watchingSince: () => number;
+  attackerAddresses: () => AttackerAddress[];
+  facts: HostFacts;
+}
+
+export interface AttackerProcess {
+  pid: number;
+  /** Monotonic ns of the exec or fork that made it the attacker's (a later process on the same pid started after). */
+  since: bigint;
+  /** Host uid it ran with then. */
+  uid: number;
+  /** The attacker address whose connection the process tree held. */
+  peer: string;
+  command: string;
+}
+
+/** An exec the judge gave to the attacker. */
+export interface AttributedExec {
+  pid: number;
+  peer: string;
+  /** Real uid inside the box (0: root). */
+  boxUid: number;
+  boxEuid: number;
+  command: string;
+  cwd: string;
+}
+
+/** Slack for clocks read in different places (the tracer's monotonic clock against the wall clock). */
+const CLOCK_SLACK_MS = 50;
+
+export class AttackJudge {
+  readonly #o: JudgeOptions;
+  readonly #attacker = new Map<number, AttackerProcess>();
+
+  constructor(options: JudgeOptions) {
+    this.#o = options;
+  }
+
+  /** The processes the attacker holds, as last known (the host pass removes the dead). */
+  processes(): AttackerProcess[] {
+    return [...this.#attacker.values()];
+  }
+
+  forget(pid: number): void {
+    this.#attacker.delete(pid);
+  }
+
+  /** A forked child runs its parent's program: the attacker's when the parent's is. */
+  fork(event: ForkEvent): void {
+    const parent = this.#attacker.get(event.parent);
+    if (parent) this.#attacker.set(event.child, { ...parent, pid: event.child, since: event.ns });
+  }
+
+  /**
+   * Judges one exec of the box: answers the attribution when the new program is the
+   * attacker's, and records the process as theirs (or as nobody's: a process of the attacker's
+   * that the attacker's tree no longer reaches cannot become the defender's by an exec, but an
+   * exec outside it clears a stale entry on a reused pid).
+   */
+  exec(event: ExecEvent, command: string): AttributedExec | null | { retry: () => AttributedExec | null } {
+    const found = this.#peerOf(event);
+    if (typeof found === 'string') return this.#attribute(event, command, found);
+    if (found === null) {
+      this.#attacker.delete(event.pid);
+      return null;
+    }
+    // Held connections from the attacker whose opening the tracer has not told yet: the same
+    // connections are asked again (the processes holding them may be gone by then).
+    return {
+      retry: () => {
+        for (const { connection, address } of found) {
+          if (this.#openedInWindow(connection.openedAt(), address, true))
+            return this.#attribute(event, command, address.address);
+        }
+        return null;
+      },
+    };
+  }
+
+  #attribute(event: ExecEvent, command: string, peer: string): AttributedExec {
+    this.#attacker.set(event.pid, { pid: event.pid, since: event.ns, uid: event.uid, peer, command });
+    return {
+      pid: event.pid,
+      peer,
+      boxUid: event.uid - this.#o.uidBase,
+      boxEuid: event.euid - this.#o.uidBase,
+      command,
+      cwd: event.cwd,
+    };
+  }
+
+  /**
+   * The attacker address the exec is attributed to, or null; or the attacker's held
+   * connections whose opening the tracer has not told yet.
+   */
+  #peerOf(event: ExecEvent): string | null | { connection: HeldConnection; address: AttackerAddress }[] {
+    // The process itself, or an ancestor, runs a program of the attacker's.
+    const own = this.#attacker.get(event.pid);
+    if (own) return own.peer;
+    for (const pid of event.ancestors) {
+      const ancestor = this.#attacker.get(pid);
+      if (ancestor) return ancestor.peer;
+    }
+    // A daemon's child executing the daemon's own program again (sshd re-executes itself for
+    // each connection, before anyone logged in) runs no new program. The daemon is older than
+    // the window: a program the attacker started (bash running bash) is no daemon of the box.
+    const parent = event.ancestors[0];
+    if (
+      event.previousProgram !== 0n &&
+      event.previousProgram === event.program &&
+      event.parentProgram === event.program &&
+      parent !== undefined &&
+      (this.#o.facts.startedAt(parent) ?? Infinity) < this.#o.windowStart
+    )
+      return null;
+    const addresses = this.#o.attackerAddresses();
+    if (addresses.length === 0) return null;
+    const unknown: { connection: HeldConnection; address: AttackerAddress }[] = [];
+    for (const pid of [event.pid, ...event.ancestors]) {
+      if (!this.#o.facts.judges(pid)) continue;
+      for (const connection of this.#o.facts.connections(pid)) {
+        const address = addresses.find((a) => a.address === connection.remote);
+        if (!address) continue;
+        const openedAt = connection.openedAt();
+        if (this.#openedInWindow(openedAt, address, false)) return address.address;
+        if (openedAt === null) unknown.push({ connection, address });
+      }
+    }
+    return unknown.length ? unknown : null;
+  }
+
+  /**
+   * A connection counts when it opened during the window and while the attacker held the
+   * address (an older one from the same address was someone else's: the owner's, or a
+   * previous holder's of a reused VPN address). A connection the tracer never saw opening is
+   * older than the tracer: it counts, once the tracer has been asked again (`final`), only when
+   * the tracer is younger than the window and the address (an API that came up mid-attack).
+   */
+  #openedInWindow(openedAt: number | null, address: AttackerAddress, final: boolean): boolean {
+    const after = Math.max(this.#o.windowStart, address.since) - CLOCK_SLACK_MS;
+    if (openedAt !== null) return openedAt >= after;
+    return final && this.#o.watchingSince() > after;
+  }
+}
