@@ -44,6 +44,7 @@ describe('attacks: what box agents report', function () {
   async function fight(): Promise<{ attacker: Player; target: Player; attack: Attack }> {
     const attacker = await player();
     const target = await player();
+    t.platform.attacks.consent(attacker.id, target.id);
     const started = await t.call<StartAttackResponse>('POST', `/attack/${target.box.id}`, {
       token: attacker.token,
     });

@@ -221,6 +221,7 @@ describe('grid: the /grid socket, matchmaking, PvP and notifications', function 
       const target = await player();
       const watcher = await player({ box: false, vpn: false });
       const [a, d, w] = [await join(attacker), await join(target), await join(watcher)];
+      t.platform.attacks.consent(attacker.id, target.id);
       const started = await t.call<StartAttackResponse>('POST', `/attack/${target.box!.id}`, {
         token: attacker.token,
       });
@@ -273,6 +274,7 @@ describe('grid: the /grid socket, matchmaking, PvP and notifications', function 
     it('keeps notifications of an absent player until a client acknowledges them', async () => {
       const attacker = await player();
       const target = await player();
+      t.platform.attacks.consent(attacker.id, target.id);
       const started = await t.call<StartAttackResponse>('POST', `/attack/${target.box!.id}`, {
         token: attacker.token,
       });
@@ -578,6 +580,7 @@ describe('grid: the /grid socket, matchmaking, PvP and notifications', function 
     it('answers Defense % from finished defenses; 400 and 404 for bad ids', async () => {
       const attacker = await player();
       const target = await player();
+      t.platform.attacks.consent(attacker.id, target.id);
       const first = await t.call<StartAttackResponse>('POST', `/attack/${target.box!.id}`, {
         token: attacker.token,
       });
@@ -588,10 +591,12 @@ describe('grid: the /grid socket, matchmaking, PvP and notifications', function 
         defensesTotal: 0,
       });
       await t.platform.attacks.settle(first.body.attack.id, 'TIMEOUT');
+      t.platform.attacks.consent(attacker.id, target.id);
       const second = await t.call<StartAttackResponse>('POST', `/attack/${target.box!.id}`, {
         token: attacker.token,
       });
       await t.platform.attacks.settle(second.body.attack.id, 'OWNED');
+      t.platform.attacks.consent(attacker.id, target.id);
       const third = await t.call<StartAttackResponse>('POST', `/attack/${target.box!.id}`, {
         token: attacker.token,
       });
