@@ -69,6 +69,19 @@ describe('attacks on real boxes: reverse shells, root, kill chains, settlement',
     ]);
   });
 
+  afterEach(function () {
+    // What the platform said, for a failure far from here (CI).
+    if (this.currentTest?.state === 'failed') {
+      const lines = platform?.output().split('\n') ?? [];
+      console.error(
+        lines
+          .filter((line) => !line.includes('Request completed'))
+          .slice(-60)
+          .join('\n'),
+      );
+    }
+  });
+
   after(async function () {
     this.timeout(120_000);
     arena?.closeShells();
@@ -111,8 +124,9 @@ describe('attacks on real boxes: reverse shells, root, kill chains, settlement',
     expect(shadow).to.include({ user: 'www-data', cwd: '/tmp' });
     expect(chain.map((l) => l.command)).to.not.include.members(['whoami', 'ls']);
 
-    // Root.
-    await shell.run('sudo -n id');
+    // Root. The referee settles it the moment `id` runs as root: the window (and with it the
+    // shell) may close before the answer comes back.
+    shell.send('sudo -n id');
     await until('the attack OWNED', async () => (await arena.attack(bob, attack)).outcome === 'OWNED');
     const events = await arena.events(bob, attack);
     expect(events.filter((e) => e.type === 'FOOTHOLD')).to.have.length(1);
@@ -226,5 +240,30 @@ describe('attacks on real boxes: reverse shells, root, kill chains, settlement',
     expect(await arena.mmr(carol)).to.be.greaterThan(before.carol);
     expect(await arena.mmr(dave)).to.be.lessThan(before.dave);
     expect(await arena.events(carol, idle)).to.deep.equal([]);
+  });
+
+  it('keeps a defender from walking away: power-off is refused, a shutdown from inside forfeits', async () => {
+    const attack = await arena.startAttack(carol, alice);
+    const before = { carol: await arena.mmr(carol), alice: await arena.mmr(alice) };
+    const hostname = (await arena.call<{ hostname: string }>(alice.token, 'GET', '/boxes/my')).body.hostname;
+    const off = await arena.call<{ message: string }>(alice.token, 'POST', `/boxes/${hostname}/power`, {
+      on: false,
+    });
+    expect(off.status).to.equal(409);
+    expect(off.body.message).to.equal(
+      'Your box is under attack: it cannot be powered off or deleted until the attack ends.',
+    );
+    await alice.computer
+      .ssh(alice.box.ip, 'systemctl poweroff', { password: alice.box.password })
+      .catch(() => undefined /* the connection ends with the box */);
+    const ended = await until('the forfeit', async () => {
+      const now = await arena.attack(carol, attack);
+      return now.outcome !== 'PENDING' ? now : null;
+    });
+    expect(ended.outcome).to.equal('OWNED');
+    const events = await arena.events(carol, attack);
+    expect(events.map((e) => e.type)).to.deep.equal(['FORFEIT']);
+    expect(await arena.mmr(carol)).to.be.greaterThan(before.carol);
+    expect(await arena.mmr(alice)).to.be.lessThan(before.alice);
   });
 });

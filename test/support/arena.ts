@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { io as connect, type Socket } from 'socket.io-client';
 import { createVerifiedAccount } from './accounts.ts';
 import { until } from './until.ts';
 import type { ClientNamespace, ShellListener } from './netns.ts';
@@ -46,6 +47,8 @@ export class Arena {
   platform: RunningPlatform;
   readonly #files: string;
   readonly #listeners: ShellListener[] = [];
+  /** Players' /grid connections (a challenge needs both on the Grid). */
+  readonly #grids = new Map<string, Socket>();
 
   /** `files`: where the players' `.ovpn` files go. */
   constructor(platform: RunningPlatform, files: string) {
@@ -146,14 +149,46 @@ export class Arena {
     return listener;
   }
 
+  /** The player's /grid connection, as the portal opens it (made once, kept until closeShells). */
+  async #grid(player: ArenaPlayer): Promise<Socket> {
+    const known = this.#grids.get(player.id);
+    if (known?.connected) return known;
+    known?.close();
+    const socket = connect(`${this.platform.url}/grid`, {
+      transports: ['websocket'],
+      auth: { token: player.token },
+      query: { userId: player.id },
+      reconnection: false,
+    });
+    this.#grids.set(player.id, socket);
+    await new Promise<void>((resolve, reject) => {
+      socket.once('readyForState', () => resolve());
+      socket.once('connect_error', reject);
+    });
+    return socket;
+  }
+
+  /**
+   * An attack with the target's consent, as players make one on the Grid: the attacker
+   * challenges (PVP), the target accepts.
+   */
   async startAttack(attacker: ArenaPlayer, target: ArenaPlayer): Promise<AttackRef> {
-    const started = await this.call<{ attack: AttackRef }>(
-      attacker.token,
-      'POST',
-      `/attack/${target.box.id}`,
+    const [mine, theirs] = [await this.#grid(attacker), await this.#grid(target)];
+    const incoming = new Promise<void>((resolve) => theirs.once('pvp:request:incoming', () => resolve()));
+    const accepted = new Promise<{ attack: AttackRef }>((resolve) =>
+      mine.once('pvp:request:accepted', (payload: { attack: AttackRef }) => resolve(payload)),
     );
-    if (started.status !== 201) throw new Error(`attack not started: ${JSON.stringify(started.body)}`);
-    return started.body.attack;
+    const refused = new Promise<never>((_, reject) =>
+      mine.once('error', (e: { message: string }) => reject(new Error(`attack not started: ${e.message}`))),
+    );
+    const late = (what: string) =>
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error(`no ${what} within 10 s`)), 10_000),
+      );
+    mine.emit('pvp:request', { targetId: target.id });
+    await Promise.race([incoming, refused, late('challenge')]);
+    theirs.emit('pvp:accept', { requesterId: attacker.id });
+    return (await Promise.race([accepted, refused, late('attack')])).attack;
   }
 
   async events(who: ArenaPlayer, attack: AttackRef): Promise<AttackEvent[]> {
@@ -176,5 +211,6 @@ export class Arena {
 
   closeShells(): void {
     for (const listener of this.#listeners) listener.close();
+    for (const socket of this.#grids.values()) socket.close();
   }
 }

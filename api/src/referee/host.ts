@@ -226,13 +226,18 @@ export class HostReferee implements Referee {
     if (verdict && 'retry' in verdict) {
       watch.waiting = true;
       setTimeout(() => {
-        void this.#tracer.flush().then(() => {
-          if (this.#watches.get(watch.attack.id) !== watch) return;
-          const again = verdict.retry();
-          if (again) this.#record(watch, item.event, again);
-          watch.waiting = false;
-          for (const next of watch.backlog.splice(0)) this.#judge(watch, next);
-        });
+        void this.#tracer
+          .flush()
+          .then(() => {
+            if (this.#watches.get(watch.attack.id) !== watch) return;
+            const again = verdict.retry();
+            if (again) this.#record(watch, item.event, again);
+          })
+          .catch((err: unknown) => this.#log.error({ err }, 'Could not judge an exec again'))
+          .finally(() => {
+            watch.waiting = false;
+            for (const next of watch.backlog.splice(0)) this.#judge(watch, next);
+          });
       }, LATER_MS).unref();
     } else if (verdict) this.#record(watch, item.event, verdict);
   }
@@ -396,15 +401,16 @@ export class HostReferee implements Referee {
 /** Linux reports process start times in clock ticks of USER_HZ, 100 a second on every architecture it runs boxes on. */
 const bootNs = (ticks: number): bigint => BigInt(ticks) * 10_000_000n;
 
-let bootTimeMs: number | null = null;
-
-/** When a process started (epoch ms), from its start time after boot and the boot time. */
+/**
+ * When a process started (epoch ms): its start after boot against the time since boot now, both
+ * on the kernel's boot clock to a hundredth of a second (/proc/stat's boot time is whole seconds).
+ */
 function processStartedAt(pid: number): number | null {
   const stat = readText(`/proc/${pid}/stat`);
-  if (!stat) return null;
-  bootTimeMs ??= Number(/^btime (\d+)$/m.exec(readText('/proc/stat') ?? '')?.[1] ?? 0) * 1000;
+  const uptime = Number((readText('/proc/uptime') ?? '').split(' ')[0]);
+  if (!stat || !Number.isFinite(uptime)) return null;
   const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
-  return bootTimeMs + ticks * 10;
+  return Date.now() - (uptime * 1000 - ticks * 10);
 }
 
 function readText(file: string): string | null {
