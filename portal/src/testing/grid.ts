@@ -46,6 +46,7 @@ export const gridAttack = (attacker: PlayerRef, target: PlayerRef, fields: Parti
   winnerId: null,
   loserId: null,
   mmrChange: null,
+  rated: true,
   createdAt: new Date().toISOString(),
   endsAt: new Date(Date.now() + 30 * 60_000).toISOString(),
   endedAt: null,

@@ -215,6 +215,9 @@ const eventColors: Record<AttackEventType, 'error' | 'warning' | 'success' | 'in
   EVICTED: 'success',
   AGENT_SILENT: 'info',
   AGENT_BACK: 'info',
+  FORFEIT: 'error',
+  UNRATED: 'info',
+  BAILED: 'info',
 };
 
 /** Time, kind, and the line: `user@cwd $ command` for a command, the type's message for an event. */
