@@ -1,4 +1,4 @@
-// Detection of attackers' shells (issue: attacks and the box agent). Needs root and the box
+// Detection of attackers' shells by the referee (docs/detection.md). Needs root and the box
 // packages (make box-deps); starts the built API with the local runtime, as `make run` does.
 //
 // 1. Latency, from a shell's first command to the stored event: the attacker opens a reverse
@@ -6,13 +6,13 @@
 //    command; timed from sending it until the command is in the attack's kill chain through the
 //    API (`GET /attack/{id}/logs`, polled every 25 ms). Baseline in the same run: the same
 //    command's round trip through the shell (sent → its output back on the attacker's computer).
-//    Goal: p95 <= 2 s.
-// 2. The agent's CPU (its process in the target box and its journalctl, from /proc), as a share
-//    of one core: idle
-//    (nothing happening), and while the attacker's shell runs programs as fast as the box lets
-//    it (`/bin/true` in a loop; the rate reached is printed, and the agent's CPU per 1,000
-//    programs a second). Every program must end up in the kill chain; the lag after the loop is
-//    printed. Goal: idle < 2 % of a core.
+//    Goal: p95 <= 0.5 s.
+// 2. The referee's CPU (the host's bpftrace and the API process that judges, from /proc), as a
+//    share of one core: idle per box (nothing happening; the boxes the run holds share it), and
+//    while the attacker's shell runs programs as fast as the box lets it (`/bin/true` in a loop;
+//    the rate reached is printed, and the CPU per 1,000 programs a second). Every program must
+//    end up in the kill chain (none lost); the lag after the loop is printed. Goal: idle <= 1 %
+//    of a core per box. The in-box agent it replaced used 0.75 % idle (docs/benchmarks.md).
 //
 //   node test/bench/detection.ts            (or: make bench-detection)
 //   BENCH_SAMPLES=20 BENCH_EXECS=3000 node test/bench/detection.ts
@@ -25,8 +25,8 @@ import { Arena, until, type ArenaPlayer, type AttackRef } from '../support/arena
 import { ClientNamespace, boxHostProblem } from '../support/netns.ts';
 import { freePort, localRuntimeEnv, startPlatform, takeDownBoxes } from '../support/platform.ts';
 
-const LATENCY_GOAL_MS = 2000;
-const IDLE_CPU_GOAL = 0.02;
+const LATENCY_GOAL_MS = 500;
+const IDLE_CPU_GOAL_PER_BOX = 0.01;
 const samples = Number(process.env.BENCH_SAMPLES ?? 20);
 const execs = Math.min(4900, Number(process.env.BENCH_EXECS ?? 3000));
 const CLOCK_TICKS = 100;
@@ -41,7 +41,7 @@ const prefix = `egd${randomBytes(1).toString('hex')}`;
 const env = {
   ...localRuntimeEnv({ prefix, net3: '172.29.9', octet: 234, vpnPort: await freePort() }),
   LOG_LEVEL: 'warn',
-  // The box may use both cores: the exec rate is then the agent's and the journal's limit.
+  // The box may use both cores: the exec rate is then the box's and the referee's limit.
   BOX_CPU_MILLIS: '2000',
   STARTING_FREE_CREDITS: '1000',
   ATTACK_TIME_LIMIT_MINUTES: '60',
@@ -56,38 +56,28 @@ const percentile = (values: number[], p: number) =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))]!;
 const ms = (value: number) => `${Math.round(value)} ms`;
 
-/** CPU seconds used so far by the box agent of `box`: its node process (found in the box's cgroup) and its journalctl. */
-async function agentCpuSeconds(box: ArenaPlayer['box']): Promise<number> {
-  const slot = (await readFile(path.join(dataDir, 'boxes', box.id, 'slot'), 'utf8')).trim();
-  const machine = `${prefix}-b${slot}`;
-  const stats = new Map<number, string[]>();
+/** CPU seconds used so far by the referee: the host's bpftrace of this platform and the API process. */
+async function refereeCpuSeconds(): Promise<number> {
+  let ticks = 0;
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => null);
-    if (stat) stats.set(Number(entry), stat.slice(stat.lastIndexOf(')') + 2).split(' '));
-  }
-  for (const [pid] of stats) {
+    const pid = Number(entry);
     const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-    if (!cmdline.includes('exploit-grid/agent.cjs')) continue;
-    const cgroup = await readFile(`/proc/${pid}/cgroup`, 'utf8').catch(() => '');
-    if (!cgroup.includes(`/${machine}/`)) continue;
-    let ticks = 0;
-    for (const [child, fields] of stats)
-      if (child === pid || Number(fields[1]) === pid) ticks += Number(fields[11]) + Number(fields[12]);
-    return ticks / CLOCK_TICKS;
+    const tracer = cmdline.startsWith('bpftrace\0') && cmdline.includes(path.join(dataDir, 'referee'));
+    if (!tracer && pid !== platform.process.pid) continue;
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
+    const fields = stat?.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (fields) ticks += Number(fields[11]) + Number(fields[12]);
   }
-  throw new Error(`no agent running in box ${machine}`);
+  return ticks / CLOCK_TICKS;
 }
 
-async function cpuShare(
-  box: ArenaPlayer['box'],
-  during: () => Promise<unknown>,
-): Promise<{ share: number; seconds: number }> {
-  const cpu0 = await agentCpuSeconds(box);
+async function cpuShare(during: () => Promise<unknown>): Promise<{ share: number; seconds: number }> {
+  const cpu0 = await refereeCpuSeconds();
   const t0 = Date.now();
   await during();
   const seconds = (Date.now() - t0) / 1000;
-  return { share: ((await agentCpuSeconds(box)) - cpu0) / seconds, seconds };
+  return { share: ((await refereeCpuSeconds()) - cpu0) / seconds, seconds };
 }
 
 let failed = false;
@@ -132,18 +122,25 @@ try {
   console.log(`  goal p95 <= ${LATENCY_GOAL_MS} ms: ${p95 <= LATENCY_GOAL_MS ? 'met' : 'MISSED'}`);
   if (p95 > LATENCY_GOAL_MS) failed = true;
 
-  // 2. CPU, idle.
-  const idle = await cpuShare(target.box, () => sleep(20_000));
-  console.log(`\nBox agent CPU (share of one core)`);
-  console.log(`  idle for ${idle.seconds.toFixed(0)} s: ${(idle.share * 100).toFixed(2)} %`);
-  console.log(`  goal idle < ${IDLE_CPU_GOAL * 100} %: ${idle.share < IDLE_CPU_GOAL ? 'met' : 'MISSED'}`);
-  if (idle.share >= IDLE_CPU_GOAL) failed = true;
+  // 2. CPU, idle: the two boxes of the run share the referee.
+  const boxes = 2;
+  const idle = await cpuShare(() => sleep(20_000));
+  const perBox = idle.share / boxes;
+  console.log(`\nReferee CPU (bpftrace and the API process, share of one core)`);
+  console.log(
+    `  idle for ${idle.seconds.toFixed(0)} s, ${boxes} boxes: ${(idle.share * 100).toFixed(2)} % ` +
+      `(${(perBox * 100).toFixed(2)} % a box; the in-box agent it replaced: 0.75 %)`,
+  );
+  console.log(
+    `  goal idle <= ${IDLE_CPU_GOAL_PER_BOX * 100} % a box: ${perBox <= IDLE_CPU_GOAL_PER_BOX ? 'met' : 'MISSED'}`,
+  );
+  if (perBox > IDLE_CPU_GOAL_PER_BOX) failed = true;
 
   // 2b. CPU under a storm of program starts.
   const shell = await arena.reverseShell(attacker, target, 6000);
   const before = (await arena.commands(attacker, attack)).filter((l) => l.command === '/bin/true').length;
   let loopSeconds = 0;
-  const busy = await cpuShare(target.box, async () => {
+  const busy = await cpuShare(async () => {
     const t0 = Date.now();
     await shell.run(`for i in $(seq ${execs}); do /bin/true; done`, 300_000);
     loopSeconds = (Date.now() - t0) / 1000;

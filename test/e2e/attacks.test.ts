@@ -122,7 +122,7 @@ describe('attacks on real boxes: reverse shells, root, kill chains, settlement',
     });
     const shadow = chain.find((l) => l.command === 'cat /etc/shadow')!;
     expect(shadow).to.include({ user: 'www-data', cwd: '/tmp' });
-    expect(chain.map((l) => l.command)).to.not.include.members(['whoami', 'ls']);
+    expect(chain.filter((l) => ['whoami', 'ls'].includes(l.command))).to.deep.equal([]);
 
     // Root. The referee settles it the moment `id` runs as root: the window (and with it the
     // shell) may close before the answer comes back.

@@ -20,6 +20,7 @@ import {
 import { SCRIPTS } from '../../operator/src/vpnpool/scripts.ts';
 import type { VpnPool } from '../../operator/src/vpnpool/types.ts';
 import { until } from '../support/until.ts';
+import { needsRoot } from '../support/root.ts';
 
 const run = promisify(execFile);
 const sh = (command: string) => run('sh', ['-c', command]);
@@ -64,7 +65,7 @@ describe('A VPN server pod (entrypoint, OpenVPN, hooks, access) in network names
     writeFile(path.join(dir, 'etc/access/access.json'), JSON.stringify(access));
 
   before(async function () {
-    if (process.getuid?.() !== 0) this.skip();
+    needsRoot(this, 'the VPN pod test');
     dir = await mkdtemp(path.join(os.tmpdir(), 'eg-vpn-pod-'));
     for (const sub of ['etc/server', 'etc/pki', 'etc/access', 'run'])
       await mkdir(path.join(dir, sub), { recursive: true });

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { SCRIPTS } from '../../operator/src/vpnpool/scripts.ts';
+import { needsRoot } from '../support/root.ts';
 
 const run = promisify(execFile);
 
@@ -56,7 +57,7 @@ describe('VPN server pod scripts', function () {
     });
 
   before(async function () {
-    if (process.getuid?.() !== 0) this.skip(); // network namespaces and nft need root
+    needsRoot(this, 'the VPN scripts test (network namespaces, nft)');
     dir = await mkdtemp(path.join(os.tmpdir(), 'eg-vpn-scripts-'));
     await mkdir(path.join(dir, 'sessions'));
     await mkdir(path.join(dir, 'scripts'));
@@ -158,7 +159,7 @@ describe('VPN server pod scripts', function () {
     const requests: { path: string; authorization?: string; body: Record<string, unknown> }[] = [];
     let allow = true;
     before(async function () {
-      if (process.getuid?.() !== 0) this.skip();
+      needsRoot(this, 'the VPN hooks test');
       server = http.createServer((request, response) => {
         let body = '';
         request.on('data', (chunk: Buffer) => (body += chunk.toString()));
