@@ -21,7 +21,7 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Arena, until, type ArenaPlayer, type AttackRef } from '../support/arena.ts';
+import { Arena, until, type AttackRef } from '../support/arena.ts';
 import { ClientNamespace, boxHostProblem } from '../support/netns.ts';
 import { freePort, localRuntimeEnv, startPlatform, takeDownBoxes } from '../support/platform.ts';
 
