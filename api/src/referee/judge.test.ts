@@ -1,0 +1,219 @@
+import { expect } from 'chai';
+import { AttackJudge, type AttackerAddress, type HeldConnection } from './judge.ts';
+import { TraceParser, type ExecEvent } from './trace.ts';
+
+const hex = (bytes: string | number[]) =>
+  [...Buffer.from(bytes as string)].map((b) => `\\x${b.toString(16).padStart(2, '0')}`).join('');
+
+describe('referee: the trace parser', () => {
+  it('gathers an exec from its lines, whatever comes between them', () => {
+    const parser = new TraceParser();
+    const argv = 'bash\0-c\0id; echo "a b"\0';
+    const lines = [
+      `X 1000 42 268435489 268435489 11 12 33261 ${argv.length} 7 11`,
+      'F 1001 9 10',
+      'P 1000 42 41',
+      'P 1000 42 1',
+      `A 1000 42 ${hex(argv.slice(0, 10))}`,
+      `A 1000 42 ${hex(argv.slice(10))}`,
+      `D 1000 42 3 ${hex('tmp')}`,
+      `D 1000 42 3 ${hex('var\0\0garbage')}`,
+      'Z 1000 42',
+    ];
+    const events = lines.map((line) => parser.line(line)).filter((e) => e !== null);
+    expect(events.map((e) => e.kind)).to.deep.equal(['fork', 'exec']);
+    expect(events[1]).to.deep.include({
+      pid: 42,
+      uid: 268435489,
+      ancestors: [41, 1],
+      argv: ['bash', '-c', 'id; echo "a b"'],
+      argvTruncated: false,
+      cwd: '/var/tmp',
+      previousProgram: 11n,
+      program: 12n,
+      parentProgram: 11n,
+    });
+  });
+
+  it('cannot be fed a line by a command: arguments are hex, a newline in one stays in it', () => {
+    const parser = new TraceParser();
+    const argv = 'sh\0-c\0echo hi\nZ 1 1\nX 5 5 0 0 0 0 0 0 0 0\0';
+    parser.line(`X 2000 50 268435489 268435489 1 2 33261 ${argv.length} 7 1`);
+    parser.line(`A 2000 50 ${hex(argv)}`);
+    const event = parser.line('Z 2000 50');
+    expect(event).to.deep.include({ pid: 50, argv: ['sh', '-c', 'echo hi\nZ 1 1\nX 5 5 0 0 0 0 0 0 0 0'] });
+    expect(parser.dropped).to.equal(0);
+  });
+
+  it('marks a command line longer than the event carries, and drops what does not parse', () => {
+    const parser = new TraceParser();
+    parser.line('X 3000 60 268435456 268435456 1 2 33261 9999 7 1');
+    parser.line(`A 3000 60 ${hex('yes\0')}`);
+    expect(parser.line('Z 3000 60')).to.deep.include({ argv: ['yes'], argvTruncated: true });
+    expect(parser.line('X 3000 not-a-pid 0 0 0 0 0 0 0 0')).to.equal(null);
+    expect(parser.line('Z 9 9')).to.equal(null);
+    expect(parser.line('Attaching 5 probes...')).to.equal(null);
+    expect(parser.dropped).to.equal(2);
+  });
+
+  it('reads arena connections as the socket saw them', () => {
+    const parser = new TraceParser();
+    expect(
+      parser.line(`S 4000 2 1 40000 4444 ${hex([10, 200, 1, 1])} ${hex([10, 201, 0, 2])}`),
+    ).to.deep.equal({
+      kind: 'tcp',
+      ns: 4000n,
+      change: 'open',
+      source: '10.200.1.1',
+      sourcePort: 40000,
+      destination: '10.201.0.2',
+      destinationPort: 4444,
+    });
+    expect(
+      parser.line(`S 4001 1 7 40000 4444 ${hex([10, 200, 1, 1])} ${hex([10, 201, 0, 2])}`),
+    ).to.deep.include({
+      change: 'close',
+    });
+  });
+});
+
+describe('referee: the judge', () => {
+  const BASE = 268435456;
+  const WINDOW = 1_000_000;
+  const attacker: AttackerAddress = { address: '10.201.0.2', since: WINDOW - 60_000 };
+  const bash = 100n;
+  const sshd = 200n;
+  const node = 300n;
+
+  /** A box: which processes hold which connections, and when processes started. */
+  function box() {
+    const holding = new Map<number, HeldConnection[]>();
+    const started = new Map<number, number>();
+    const judge = new AttackJudge({
+      uidBase: BASE,
+      windowStart: WINDOW,
+      watchingSince: () => 0,
+      attackerAddresses: () => [attacker],
+      facts: {
+        judges: (pid) => pid !== 1,
+        connections: (pid) => holding.get(pid) ?? [],
+        startedAt: (pid) => started.get(pid) ?? null,
+      },
+    });
+    const hold = (pid: number, remote: string, openedAt: number | null) =>
+      holding.set(pid, [{ remote, openedAt: () => openedAt }]);
+    return { judge, hold, started };
+  }
+  let ns = 0n;
+  const exec = (fields: Partial<ExecEvent> & { pid: number; ancestors: number[] }): ExecEvent => ({
+    kind: 'exec',
+    ns: ++ns,
+    uid: BASE + 1000,
+    euid: BASE + 1000,
+    previousProgram: bash,
+    program: bash,
+    parentProgram: bash,
+    mode: 0o100755,
+    argv: ['x'],
+    argvTruncated: false,
+    cwd: '/',
+    cgroup: 1n,
+    ...fields,
+  });
+
+  it('gives the attacker a new program in a tree holding their connection, and everything below it', () => {
+    const { judge, hold } = box();
+    hold(20, attacker.address, WINDOW + 5);
+    const shell = judge.exec(
+      exec({ pid: 21, ancestors: [20, 1], previousProgram: node, parentProgram: node }),
+      'sh',
+    );
+    expect(shell).to.deep.include({ peer: attacker.address, boxUid: 1000 });
+    // Its commands, wherever the connection is by then.
+    const id = judge.exec(exec({ pid: 22, ancestors: [21, 20, 1], uid: BASE, euid: BASE }), 'sudo id');
+    expect(id).to.deep.include({ peer: attacker.address, boxUid: 0 });
+    judge.fork({ kind: 'fork', ns: ++ns, parent: 21, child: 23 });
+    expect(judge.processes().map((p) => p.pid)).to.have.members([21, 22, 23]);
+  });
+
+  it('gives nobody sshd re-executing itself, the worker that served, or a connection of before the window', () => {
+    const { judge, hold, started } = box();
+    // sshd's child re-executes sshd for the attacker's connection; sshd runs since boot.
+    started.set(10, WINDOW - 3_600_000);
+    hold(11, attacker.address, WINDOW + 5);
+    expect(
+      judge.exec(
+        exec({
+          pid: 11,
+          ancestors: [10, 1],
+          previousProgram: sshd,
+          program: sshd,
+          parentProgram: sshd,
+          uid: BASE,
+        }),
+        'sshd -R',
+      ),
+    ).to.equal(null);
+    // The attacker's own bash running bash (its parent started in the window) is a new program.
+    started.set(30, WINDOW + 10);
+    hold(31, attacker.address, WINDOW + 5);
+    expect(judge.exec(exec({ pid: 31, ancestors: [30, 1] }), 'bash -i')).to.deep.include({ pid: 31 });
+    // The owner's session from an address opened before the window (the attacker holds it now).
+    hold(40, attacker.address, WINDOW - 10_000);
+    expect(
+      judge.exec(exec({ pid: 41, ancestors: [40, 1], previousProgram: sshd, parentProgram: sshd }), 'id'),
+    ).to.equal(null);
+    // The box's init never counts as holding.
+    hold(1, attacker.address, WINDOW + 5);
+    expect(judge.exec(exec({ pid: 51, ancestors: [1], previousProgram: node }), 'cron job')).to.equal(null);
+  });
+
+  it('gives nobody a connection from an address the attacker got after it opened (a reused VPN address)', () => {
+    const reused: AttackerAddress = { address: '10.201.0.9', since: WINDOW + 60_000 };
+    const j = new AttackJudge({
+      uidBase: BASE,
+      windowStart: WINDOW,
+      watchingSince: () => 0,
+      attackerAddresses: () => [reused],
+      facts: {
+        judges: () => true,
+        connections: () => [{ remote: reused.address, openedAt: () => WINDOW + 30_000 }],
+        startedAt: () => null,
+      },
+    });
+    expect(j.exec(exec({ pid: 61, ancestors: [60], previousProgram: node }), 'bash')).to.equal(null);
+  });
+
+  it('asks again when a held connection’s opening is not known yet, and then trusts only what the tracer told', () => {
+    let openedAt: number | null = null;
+    const j = new AttackJudge({
+      uidBase: BASE,
+      windowStart: WINDOW,
+      watchingSince: () => 0,
+      attackerAddresses: () => [attacker],
+      facts: {
+        judges: () => true,
+        connections: () => [{ remote: attacker.address, openedAt: () => openedAt }],
+        startedAt: () => null,
+      },
+    });
+    const first = j.exec(exec({ pid: 71, ancestors: [70], previousProgram: node }), 'bash -i');
+    expect(first).to.have.property('retry');
+    openedAt = WINDOW + 1;
+    expect((first as { retry: () => unknown }).retry()).to.deep.include({ pid: 71 });
+    // Never told: older than a tracer that watched since before the window.
+    const never = new AttackJudge({
+      uidBase: BASE,
+      windowStart: WINDOW,
+      watchingSince: () => WINDOW - 1000,
+      attackerAddresses: () => [attacker],
+      facts: {
+        judges: () => true,
+        connections: () => [{ remote: attacker.address, openedAt: () => null }],
+        startedAt: () => null,
+      },
+    });
+    const unknown = never.exec(exec({ pid: 81, ancestors: [80], previousProgram: node }), 'bash -i');
+    expect((unknown as { retry: () => unknown }).retry()).to.equal(null);
+  });
+});
