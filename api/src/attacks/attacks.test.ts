@@ -62,16 +62,16 @@ describe('attacks: lifecycle through the API', function () {
       );
     }
     if (options.vpn !== false) await t.orchestrator.connectVpn(user.id);
+    if (box) owners.set(box.id, user.id);
     return { ...user, box };
   }
 
+  /** Box id → its owner, for the consent below. */
+  const owners = new Map<string, string>();
   /** POST /attack/{boxId} with the target's consent (an accepted challenge gives it). */
-  const attack = async (attacker: TestAccount, boxId: string, options: { consent?: boolean } = {}) => {
-    const owner = await t.db.query<{ user_id: string }>('select user_id from boxes where id::text = $1', [
-      boxId,
-    ]);
-    if (options.consent !== false && owner.rows[0])
-      t.platform.attacks.consent(attacker.id, owner.rows[0].user_id);
+  const attack = (attacker: TestAccount, boxId: string, options: { consent?: boolean } = {}) => {
+    const owner = owners.get(boxId);
+    if (options.consent !== false && owner) t.platform.attacks.consent(attacker.id, owner);
     return t.call<StartAttackResponse & { message: string }>('POST', `/attack/${boxId}`, {
       token: attacker.token,
     });
