@@ -96,6 +96,7 @@ export class HostReferee implements Referee {
   readonly #sink: VerdictSink;
   readonly #log: Logger;
   readonly #watches = new Map<string, Watch>();
+  readonly #starting = new Set<string>();
   readonly #recent: TraceEvent[] = [];
   /** Box-side TCP connections with VPN peers: `box:port>peer:port` → when they became established. */
   readonly #opened = new Map<string, number>();
@@ -138,8 +139,10 @@ export class HostReferee implements Referee {
 
   /** Starts judging an attack (its target box must be one of this host's). */
   async watch(attack: Attack): Promise<void> {
-    if (!attack.box || this.#watches.has(attack.id)) return;
-    const target = await this.#host.target(attack.box.id);
+    // Asked twice at once (an attack that starts while the referee starts): once is enough.
+    if (!attack.box || this.#watches.has(attack.id) || this.#starting.has(attack.id)) return;
+    this.#starting.add(attack.id);
+    const target = await this.#host.target(attack.box.id).finally(() => this.#starting.delete(attack.id));
     if (!target) {
       this.#log.warn({ attackId: attack.id }, 'The target box of an attack is not on this host');
       return;
@@ -185,7 +188,8 @@ export class HostReferee implements Referee {
 
   #event(event: TraceEvent): void {
     this.#recent.push(event);
-    if (this.#recent.length > RECENT_EVENTS) this.#recent.splice(0, this.#recent.length - RECENT_EVENTS);
+    // Trimmed now and then, not at every event (a splice moves the whole array).
+    if (this.#recent.length > 2 * RECENT_EVENTS) this.#recent.splice(0, this.#recent.length - RECENT_EVENTS);
     switch (event.kind) {
       case 'tcp':
         this.#tcp(event);
