@@ -108,7 +108,9 @@ export class AttackService {
     this.#log = options.logger.child({ component: 'attacks' });
     options.boxes.events.on('boxUpdate', (_userId, update) => {
       if (this.#stopped) return;
-      if (update.deleted || update.status !== 'RUNNING') {
+      // Only what the box did: stopped, crashed or gone (a runtime that is unavailable for a moment
+      // reports boxes PROVISIONING; that is no forfeit).
+      if (update.deleted || update.status === 'STOPPED' || update.status === 'CRASHED') {
         this.#targetDown(update.id, update.deleted ? 'deleted' : update.status).catch((err: unknown) =>
           this.#log.error({ err }, 'Could not end an attack on a box that went down'),
         );
@@ -127,7 +129,7 @@ export class AttackService {
 
   /**
    * No winning by walking away: a defender's box that goes down during an attack (shut down
-   * from inside, crashed, rebooted) forfeits the defense at once.
+   * from inside, crashed, deleted) forfeits the defense at once.
    */
   async #targetDown(boxId: string, status: string): Promise<void> {
     const attack = await this.#sql().one<{ id: string }>(

@@ -195,12 +195,16 @@ export class BoxService {
         [row.id],
       );
     } else {
-      // No walking away from a fight: the box of a defender stays up until the attack ends.
-      const stopped = await sql.run(
-        `update boxes set desired_power = false, status_reason = null, updated_at = now()
-          where id = ? and not exists (select 1 from attacks where box_id = boxes.id and status = 'PENDING')`,
-        [row.id],
-      );
+      // No walking away from a fight: the box of a defender stays up until the attack ends
+      // (under the player's attack lock, so an attack starting at the same time is seen).
+      const stopped = await sql.transaction(async (tx) => {
+        await tx.run('select pg_advisory_xact_lock(hashtext(?))', [`attack-player:${userId}`]);
+        return tx.run(
+          `update boxes set desired_power = false, status_reason = null, updated_at = now()
+            where id = ? and not exists (select 1 from attacks where box_id = boxes.id and status = 'PENDING')`,
+          [row.id],
+        );
+      });
       if (!stopped) throw conflict(ATTACK_MESSAGES.underAttack);
     }
     await this.#publish(row.id);
@@ -215,11 +219,14 @@ export class BoxService {
     if (!row) throw notFound(BOX_MESSAGES.noBox);
     await this.#locks.run(id, async () => {
       await this.#account(row.id, new Date());
-      const deleted = await sql.run(
-        `delete from boxes where id = ?
-            and not exists (select 1 from attacks where box_id = boxes.id and status = 'PENDING')`,
-        [id],
-      );
+      const deleted = await sql.transaction(async (tx) => {
+        await tx.run('select pg_advisory_xact_lock(hashtext(?))', [`attack-player:${userId}`]);
+        return tx.run(
+          `delete from boxes where id = ?
+              and not exists (select 1 from attacks where box_id = boxes.id and status = 'PENDING')`,
+          [id],
+        );
+      });
       if (!deleted) throw conflict(ATTACK_MESSAGES.underAttack);
     });
     this.events.emit('boxUpdate', userId, { ...this.#payloadOf(this.#rowToPayloadBase(row)), deleted: true });

@@ -1,4 +1,13 @@
-import { readFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readFileSync,
+  readSync,
+  readlinkSync,
+  realpathSync,
+} from 'node:fs';
 import path from 'node:path';
 import { socketInodes, tcpTable, type TcpConnection } from '@exploit-grid/operator/proc';
 import type { Attack } from '../contracts/index.ts';
@@ -79,8 +88,9 @@ type Judged = ForkEvent | { event: ExecEvent; command: string };
 /** How often the live processes of the attacker are looked at (eviction, a setuid(0) without exec). */
 const PASS_MS = 500;
 const BOX_UID_RANGE = 65536;
-/** How long a verdict waits for a connection's opening, told by the tracer from another CPU. */
-const LATER_MS = 300;
+/** How often, and how long at most, a verdict waits for a connection's opening told from another CPU. */
+const LATER_MS = 50;
+const LATER_MAX_MS = 3000;
 /** Events kept for an attack whose watch begins a moment after its window opened. */
 const RECENT_EVENTS = 20_000;
 
@@ -159,6 +169,7 @@ export class HostReferee implements Referee {
         uidBase: target.uidBase,
         windowStart: new Date(attack.createdAt).getTime(),
         watchingSince: () => this.#tracer.startedAt || Date.now(),
+        wall: (ns) => this.#wall(ns),
         attackerAddresses: () =>
           this.#host
             .vpnSessions()
@@ -228,21 +239,34 @@ export class HostReferee implements Referee {
     }
     const verdict = watch.judge.exec(item.event, item.command);
     if (verdict && 'retry' in verdict) {
+      // Asked again, every LATER_MS, until the tracer tells the connection's opening (a busy
+      // host can be late with a CPU's lines) or LATER_MAX_MS passed.
       watch.waiting = true;
-      setTimeout(() => {
+      const since = Date.now();
+      const again = () => {
         void this.#tracer
           .flush()
           .then(() => {
-            if (this.#watches.get(watch.attack.id) !== watch) return;
-            const again = verdict.retry();
-            if (again) this.#record(watch, item.event, again);
+            if (this.#watches.get(watch.attack.id) !== watch) return true;
+            const decided = verdict.retry(Date.now() - since >= LATER_MAX_MS);
+            if (decided === 'unknown') return false;
+            if (decided) this.#record(watch, item.event, decided);
+            return true;
           })
-          .catch((err: unknown) => this.#log.error({ err }, 'Could not judge an exec again'))
-          .finally(() => {
+          .catch((err: unknown) => {
+            this.#log.error({ err }, 'Could not judge an exec again');
+            return true;
+          })
+          .then((done) => {
+            if (!done) {
+              setTimeout(again, LATER_MS).unref();
+              return;
+            }
             watch.waiting = false;
             for (const next of watch.backlog.splice(0)) this.#judge(watch, next);
           });
-      }, LATER_MS).unref();
+      };
+      setTimeout(again, LATER_MS).unref();
     } else if (verdict) this.#record(watch, item.event, verdict);
   }
 
@@ -258,7 +282,7 @@ export class HostReferee implements Referee {
 
   /** Keyed as the socket sees it: a box's socket has the box as its source. */
   #tcp(event: TcpEvent): void {
-    const key = `${event.source}:${event.sourcePort}>${event.destination}:${event.destinationPort}`;
+    const key = `${event.netns}|${event.source}:${event.sourcePort}>${event.destination}:${event.destinationPort}`;
     if (event.change === 'close') {
       this.#opened.delete(key);
       return;
@@ -287,11 +311,13 @@ export class HostReferee implements Referee {
     const inodes = socketInodes(pid);
     if (inodes.size === 0) return [];
     const table = tcpTable(pid);
+    // The namespace the sockets live in: an opening told from another namespace is not theirs.
+    const netns = /^net:\[(\d+)\]$/.exec(readLink(`/proc/${pid}/ns/net`) ?? '')?.[1] ?? '?';
     const held: HeldConnection[] = [];
     for (const inode of inodes) {
       const c: TcpConnection | undefined = table.get(inode);
       if (c?.state !== 'ESTABLISHED' || c.local !== target.address) continue;
-      const key = `${c.local}:${c.localPort}>${c.remote}:${c.remotePort}`;
+      const key = `${netns}|${c.local}:${c.localPort}>${c.remote}:${c.remotePort}`;
       held.push({ remote: c.remote, openedAt: () => this.#opened.get(key) ?? null });
     }
     return held;
@@ -311,7 +337,7 @@ export class HostReferee implements Referee {
   #userName(watch: Watch, boxUid: number): string {
     if (!watch.users.has(boxUid)) {
       // The box's own passwd (box root may lie in it: the name is only shown, never trusted).
-      const passwd = readText(path.join(watch.target.rootDir, 'etc/passwd')) ?? '';
+      const passwd = readBoxFile(watch.target.rootDir, 'etc/passwd') ?? '';
       for (const line of passwd.split('\n')) {
         const [name, , uid] = line.split(':');
         if (name && uid && /^\d+$/.test(uid)) watch.users.set(Number(uid), name.slice(0, 64));
@@ -327,6 +353,9 @@ export class HostReferee implements Referee {
     const root = verdict.boxUid === 0;
     const firstFoothold = !root && !watch.footholdSeen;
     if (firstFoothold) watch.footholdSeen = true;
+    // The foothold written below marks the attack held: the next pass that finds none of the
+    // attacker's processes alive must write the eviction, even if no pass saw them alive.
+    if (!root) watch.held = true;
     void this.#writes
       .run(attackId, async () => {
         await this.#sink.recordCommand(attackId, {
@@ -380,7 +409,10 @@ export class HostReferee implements Referee {
         continue;
       }
       live++;
-      if (now.uid === watch.target.uidBase && !rootNow) rootNow = { pid: p.pid, command: p.command };
+      // Real root without an exec: a set-user-ID program (sudo parsing its rules) may be real
+      // root for a moment of its own; its root counts when it runs something (an exec).
+      if (now.uid === watch.target.uidBase && !p.setUid && !rootNow)
+        rootNow = { pid: p.pid, command: p.command };
     }
     const attackId = watch.attack.id;
     const held = live > 0;
@@ -397,6 +429,8 @@ export class HostReferee implements Referee {
   /** Reads what the tracer has written and writes every verdict it leads to (tests). */
   async settled(): Promise<void> {
     await this.#tracer.flush();
+    for (let i = 0; i < 100 && [...this.#watches.values()].some((w) => w.waiting); i++)
+      await new Promise((resolve) => setTimeout(resolve, LATER_MS));
     await this.pass();
     await this.#writes.idle();
   }
@@ -417,6 +451,36 @@ function processStartedAt(pid: number): number | null {
   return Date.now() - (uptime * 1000 - ticks * 10);
 }
 
+function readLink(file: string): string | null {
+  try {
+    return readlinkSync(file);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A small regular file of a box, read without following box root's links out of the box or
+ * blocking on a FIFO (box root controls every file there); null when it is anything else.
+ */
+function readBoxFile(rootDir: string, relative: string): string | null {
+  let fd: number | null = null;
+  try {
+    const real = realpathSync(path.join(rootDir, relative));
+    if (!real.startsWith(`${rootDir}/`)) return null;
+    fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > 1024 * 1024) return null;
+    const buffer = Buffer.alloc(stat.size);
+    const read = readSync(fd, buffer, 0, stat.size, 0);
+    return buffer.toString('utf8', 0, read);
+  } catch {
+    return null;
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
+}
+
 function readText(file: string): string | null {
   try {
     return readFileSync(file, 'utf8');
@@ -433,6 +497,7 @@ function liveProcess(pid: number): { tgid: number; uid: number; startTicks: numb
   const tgid = /^Tgid:\s+(\d+)/m.exec(status);
   const uid = /^Uid:\s+(\d+)/m.exec(status);
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  if (!tgid || !uid) return null;
+  // A zombie (killed, not yet reaped) runs nothing.
+  if (!tgid || !uid || fields[0] === 'Z') return null;
   return { tgid: Number(tgid[1]), uid: Number(uid[1]), startTicks: Number(fields[19]) };
 }

@@ -59,7 +59,7 @@ describe('referee: the trace parser', () => {
   it('reads arena connections as the socket saw them', () => {
     const parser = new TraceParser();
     expect(
-      parser.line(`S 4000 2 1 40000 4444 ${hex([10, 200, 1, 1])} ${hex([10, 201, 0, 2])}`),
+      parser.line(`S 4000 2 1 40000 4444 ${hex([10, 200, 1, 1])} ${hex([10, 201, 0, 2])} 4026532001`),
     ).to.deep.equal({
       kind: 'tcp',
       ns: 4000n,
@@ -68,9 +68,10 @@ describe('referee: the trace parser', () => {
       sourcePort: 40000,
       destination: '10.201.0.2',
       destinationPort: 4444,
+      netns: 4026532001,
     });
     expect(
-      parser.line(`S 4001 1 7 40000 4444 ${hex([10, 200, 1, 1])} ${hex([10, 201, 0, 2])}`),
+      parser.line(`S 4001 1 7 40000 4444 ${hex([10, 200, 1, 1])} ${hex([10, 201, 0, 2])} 4026532001`),
     ).to.deep.include({
       change: 'close',
     });
@@ -93,6 +94,7 @@ describe('referee: the judge', () => {
       uidBase: BASE,
       windowStart: WINDOW,
       watchingSince: () => 0,
+      wall: (n: bigint) => WINDOW + 1_000 + Number(n),
       attackerAddresses: () => [attacker],
       facts: {
         judges: (pid) => pid !== 1,
@@ -136,7 +138,7 @@ describe('referee: the judge', () => {
     expect(judge.processes().map((p) => p.pid)).to.have.members([21, 22, 23]);
   });
 
-  it('gives nobody sshd re-executing itself, the worker that served, or a connection of before the window', () => {
+  it('gives nobody sshd re-executing itself, a connection of before the window or after the exec, or a half-read exec', () => {
     const { judge, hold, started } = box();
     // sshd's child re-executes sshd for the attacker's connection; sshd runs since boot.
     started.set(10, WINDOW - 3_600_000);
@@ -163,6 +165,30 @@ describe('referee: the judge', () => {
     expect(
       judge.exec(exec({ pid: 41, ancestors: [40, 1], previousProgram: sshd, parentProgram: sshd }), 'id'),
     ).to.equal(null);
+    // sshd restarted by the defender during the window is still older than the connection.
+    started.set(12, WINDOW + 100);
+    hold(13, attacker.address, WINDOW + 200);
+    expect(
+      judge.exec(
+        exec({
+          pid: 13,
+          ancestors: [12, 1],
+          previousProgram: 0n,
+          program: sshd,
+          parentProgram: sshd,
+          uid: BASE,
+        }),
+        'sshd -R',
+      ),
+    ).to.equal(null);
+    // An exec read without its ancestors (lost lines) is nobody's.
+    hold(14, attacker.address, WINDOW + 5);
+    expect(judge.exec(exec({ pid: 14, ancestors: [], uid: BASE }), 'bash')).to.equal(null);
+    // A connection that opened after the exec (judged late) was not what the exec was for.
+    hold(15, attacker.address, WINDOW + 60_000);
+    expect(judge.exec(exec({ pid: 16, ancestors: [15, 1], previousProgram: node }), 'cron job')).to.equal(
+      null,
+    );
     // The box's init never counts as holding.
     hold(1, attacker.address, WINDOW + 5);
     expect(judge.exec(exec({ pid: 51, ancestors: [1], previousProgram: node }), 'cron job')).to.equal(null);
@@ -174,6 +200,7 @@ describe('referee: the judge', () => {
       uidBase: BASE,
       windowStart: WINDOW,
       watchingSince: () => 0,
+      wall: (n: bigint) => WINDOW + 1_000 + Number(n),
       attackerAddresses: () => [reused],
       facts: {
         judges: () => true,
@@ -190,6 +217,7 @@ describe('referee: the judge', () => {
       uidBase: BASE,
       windowStart: WINDOW,
       watchingSince: () => 0,
+      wall: (n: bigint) => WINDOW + 1_000 + Number(n),
       attackerAddresses: () => [attacker],
       facts: {
         judges: () => true,
@@ -199,13 +227,16 @@ describe('referee: the judge', () => {
     });
     const first = j.exec(exec({ pid: 71, ancestors: [70], previousProgram: node }), 'bash -i');
     expect(first).to.have.property('retry');
+    const retry = (first as { retry: (final: boolean) => unknown }).retry;
+    expect(retry(false)).to.equal('unknown');
     openedAt = WINDOW + 1;
-    expect((first as { retry: () => unknown }).retry()).to.deep.include({ pid: 71 });
+    expect(retry(false)).to.deep.include({ pid: 71 });
     // Never told: older than a tracer that watched since before the window.
     const never = new AttackJudge({
       uidBase: BASE,
       windowStart: WINDOW,
       watchingSince: () => WINDOW - 1000,
+      wall: (n: bigint) => WINDOW + 1_000 + Number(n),
       attackerAddresses: () => [attacker],
       facts: {
         judges: () => true,
@@ -214,6 +245,6 @@ describe('referee: the judge', () => {
       },
     });
     const unknown = never.exec(exec({ pid: 81, ancestors: [80], previousProgram: node }), 'bash -i');
-    expect((unknown as { retry: () => unknown }).retry()).to.equal(null);
+    expect((unknown as { retry: (final: boolean) => unknown }).retry(true)).to.equal(null);
   });
 });

@@ -46,6 +46,8 @@ export interface JudgeOptions {
   watchingSince: () => number;
   attackerAddresses: () => AttackerAddress[];
   facts: HostFacts;
+  /** The tracer's clock (monotonic ns) as the wall clock (epoch ms). */
+  wall: (ns: bigint) => number;
 }
 
 export interface AttackerProcess {
@@ -57,6 +59,8 @@ export interface AttackerProcess {
   /** The attacker address whose connection the process tree held. */
   peer: string;
   command: string;
+  /** Whether its program is set-user-ID (its real uid may be 0 for a moment, as sudo's is). */
+  setUid: boolean;
 }
 
 /** An exec the judge gave to the attacker. */
@@ -68,6 +72,12 @@ export interface AttributedExec {
   boxEuid: number;
   command: string;
   cwd: string;
+}
+
+/** When an exec happened, and when the daemon it may be re-executing started (epoch ms). */
+interface ExecContext {
+  execAt: number;
+  daemonStarted: number | null;
 }
 
 /** Slack for clocks read in different places (the tracer's monotonic clock against the wall clock). */
@@ -102,7 +112,10 @@ export class AttackJudge {
    * that the attacker's tree no longer reaches cannot become the defender's by an exec, but an
    * exec outside it clears a stale entry on a reused pid).
    */
-  exec(event: ExecEvent, command: string): AttributedExec | null | { retry: () => AttributedExec | null } {
+  exec(
+    event: ExecEvent,
+    command: string,
+  ): AttributedExec | null | { retry: (final: boolean) => AttributedExec | null | 'unknown' } {
     const found = this.#peerOf(event);
     if (typeof found === 'string') return this.#attribute(event, command, found);
     if (found === null) {
@@ -112,18 +125,29 @@ export class AttackJudge {
     // Held connections from the attacker whose opening the tracer has not told yet: the same
     // connections are asked again (the processes holding them may be gone by then).
     return {
-      retry: () => {
-        for (const { connection, address } of found) {
-          if (this.#openedInWindow(connection.openedAt(), address, true))
+      // `final`: the tracer will tell nothing more; until then 'unknown' while no opening is told.
+      retry: (final: boolean) => {
+        let unknown = false;
+        for (const { connection, address } of found.unknown) {
+          const openedAt = connection.openedAt();
+          if (this.#counts(openedAt, address, found.context, final))
             return this.#attribute(event, command, address.address);
+          unknown ||= openedAt === null;
         }
-        return null;
+        return unknown && !final ? 'unknown' : null;
       },
     };
   }
 
   #attribute(event: ExecEvent, command: string, peer: string): AttributedExec {
-    this.#attacker.set(event.pid, { pid: event.pid, since: event.ns, uid: event.uid, peer, command });
+    this.#attacker.set(event.pid, {
+      pid: event.pid,
+      since: event.ns,
+      uid: event.uid,
+      peer,
+      command,
+      setUid: (event.mode & 0o4000) !== 0,
+    });
     return {
       pid: event.pid,
       peer,
@@ -138,7 +162,12 @@ export class AttackJudge {
    * The attacker address the exec is attributed to, or null; or the attacker's held
    * connections whose opening the tracer has not told yet.
    */
-  #peerOf(event: ExecEvent): string | null | { connection: HeldConnection; address: AttackerAddress }[] {
+  #peerOf(
+    event: ExecEvent,
+  ):
+    | string
+    | null
+    | { unknown: { connection: HeldConnection; address: AttackerAddress }[]; context: ExecContext } {
     // The process itself, or an ancestor, runs a program of the attacker's.
     const own = this.#attacker.get(event.pid);
     if (own) return own.peer;
@@ -146,18 +175,19 @@ export class AttackJudge {
       const ancestor = this.#attacker.get(pid);
       if (ancestor) return ancestor.peer;
     }
-    // A daemon's child executing the daemon's own program again (sshd re-executes itself for
-    // each connection, before anyone logged in) runs no new program. The daemon is older than
-    // the window: a program the attacker started (bash running bash) is no daemon of the box.
+    // An exec without ancestors was not read whole (lost lines): nobody's.
     const parent = event.ancestors[0];
-    if (
-      event.previousProgram !== 0n &&
-      event.previousProgram === event.program &&
-      event.parentProgram === event.program &&
-      parent !== undefined &&
-      (this.#o.facts.startedAt(parent) ?? Infinity) < this.#o.windowStart
-    )
-      return null;
+    if (parent === undefined) return null;
+    // A daemon's child executing the daemon's own program again (sshd re-executes itself for
+    // each connection, before anyone logged in) runs no new program for a connection the daemon
+    // is older than. (A replaced program the tracer did not see counts as the parent's.)
+    const reexec =
+      (event.previousProgram === 0n || event.previousProgram === event.program) &&
+      event.parentProgram === event.program;
+    const context: ExecContext = {
+      execAt: this.#o.wall(event.ns),
+      daemonStarted: reexec ? (this.#o.facts.startedAt(parent) ?? -Infinity) : null,
+    };
     const addresses = this.#o.attackerAddresses();
     if (addresses.length === 0) return null;
     const unknown: { connection: HeldConnection; address: AttackerAddress }[] = [];
@@ -167,11 +197,23 @@ export class AttackJudge {
         const address = addresses.find((a) => a.address === connection.remote);
         if (!address) continue;
         const openedAt = connection.openedAt();
-        if (this.#openedInWindow(openedAt, address, false)) return address.address;
         if (openedAt === null) unknown.push({ connection, address });
+        else if (this.#counts(openedAt, address, context, false)) return address.address;
       }
     }
-    return unknown.length ? unknown : null;
+    return unknown.length ? { unknown, context } : null;
+  }
+
+  /**
+   * Whether a held connection makes the exec the attacker's: it opened before the exec (an exec
+   * judged late is not for a connection that came after it), in the window, and not to a daemon
+   * re-executing itself that is older than it.
+   */
+  #counts(openedAt: number | null, address: AttackerAddress, context: ExecContext, final: boolean): boolean {
+    if (!this.#openedInWindow(openedAt, address, final)) return false;
+    const opened = openedAt ?? this.#o.watchingSince();
+    if (opened > context.execAt + CLOCK_SLACK_MS) return false;
+    return context.daemonStarted === null || context.daemonStarted >= opened;
   }
 
   /**

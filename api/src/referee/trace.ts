@@ -46,6 +46,13 @@ tracepoint:syscalls:sys_enter_execve,tracepoint:syscalls:sys_enter_execveat
   @prev[tid] = ($f->f_inode->i_sb->s_dev << 32) | ($f->f_inode->i_ino & 0xffffffff);
 }
 
+// A failed execve leaves no exec event: its entry goes here (a full map would hide every later one).
+tracepoint:syscalls:sys_exit_execve,tracepoint:syscalls:sys_exit_execveat
+/ ${boxes} /
+{
+  delete(@prev[tid]);
+}
+
 tracepoint:sched:sched_process_exec
 / ${boxes} /
 {
@@ -102,12 +109,15 @@ tracepoint:sched:sched_process_fork
   printf("F %llu %d %d\\n", nsecs, args->parent_pid, args->child_pid);
 }
 
+// IPv4, and IPv4 on a dual-stack socket (its v4 addresses are filled in too); with the socket's
+// network namespace, so only the box's own connections count.
 tracepoint:sock:inet_sock_set_state
-/ args->protocol == 6 && args->family == 2 && (args->newstate == 1 || args->oldstate == 1) &&
+/ args->protocol == 6 && (args->family == 2 || args->family == 10) && (args->newstate == 1 || args->oldstate == 1) &&
   (${inNetworks('args->saddr')} || ${inNetworks('args->daddr')}) /
 {
-  printf("S %llu %d %d %d %d %rx %rx\\n", nsecs, args->oldstate, args->newstate, args->sport, args->dport,
-    buf(args->saddr, 4), buf(args->daddr, 4));
+  $sk = (struct sock *)args->skaddr;
+  printf("S %llu %d %d %d %d %rx %rx %u\\n", nsecs, args->oldstate, args->newstate, args->sport, args->dport,
+    buf(args->saddr, 4), buf(args->daddr, 4), $sk->__sk_common.skc_net.net->ns.inum);
 }
 `;
 }
@@ -155,6 +165,8 @@ export interface TcpEvent {
   sourcePort: number;
   destination: string;
   destinationPort: number;
+  /** The socket's network namespace (inode number). */
+  netns: number;
 }
 
 export type TraceEvent = ExecEvent | ForkEvent | TcpEvent;
@@ -233,7 +245,7 @@ export class TraceParser {
           if (fields.length !== 4) break;
           return { kind: 'fork', ns: BigInt(fields[1]!), parent: int(fields[2]), child: int(fields[3]) };
         case 'S': {
-          if (fields.length !== 8) break;
+          if (fields.length !== 9) break;
           const newState = int(fields[3]);
           return {
             kind: 'tcp',
@@ -243,6 +255,7 @@ export class TraceParser {
             destinationPort: int(fields[5]),
             source: [...hexBytes(fields[6]!)].join('.'),
             destination: [...hexBytes(fields[7]!)].join('.'),
+            netns: int(fields[8]),
           };
         }
         default:
