@@ -178,7 +178,7 @@ export class HostReferee implements Referee {
         facts: {
           judges: (pid) => pid !== watch.target.init && this.#inBox(pid, watch.target),
           connections: (pid) => this.#connections(pid, watch.target),
-          startedAt: (pid) => processStartedAt(pid),
+          listens: (pid, port) => listensOn(pid, port),
         },
       }),
     };
@@ -318,7 +318,7 @@ export class HostReferee implements Referee {
       const c: TcpConnection | undefined = table.get(inode);
       if (c?.state !== 'ESTABLISHED' || c.local !== target.address) continue;
       const key = `${netns}|${c.local}:${c.localPort}>${c.remote}:${c.remotePort}`;
-      held.push({ remote: c.remote, openedAt: () => this.#opened.get(key) ?? null });
+      held.push({ remote: c.remote, localPort: c.localPort, openedAt: () => this.#opened.get(key) ?? null });
     }
     return held;
   }
@@ -439,16 +439,16 @@ export class HostReferee implements Referee {
 /** Linux reports process start times in clock ticks of USER_HZ, 100 a second on every architecture it runs boxes on. */
 const bootNs = (ticks: number): bigint => BigInt(ticks) * 10_000_000n;
 
-/**
- * When a process started (epoch ms): its start after boot against the time since boot now, both
- * on the kernel's boot clock to a hundredth of a second (/proc/stat's boot time is whole seconds).
- */
-function processStartedAt(pid: number): number | null {
-  const stat = readText(`/proc/${pid}/stat`);
-  const uptime = Number((readText('/proc/uptime') ?? '').split(' ')[0]);
-  if (!stat || !Number.isFinite(uptime)) return null;
-  const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
-  return Date.now() - (uptime * 1000 - ticks * 10);
+/** Whether a process holds a TCP socket listening on `port` (in its network namespace). */
+function listensOn(pid: number, port: number): boolean {
+  const inodes = socketInodes(pid);
+  if (inodes.size === 0) return false;
+  const table = tcpTable(pid);
+  for (const inode of inodes) {
+    const c = table.get(inode);
+    if (c?.state === 'LISTEN' && c.localPort === port) return true;
+  }
+  return false;
 }
 
 function readLink(file: string): string | null {

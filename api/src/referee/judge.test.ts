@@ -89,7 +89,7 @@ describe('referee: the judge', () => {
   /** A box: which processes hold which connections, and when processes started. */
   function box() {
     const holding = new Map<number, HeldConnection[]>();
-    const started = new Map<number, number>();
+    const listening = new Map<number, number>();
     const judge = new AttackJudge({
       uidBase: BASE,
       windowStart: WINDOW,
@@ -99,12 +99,12 @@ describe('referee: the judge', () => {
       facts: {
         judges: (pid) => pid !== 1,
         connections: (pid) => holding.get(pid) ?? [],
-        startedAt: (pid) => started.get(pid) ?? null,
+        listens: (pid, port) => listening.get(pid) === port,
       },
     });
-    const hold = (pid: number, remote: string, openedAt: number | null) =>
-      holding.set(pid, [{ remote, openedAt: () => openedAt }]);
-    return { judge, hold, started };
+    const hold = (pid: number, remote: string, openedAt: number | null, localPort = 22) =>
+      holding.set(pid, [{ remote, localPort, openedAt: () => openedAt }]);
+    return { judge, hold, listening };
   }
   let ns = 0n;
   const exec = (fields: Partial<ExecEvent> & { pid: number; ancestors: number[] }): ExecEvent => ({
@@ -139,9 +139,9 @@ describe('referee: the judge', () => {
   });
 
   it('gives nobody sshd re-executing itself, a connection of before the window or after the exec, or a half-read exec', () => {
-    const { judge, hold, started } = box();
-    // sshd's child re-executes sshd for the attacker's connection; sshd runs since boot.
-    started.set(10, WINDOW - 3_600_000);
+    const { judge, hold, listening } = box();
+    // sshd's child re-executes sshd for the attacker's connection to the port sshd listens on.
+    listening.set(10, 22);
     hold(11, attacker.address, WINDOW + 5);
     expect(
       judge.exec(
@@ -156,17 +156,16 @@ describe('referee: the judge', () => {
         'sshd -R',
       ),
     ).to.equal(null);
-    // The attacker's own bash running bash (its parent started in the window) is a new program.
-    started.set(30, WINDOW + 10);
-    hold(31, attacker.address, WINDOW + 5);
+    // The attacker's own bash running bash (its parent listens nowhere) is a new program.
+    hold(31, attacker.address, WINDOW + 5, 40000);
     expect(judge.exec(exec({ pid: 31, ancestors: [30, 1] }), 'bash -i')).to.deep.include({ pid: 31 });
     // The owner's session from an address opened before the window (the attacker holds it now).
     hold(40, attacker.address, WINDOW - 10_000);
     expect(
       judge.exec(exec({ pid: 41, ancestors: [40, 1], previousProgram: sshd, parentProgram: sshd }), 'id'),
     ).to.equal(null);
-    // sshd restarted by the defender during the window is still older than the connection.
-    started.set(12, WINDOW + 100);
+    // sshd restarted by the defender during the window still accepted the connection.
+    listening.set(12, 22);
     hold(13, attacker.address, WINDOW + 200);
     expect(
       judge.exec(
@@ -204,8 +203,8 @@ describe('referee: the judge', () => {
       attackerAddresses: () => [reused],
       facts: {
         judges: () => true,
-        connections: () => [{ remote: reused.address, openedAt: () => WINDOW + 30_000 }],
-        startedAt: () => null,
+        connections: () => [{ remote: reused.address, localPort: 22, openedAt: () => WINDOW + 30_000 }],
+        listens: () => false,
       },
     });
     expect(j.exec(exec({ pid: 61, ancestors: [60], previousProgram: node }), 'bash')).to.equal(null);
@@ -221,8 +220,8 @@ describe('referee: the judge', () => {
       attackerAddresses: () => [attacker],
       facts: {
         judges: () => true,
-        connections: () => [{ remote: attacker.address, openedAt: () => openedAt }],
-        startedAt: () => null,
+        connections: () => [{ remote: attacker.address, localPort: 40000, openedAt: () => openedAt }],
+        listens: () => false,
       },
     });
     const first = j.exec(exec({ pid: 71, ancestors: [70], previousProgram: node }), 'bash -i');
@@ -240,8 +239,8 @@ describe('referee: the judge', () => {
       attackerAddresses: () => [attacker],
       facts: {
         judges: () => true,
-        connections: () => [{ remote: attacker.address, openedAt: () => null }],
-        startedAt: () => null,
+        connections: () => [{ remote: attacker.address, localPort: 40000, openedAt: () => null }],
+        listens: () => false,
       },
     });
     const unknown = never.exec(exec({ pid: 81, ancestors: [80], previousProgram: node }), 'bash -i');

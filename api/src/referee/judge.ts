@@ -20,6 +20,8 @@ export interface AttackerAddress {
 /** A TCP connection a process holds now (established, or closed by the peer but not by the process). */
 export interface HeldConnection {
   remote: string;
+  /** The box's port of it (a daemon that accepted it listens there). */
+  localPort: number;
   /**
    * When it became established (epoch ms), or null while the tracer has not told (a line from
    * another CPU may come later; asked again then).
@@ -33,8 +35,8 @@ export interface HostFacts {
   judges(pid: number): boolean;
   /** Connections a process holds now (empty when it is gone). */
   connections(pid: number): HeldConnection[];
-  /** When a process started (epoch ms), or null when it is gone. */
-  startedAt(pid: number): number | null;
+  /** Whether a process listens on a TCP port of the box (a daemon accepting connections). */
+  listens(pid: number, port: number): boolean;
 }
 
 export interface JudgeOptions {
@@ -74,10 +76,10 @@ export interface AttributedExec {
   cwd: string;
 }
 
-/** When an exec happened, and when the daemon it may be re-executing started (epoch ms). */
+/** When an exec happened (epoch ms), and the daemon (pid) whose program it may be executing again. */
 interface ExecContext {
   execAt: number;
-  daemonStarted: number | null;
+  daemon: number | null;
 }
 
 /** Slack for clocks read in different places (the tracer's monotonic clock against the wall clock). */
@@ -130,7 +132,7 @@ export class AttackJudge {
         let unknown = false;
         for (const { connection, address } of found.unknown) {
           const openedAt = connection.openedAt();
-          if (this.#counts(openedAt, address, found.context, final))
+          if (this.#counts(connection, openedAt, address, found.context, final))
             return this.#attribute(event, command, address.address);
           unknown ||= openedAt === null;
         }
@@ -178,15 +180,15 @@ export class AttackJudge {
     // An exec without ancestors was not read whole (lost lines): nobody's.
     const parent = event.ancestors[0];
     if (parent === undefined) return null;
-    // A daemon's child executing the daemon's own program again (sshd re-executes itself for
-    // each connection, before anyone logged in) runs no new program for a connection the daemon
-    // is older than. (A replaced program the tracer did not see counts as the parent's.)
+    // A daemon's child executing the daemon's own program again for a connection the daemon
+    // accepted (sshd re-executes itself for each connection, before anyone logged in) runs no new
+    // program. (A replaced program the tracer did not see counts as the parent's.)
     const reexec =
       (event.previousProgram === 0n || event.previousProgram === event.program) &&
       event.parentProgram === event.program;
     const context: ExecContext = {
       execAt: this.#o.wall(event.ns),
-      daemonStarted: reexec ? (this.#o.facts.startedAt(parent) ?? -Infinity) : null,
+      daemon: reexec ? parent : null,
     };
     const addresses = this.#o.attackerAddresses();
     if (addresses.length === 0) return null;
@@ -198,7 +200,7 @@ export class AttackJudge {
         if (!address) continue;
         const openedAt = connection.openedAt();
         if (openedAt === null) unknown.push({ connection, address });
-        else if (this.#counts(openedAt, address, context, false)) return address.address;
+        else if (this.#counts(connection, openedAt, address, context, false)) return address.address;
       }
     }
     return unknown.length ? { unknown, context } : null;
@@ -206,14 +208,20 @@ export class AttackJudge {
 
   /**
    * Whether a held connection makes the exec the attacker's: it opened before the exec (an exec
-   * judged late is not for a connection that came after it), in the window, and not to a daemon
-   * re-executing itself that is older than it.
+   * judged late is not for a connection that came after it), in the window, and not on a port
+   * of a daemon that re-executes itself for it.
    */
-  #counts(openedAt: number | null, address: AttackerAddress, context: ExecContext, final: boolean): boolean {
+  #counts(
+    connection: HeldConnection,
+    openedAt: number | null,
+    address: AttackerAddress,
+    context: ExecContext,
+    final: boolean,
+  ): boolean {
     if (!this.#openedInWindow(openedAt, address, final)) return false;
     const opened = openedAt ?? this.#o.watchingSince();
     if (opened > context.execAt + CLOCK_SLACK_MS) return false;
-    return context.daemonStarted === null || context.daemonStarted >= opened;
+    return context.daemon === null || !this.#o.facts.listens(context.daemon, connection.localPort);
   }
 
   /**
