@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { freePort, mainScript, repoRoot, startPlatform, type RunningPlatform } from '../support/platform.ts';
+import { until } from '../support/until.ts';
 
 function isAlive(pid: number): boolean {
   try {
@@ -55,6 +56,9 @@ describe('the platform process', () => {
 
   it('stops everything on Ctrl-C (SIGINT to the whole process group), embedded PostgreSQL included', async () => {
     const platform = await startPlatform({ processGroup: true });
+    // Up, not only answering: Ctrl-C while it still starts also stops PostgreSQL under it (the case
+    // of a signal during the start is the SIGTERM test's below).
+    await until('the platform up', async () => platform.output().includes('Exploit Grid is up'), 20_000);
     const pgPid = Number(
       (await readFile(path.join(platform.dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0],
     );
