@@ -106,6 +106,20 @@ describe('referee: the judge', () => {
       holding.set(pid, [{ remote, localPort, openedAt: () => openedAt }]);
     return { judge, hold, listening };
   }
+  /** A judge whose box holds one connection from `address`, everywhere. */
+  const holdingOne = (address: AttackerAddress, openedAt: () => number | null, watchingSince = 0) =>
+    new AttackJudge({
+      uidBase: BASE,
+      windowStart: WINDOW,
+      watchingSince: () => watchingSince,
+      wall: (n: bigint) => WINDOW + 1_000 + Number(n),
+      attackerAddresses: () => [address],
+      facts: {
+        judges: () => true,
+        connections: () => [{ remote: address.address, localPort: 40000, openedAt }],
+        listens: () => false,
+      },
+    });
   let ns = 0n;
   const exec = (fields: Partial<ExecEvent> & { pid: number; ancestors: number[] }): ExecEvent => ({
     kind: 'exec',
@@ -195,35 +209,13 @@ describe('referee: the judge', () => {
 
   it('gives nobody a connection from an address the attacker got after it opened (a reused VPN address)', () => {
     const reused: AttackerAddress = { address: '10.201.0.9', since: WINDOW + 60_000 };
-    const j = new AttackJudge({
-      uidBase: BASE,
-      windowStart: WINDOW,
-      watchingSince: () => 0,
-      wall: (n: bigint) => WINDOW + 1_000 + Number(n),
-      attackerAddresses: () => [reused],
-      facts: {
-        judges: () => true,
-        connections: () => [{ remote: reused.address, localPort: 22, openedAt: () => WINDOW + 30_000 }],
-        listens: () => false,
-      },
-    });
+    const j = holdingOne(reused, () => WINDOW + 30_000);
     expect(j.exec(exec({ pid: 61, ancestors: [60], previousProgram: node }), 'bash')).to.equal(null);
   });
 
   it('asks again when a held connection’s opening is not known yet, and then trusts only what the tracer told', () => {
     let openedAt: number | null = null;
-    const j = new AttackJudge({
-      uidBase: BASE,
-      windowStart: WINDOW,
-      watchingSince: () => 0,
-      wall: (n: bigint) => WINDOW + 1_000 + Number(n),
-      attackerAddresses: () => [attacker],
-      facts: {
-        judges: () => true,
-        connections: () => [{ remote: attacker.address, localPort: 40000, openedAt: () => openedAt }],
-        listens: () => false,
-      },
-    });
+    const j = holdingOne(attacker, () => openedAt);
     const first = j.exec(exec({ pid: 71, ancestors: [70], previousProgram: node }), 'bash -i');
     expect(first).to.have.property('retry');
     const retry = (first as { retry: (final: boolean) => unknown }).retry;
@@ -231,18 +223,7 @@ describe('referee: the judge', () => {
     openedAt = WINDOW + 1;
     expect(retry(false)).to.deep.include({ pid: 71 });
     // Never told: older than a tracer that watched since before the window.
-    const never = new AttackJudge({
-      uidBase: BASE,
-      windowStart: WINDOW,
-      watchingSince: () => WINDOW - 1000,
-      wall: (n: bigint) => WINDOW + 1_000 + Number(n),
-      attackerAddresses: () => [attacker],
-      facts: {
-        judges: () => true,
-        connections: () => [{ remote: attacker.address, localPort: 40000, openedAt: () => null }],
-        listens: () => false,
-      },
-    });
+    const never = holdingOne(attacker, () => null, WINDOW - 1000);
     const unknown = never.exec(exec({ pid: 81, ancestors: [80], previousProgram: node }), 'bash -i');
     expect((unknown as { retry: (final: boolean) => unknown }).retry(true)).to.equal(null);
   });
