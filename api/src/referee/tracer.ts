@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, openSync, watch, type FSWatcher } from 'node:fs';
 import { mkdir, open, readFile, stat, truncate, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { run } from '../boxes/local/command.ts';
 import type { Logger } from '../logger.ts';
 import { TraceParser, type TraceEvent } from './trace.ts';
 
@@ -93,6 +94,7 @@ export class Tracer {
   }
 
   async #spawn(hash: string): Promise<void> {
+    await ensureTracefs(this.#log);
     await writeFile(this.#scriptFile, this.#script, { mode: 0o600 });
     // The old trace belongs to the old tracer.
     await writeFile(this.#traceFile, '', { mode: 0o600 });
@@ -221,5 +223,29 @@ export class Tracer {
       .then((text) => JSON.parse(text) as { pid: number })
       .catch(() => null);
     if (state && (await this.#isOurs(state.pid))) await this.#kill(state.pid);
+  }
+}
+
+/** Where the kernel lists its tracepoints; bpftrace finds none when it is not mounted. */
+const TRACEFS = '/sys/kernel/tracing';
+
+/**
+ * Mounts the kernel's tracing file system when the host has not (a minimal or container-made
+ * host boots without it; Debian's systemd mounts it on first access, others do not).
+ */
+async function ensureTracefs(log: Logger): Promise<void> {
+  if (
+    await stat(path.join(TRACEFS, 'events')).then(
+      () => true,
+      () => false,
+    )
+  )
+    return;
+  try {
+    await run('mount', ['-t', 'tracefs', 'tracefs', TRACEFS]);
+    log.info({ path: TRACEFS }, 'Mounted the tracing file system');
+  } catch (err) {
+    // bpftrace then says which tracepoint it could not find.
+    log.warn({ err }, 'Could not mount the tracing file system');
   }
 }
