@@ -9,12 +9,12 @@ import {
   realpathSync,
 } from 'node:fs';
 import path from 'node:path';
-import { socketInodes, tcpTable, type TcpConnection } from '@exploit-grid/operator/proc';
+import { listensOn, socketInodes, tcpTable, type TcpConnection } from '@exploit-grid/operator/proc';
 import type { Attack } from '../contracts/index.ts';
 import type { VpnSession } from '../boxes/orchestrator.ts';
 import { KeyedLock } from '../keyed-lock.ts';
 import type { Logger } from '../logger.ts';
-import { AttackJudge, type AttributedExec, type HeldConnection } from './judge.ts';
+import { AttackJudge, type AttributedExec, type HeldConnection } from '@exploit-grid/operator/judge';
 import { TRACE_ARGV_BYTES, type ExecEvent, type ForkEvent, type TcpEvent, type TraceEvent } from './trace.ts';
 import type { Tracer } from './tracer.ts';
 
@@ -170,11 +170,12 @@ export class HostReferee implements Referee {
         windowStart: new Date(attack.createdAt).getTime(),
         watchingSince: () => this.#tracer.startedAt || Date.now(),
         wall: (ns) => this.#wall(ns),
-        attackerAddresses: () =>
-          this.#host
+        attackerAddress: (remote) => {
+          const session = this.#host
             .vpnSessions()
-            .filter((s) => s.userId === attack.attacker.id)
-            .map((s) => ({ address: s.vpnAddress, since: s.connectedAt.getTime() })),
+            .find((s) => s.userId === attack.attacker.id && s.vpnAddress === remote);
+          return session ? { address: remote, since: session.connectedAt.getTime() } : null;
+        },
         facts: {
           judges: (pid) => pid !== watch.target.init && this.#inBox(pid, watch.target),
           connections: (pid) => this.#connections(pid, watch.target),
@@ -318,7 +319,12 @@ export class HostReferee implements Referee {
       const c: TcpConnection | undefined = table.get(inode);
       if (c?.state !== 'ESTABLISHED' || c.local !== target.address) continue;
       const key = `${netns}|${c.local}:${c.localPort}>${c.remote}:${c.remotePort}`;
-      held.push({ remote: c.remote, localPort: c.localPort, openedAt: () => this.#opened.get(key) ?? null });
+      held.push({
+        remote: c.remote,
+        remotePort: c.remotePort,
+        localPort: c.localPort,
+        openedAt: () => this.#opened.get(key) ?? null,
+      });
     }
     return held;
   }
@@ -438,18 +444,6 @@ export class HostReferee implements Referee {
 
 /** Linux reports process start times in clock ticks of USER_HZ, 100 a second on every architecture it runs boxes on. */
 const bootNs = (ticks: number): bigint => BigInt(ticks) * 10_000_000n;
-
-/** Whether a process holds a TCP socket listening on `port` (in its network namespace). */
-function listensOn(pid: number, port: number): boolean {
-  const inodes = socketInodes(pid);
-  if (inodes.size === 0) return false;
-  const table = tcpTable(pid);
-  for (const inode of inodes) {
-    const c = table.get(inode);
-    if (c?.state === 'LISTEN' && c.localPort === port) return true;
-  }
-  return false;
-}
 
 function readLink(file: string): string | null {
   try {

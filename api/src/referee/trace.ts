@@ -11,6 +11,8 @@
  * key (time and pid), ended by `Z`; lines of one event come from one CPU, in order.
  */
 
+import type { ExecFacts, ForkFacts } from '@exploit-grid/operator/judge';
+
 /** Box processes run as host uids from here up (Machine.uidBase: 65536 × (4096 + slot)). */
 export const BOX_UID_MIN = 65536 * 4096;
 /** Bytes of a command line the kernel event carries (the rest is read from /proc when the process lives). */
@@ -122,37 +124,19 @@ tracepoint:sock:inet_sock_set_state
 `;
 }
 
-export interface ExecEvent {
+export interface ExecEvent extends ExecFacts {
   kind: 'exec';
   /** CLOCK_MONOTONIC nanoseconds (bpftrace's nsecs). */
   ns: bigint;
-  pid: number;
-  /** Host uids (box uid + the box's base). */
-  uid: number;
-  euid: number;
-  /** The program the process ran before this exec (device and inode), 0n when not seen. */
-  previousProgram: bigint;
-  program: bigint;
-  /** The program the parent runs (0n for a parent without one, a kernel thread). */
-  parentProgram: bigint;
-  /** The program file's mode (set-user-ID and friends). */
-  mode: number;
-  /** Parent first, up to the host's init. */
-  ancestors: number[];
   argv: string[];
   /** True when the command line was longer than the event carries. */
   argvTruncated: boolean;
-  /** The working directory inside the box ('/' when unknown). */
-  cwd: string;
   /** The cgroup (v2 id) the process ran in. */
   cgroup: bigint;
 }
 
-export interface ForkEvent {
+export interface ForkEvent extends ForkFacts {
   kind: 'fork';
-  ns: bigint;
-  parent: number;
-  child: number;
 }
 
 /** An arena TCP connection became established (`open`) or left that state (`close`). */

@@ -1,12 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { Agent, Spool, type AgentEvent } from './agent.ts';
+import type { ExecRecord } from './exec-hook.ts';
 
 describe('agent: spool', () => {
   let dir: string;
@@ -16,33 +18,36 @@ describe('agent: spool', () => {
   it('numbers events, keeps them on disk until acknowledged, and survives a restart', () => {
     const spool = new Spool(dir);
     for (let i = 0; i < 3; i++)
-      spool.add({ kind: 'heartbeat', time: new Date().toISOString(), sessions: [] });
+      spool.add({ kind: 'heartbeat', time: new Date().toISOString(), sessions: [], connections: [] });
     expect(spool.pending().map((e) => e.seq)).to.deep.equal([1, 2, 3]);
     spool.ack(2);
     const again = new Spool(dir);
     expect(again.pending().map((e) => e.seq)).to.deep.equal([3]);
-    expect(again.add({ kind: 'heartbeat', time: new Date().toISOString(), sessions: [] }).seq).to.equal(4);
+    expect(
+      again.add({ kind: 'heartbeat', time: new Date().toISOString(), sessions: [], connections: [] }).seq,
+    ).to.equal(4);
     again.ack(4);
     expect(
-      new Spool(dir).add({ kind: 'heartbeat', time: new Date().toISOString(), sessions: [] }).seq,
+      new Spool(dir).add({ kind: 'heartbeat', time: new Date().toISOString(), sessions: [], connections: [] })
+        .seq,
     ).to.equal(5);
   });
 
   it('skips a line cut by a crash and keeps batches within the limits', () => {
     const spool = new Spool(dir);
-    spool.add({ kind: 'heartbeat', time: new Date().toISOString(), sessions: [] });
+    spool.add({ kind: 'heartbeat', time: new Date().toISOString(), sessions: [], connections: [] });
     appendFileSync(path.join(dir, 'spool.jsonl'), '{"kind":"exec","seq":');
     expect(new Spool(dir).pending().map((e) => e.seq)).to.deep.equal([1]);
     const big = new Spool(dir);
     for (let i = 0; i < 700; i++)
-      big.add({ kind: 'heartbeat', time: new Date().toISOString(), sessions: [] });
+      big.add({ kind: 'heartbeat', time: new Date().toISOString(), sessions: [], connections: [] });
     const batch = big.pending();
     expect(batch.length).to.equal(500);
     expect(JSON.stringify({ events: batch }).length).to.be.lessThan(100_000);
   });
 });
 
-describe('agent: reporting process starts to the API', function () {
+describe('agent: judging program starts and reporting them to the API', function () {
   this.timeout(30_000);
   let dir: string;
   let server: http.Server;
@@ -50,6 +55,8 @@ describe('agent: reporting process starts to the API', function () {
   let up = true;
   const received: AgentEvent[] = [];
   const children: ChildProcess[] = [];
+  /** What the stand-in API answers in `watch` (the peers whose connections heartbeats list). */
+  let watch: string[] = [];
   let agent: Agent;
 
   const listen = () =>
@@ -66,11 +73,22 @@ describe('agent: reporting process starts to the API', function () {
           const last = received.at(-1)?.seq ?? 0;
           received.push(...events.filter((e) => e.seq > last));
           res.writeHead(200, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ lastSeq: received.at(-1)?.seq ?? 0, stored: events.length }));
+          res.end(JSON.stringify({ lastSeq: received.at(-1)?.seq ?? 0, stored: events.length, watch }));
         });
       });
       server.listen(port, '127.0.0.1', () => resolve());
     });
+
+  /** A TCP service on loopback run by `script` (started before anyone connects, as a box's daemons are). */
+  async function service(program: string, args: string[]): Promise<number> {
+    const child = spawn(program, args, { stdio: ['ignore', 'pipe', 'ignore'], detached: true });
+    children.push(child);
+    const line = await new Promise<string>((resolve, reject) => {
+      child.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString()));
+      child.once('exit', () => reject(new Error(`${program} ended`)));
+    });
+    return Number(line.trim());
+  }
 
   before(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'eg-agent-'));
@@ -82,7 +100,7 @@ describe('agent: reporting process starts to the API', function () {
       token: 'box-secret',
       spoolDir: dir,
       scanIntervalMs: 50,
-      heartbeatIntervalMs: 500,
+      heartbeatIntervalMs: 300,
       includeLoopback: true,
     });
     agent.start();
@@ -101,16 +119,14 @@ describe('agent: reporting process starts to the API', function () {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const run = (script: string, env: NodeJS.ProcessEnv = {}) => {
-    const child = spawn('bash', ['-c', `${script}; true`], {
-      env: { ...process.env, ...env },
-      stdio: 'ignore',
-      detached: true,
-    });
+  const run = (script: string) => {
+    const child = spawn('bash', ['-c', `${script}; true`], { stdio: 'ignore', detached: true });
     children.push(child);
     return child;
   };
   const execs = () => received.filter((e): e is Extract<AgentEvent, { kind: 'exec' }> => e.kind === 'exec');
+  const heartbeats = () =>
+    received.filter((e): e is Extract<AgentEvent, { kind: 'heartbeat' }> => e.kind === 'heartbeat');
   const waitFor = async (accept: () => boolean, what: string) => {
     for (let i = 0; i < 200; i++) {
       if (accept()) return;
@@ -118,47 +134,161 @@ describe('agent: reporting process starts to the API', function () {
     }
     throw new Error(`timed out waiting for ${what}`);
   };
+  /** The heartbeats that arrive from now on, once `count` of them did. */
+  const nextHeartbeats = async (count: number) => {
+    const from = heartbeats().length;
+    await waitFor(() => heartbeats().length >= from + count, `${count} heartbeats`);
+    return heartbeats().slice(from);
+  };
 
-  it('reports a command of an ssh session with its peer, user, cwd and parent chain', async () => {
-    run('cd /tmp && sleep 20', { SSH_CONNECTION: '10.8.0.7 40000 10.66.1.1 22' });
-    await waitFor(() => execs().some((e) => e.command === 'sleep 20'), 'the sleep');
-    const event = execs().find((e) => e.command === 'sleep 20')!;
-    expect(event).to.include({ peer: '10.8.0.7', cwd: '/tmp', uid: process.getuid!() });
-    expect(event.user).to.equal(process.getuid!() === 0 ? 'root' : event.user);
-    expect(event.chain[0]!.command).to.match(/^bash -c/);
-  });
-
-  it('reports the commands of a reverse shell with the peer it connected to', async () => {
-    const listener = http.createServer();
+  it("reports a reverse shell's programs with the peer and port it connected to, holds it while it lives, and lets go when it is killed", async () => {
+    const listener = net.createServer((socket) => socket.on('error', () => undefined));
     await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', () => resolve()));
     const target = (listener.address() as AddressInfo).port;
-    run(`exec 3<>/dev/tcp/127.0.0.1/${target}; sleep 0.3; id >/dev/null; sleep 0.3`);
-    await waitFor(
-      () => execs().some((e) => e.command === 'sleep 0.3' && e.peer === '127.0.0.1'),
-      'the shell',
-    );
-    listener.closeAllConnections();
+    const shell = run(`cd /tmp; exec 3<>/dev/tcp/127.0.0.1/${target}; sleep 0.3; sleep 30`);
+    await waitFor(() => execs().some((e) => e.command === 'sleep 30'), 'the shell');
+    const id = execs().find((e) => e.command === 'sleep 0.3')!;
+    expect(id).to.include({ peer: '127.0.0.1', peerPort: target, cwd: '/tmp', uid: process.getuid!() });
+    expect(id.chain[0]!.command).to.match(/^bash -c/);
+    // The bash itself started before it connected: not the peer's program.
+    expect(execs().some((e) => e.pid === shell.pid)).to.equal(false);
+    const [beat] = await nextHeartbeats(1);
+    expect(beat!.sessions).to.deep.include({ peer: '127.0.0.1', uid: process.getuid!() });
+    process.kill(-shell.pid!, 'SIGKILL');
+    await sleep(200);
+    const [after] = await nextHeartbeats(2).then((b) => b.slice(-1));
+    expect(after!.sessions.filter((s) => s.peer === '127.0.0.1')).to.deep.equal([]);
+    listener.close();
+  });
+
+  it('gives nobody the workers of a daemon that forks per connection, nor a daemon re-executing itself for it', async () => {
+    // A forking service (no new program per connection) and one whose child executes the
+    // daemon's own program again for each connection (as sshd does before anyone logged in).
+    const forking = await service('perl', [
+      '-MIO::Socket::INET',
+      '-e',
+      `$SIG{CHLD}='IGNORE'; my $s = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0, Listen => 5) or die;
+       $| = 1; print $s->sockport, "\n";
+       while (my $c = $s->accept) { if (!fork) { print $c "hi\n"; sleep 3; exit 0 } close $c }`,
+    ]);
+    const reexec = await service('perl', [
+      '-MIO::Socket::INET',
+      '-e',
+      `if (@ARGV && $ARGV[0] eq 'child') { sleep 3; exit 0 }
+       $SIG{CHLD}='IGNORE'; my $s = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0, Listen => 5) or die;
+       $| = 1; print $s->sockport, "\n";
+       while (my $c = $s->accept) { if (!fork) { open(STDIN, '<&', $c); exec($^X, '-e', '$0 = "perl child"; sleep 3', 'child') } close $c }`,
+    ]);
+    const before = execs().length;
+    const sockets = [forking, reexec].map((p) => net.connect(p, '127.0.0.1').on('error', () => undefined));
+    const beats = await nextHeartbeats(3);
+    expect(
+      execs()
+        .slice(before)
+        .filter((e) => e.peerPort === forking || e.peerPort === reexec),
+    ).to.deep.equal([]);
+    for (const beat of beats) expect(beat.sessions.filter((s) => s.peer === '127.0.0.1')).to.deep.equal([]);
+    for (const socket of sockets) socket.destroy();
+  });
+
+  it("lists the box's connections with the peers the API watches, and none when it watches nobody", async () => {
+    const listener = net.createServer((socket) => socket.on('error', () => undefined));
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', () => resolve()));
+    const target = (listener.address() as AddressInfo).port;
+    const client = net.connect(target, '127.0.0.1');
+    await new Promise((resolve) => client.once('connect', resolve));
+    const [quiet] = await nextHeartbeats(1);
+    expect(quiet!.connections).to.deep.equal([]);
+    watch = ['127.0.0.1'];
+    // The answer to a report tells the agent; the heartbeats after it list the connection both ways.
+    await nextHeartbeats(1);
+    const [watched] = await nextHeartbeats(1);
+    expect(watched!.connections).to.deep.include({
+      peer: '127.0.0.1',
+      peerPort: target,
+      localPort: client.localPort,
+    });
+    expect(watched!.connections).to.deep.include({
+      peer: '127.0.0.1',
+      peerPort: client.localPort,
+      localPort: target,
+    });
+    watch = [];
+    client.destroy();
     listener.close();
   });
 
   it('keeps events while the API is down and delivers them in order, once, when it is back', async () => {
+    const listener = net.createServer((socket) => socket.on('error', () => undefined));
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', () => resolve()));
+    const target = (listener.address() as AddressInfo).port;
     up = false;
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
     const before = received.length;
-    run('sleep 5 && true', { SSH_CONNECTION: '10.8.0.9 40001 10.66.1.1 22' });
+    run(`exec 3<>/dev/tcp/127.0.0.1/${target}; sleep 0.1; sleep 5`);
     await sleep(1500);
     expect(received.length).to.equal(before);
-    expect(agent.spool.pending().some((e) => e.kind === 'exec' && e.peer === '10.8.0.9')).to.equal(true);
+    expect(agent.spool.pending().some((e) => e.kind === 'exec' && e.peerPort === target)).to.equal(true);
     await listen();
     up = true;
-    await waitFor(() => execs().some((e) => e.peer === '10.8.0.9'), 'the delivery after the outage');
+    await waitFor(() => execs().some((e) => e.peerPort === target), 'the delivery after the outage');
     const seqs = received.map((e) => e.seq);
     expect(seqs).to.deep.equal([...seqs].sort((a, b) => a - b));
     expect(new Set(seqs).size).to.equal(seqs.length);
-    expect(
-      received.some((e) => e.kind === 'heartbeat' && e.sessions.some((s) => s.peer === '10.8.0.9')),
-    ).to.equal(true);
+    listener.close();
+  });
+});
+
+describe('agent: the exec hook', function () {
+  this.timeout(20_000);
+
+  it("gives a peer's program read after its parent ended to the peer, by what the hook told of the parent", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'eg-agent-hook-'));
+    const listener = net.createServer((socket) => socket.on('error', () => undefined));
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', () => resolve()));
+    const target = (listener.address() as AddressInfo).port;
+    let deliver: (record: ExecRecord) => void = () => undefined;
+    const agent = new Agent({
+      apiUrl: 'http://127.0.0.1:9',
+      token: 'x',
+      spoolDir: dir,
+      scanIntervalMs: 10_000,
+      heartbeatIntervalMs: 10_000,
+      includeLoopback: true,
+      execSource: { start: (onRecord) => (deliver = onRecord), stop: () => undefined },
+    });
+    agent.start();
+    const shell = spawn('bash', ['-c', `exec 3<>/dev/tcp/127.0.0.1/${target}; sleep 30; true`], {
+      stdio: 'ignore',
+      detached: true,
+    });
+    try {
+      await sleep(300);
+      const record = (pid: number, ppid: number, command: string): ExecRecord => ({
+        time: new Date().toISOString(),
+        pid,
+        ppid,
+        uid: process.getuid!(),
+        claimedEuid: process.getuid!(),
+        cwd: '/',
+        command,
+      });
+      // The hook tells of a command of the shell (it holds the peer's connection), and of a
+      // command of that command: both gone by the time their lines are read.
+      deliver(record(999_999_990, shell.pid!, 'sh -c ls -la'));
+      deliver(record(999_999_991, 999_999_990, 'ls -la'));
+      const spooled = agent.spool.pending().filter((e) => e.kind === 'exec');
+      expect(spooled.map((e) => [e.command, e.peer, e.peerPort])).to.deep.equal([
+        ['sh -c ls -la', '127.0.0.1', target],
+        ['ls -la', '127.0.0.1', target],
+      ]);
+    } finally {
+      process.kill(-shell.pid!, 'SIGKILL');
+      await agent.stop().catch(() => undefined);
+      listener.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,9 +1,15 @@
 /**
- * The box agent: watches every process start on the box, works out whose session it belongs to,
- * and reports to the API (`POST /internal/agent/report`) with the box's secret. Events are
- * numbered and written to a spool on disk before they are sent, and only dropped once the API
- * has stored them: an API restart or a network cut loses nothing, and a retry stores nothing
- * twice (the API skips numbers it has).
+ * The box agent of virtual machines (the Kubernetes runtime): watches every program start on
+ * the box, judges it by the referee's rules (operator/src/referee/judge.ts, the same code the
+ * local runtime's referee runs on its host), and reports to the API (`POST
+ * /internal/agent/report`) with the box's secret: each program that became someone's (a
+ * network peer's: the connection that made it theirs), and a heartbeat of which peers still run
+ * something and which connections the box holds with the peers the API watches. The platform
+ * counts none of it unless its own routers saw those connections (docs/detection.md).
+ *
+ * Events are numbered and written to a spool on disk before they are sent, and only dropped once
+ * the API has stored them: an API restart or a network cut loses nothing, and a retry stores
+ * nothing twice (the API skips numbers it has).
  *
  * Runs on the box's own Node (Debian's `nodejs`, 18): node built-ins only.
  */
@@ -17,14 +23,18 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
+import { AttackJudge, type ExecFacts } from '../referee/judge.ts';
 import type { ExecRecord, ExecSource } from './exec-hook.ts';
 import {
+  LOOPBACK,
+  heldConnections,
   listPids,
-  ownPeer,
-  peerOf,
+  listensOn,
+  netnsOf,
+  programOf,
   readProcess,
   readStat,
-  type ProcInfo,
+  tcpTable,
   type TcpConnection,
 } from './proc.ts';
 
@@ -41,11 +51,21 @@ export type AgentEvent =
       command: string;
       euid: number;
       chain: { pid: number; uid: number; command: string }[];
-      peer: string | null;
+      /** The peer's end of the connection that makes the program theirs. */
+      peer: string;
+      peerPort: number;
       /** What saw it: the /proc scan or the exec hook. */
       source: 'scan' | 'hook';
     }
-  | { kind: 'heartbeat'; seq: number; time: string; sessions: { peer: string; uid: number }[] };
+  | {
+      kind: 'heartbeat';
+      seq: number;
+      time: string;
+      /** Peers who run something on the box now, with the lowest real uid among their programs. */
+      sessions: { peer: string; uid: number }[];
+      /** The box's TCP connections with the watched peers (whatever their state but listening). */
+      connections: { peer: string; peerPort: number; localPort: number }[];
+    };
 
 type Unnumbered<T> = T extends unknown ? Omit<T, 'seq'> : never;
 
@@ -173,29 +193,26 @@ export interface AgentOptions {
   execSource?: ExecSource | null;
   /** Processes of the agent itself, whose children are left out too (default: this process). */
   ignorePids?: Set<number>;
+  /** Whether loopback peers count (tests on one host; a box's own loopback is nobody's). */
   includeLoopback?: boolean;
   log?: (message: string) => void;
 }
 
 type ExecEvent = Extract<AgentEvent, { kind: 'exec' }>;
 
-/** A process as the last scan saw it: the lower of its uids, its session's peer, what it runs. */
-interface LiveProcess {
-  uid: number;
-  peer: string | null;
-  info: ProcInfo;
-}
-
-/** Scans between two looks at whether a process without a session has connected since. */
-const RECHECK_EVERY = 10;
+/** How long a process of someone's that ended is kept as an ancestor (its children may be read after it). */
+const GONE_KEPT_MS = 60_000;
 
 /** How long a reported (pid, command) is remembered, so the scan and the hook report it once. */
 const RECENT_MS = 60_000;
 
+/** Connections a heartbeat lists at most (the API's schema). */
+const MAX_CONNECTIONS = 65_536;
+
 /**
- * One agent: a scan loop over /proc (long-lived processes and the sockets that make them
- * someone's session), an exec hook (every program start, short-lived ones too), a heartbeat,
- * and a sender draining the spool.
+ * One agent: an exec hook (every program start, short-lived ones too), a scan loop over /proc
+ * (processes the hook cannot see, forks, and which processes still live), the judge, a
+ * heartbeat, and a sender draining the spool.
  */
 export class Agent {
   readonly spool: Spool;
@@ -203,22 +220,25 @@ export class Agent {
     ignorePids: Set<number>;
     execSource: ExecSource | null;
   };
+  readonly #judge: AttackJudge;
+  /** Every process seen by the scan: pid → start time (a pid with another start time is a new process). */
   readonly #seen = new Map<number, number>();
+  /** The judge's processes: pid → start time when they became someone's (a reused pid is not theirs). */
+  readonly #owned = new Map<number, number>();
+  /** The judge's processes that ended, and when (kept a while as ancestors). */
+  readonly #gone = new Map<number, number>();
   readonly #userName: (uid: number) => string;
   /** `pid command` → when it was reported. */
   readonly #recent = new Map<string, number>();
-  /** What the exec hook told of recent processes (kept a minute: their children may outlive them). */
-  readonly #hooked = new Map<
-    number,
-    { pid: number; ppid: number; uid: number; command: string; peer: string | null; at: number }
-  >();
-  #live = new Map<number, LiveProcess>();
+  /** Parents as the exec hook told of them (kept a minute: their children may outlive them). */
+  readonly #hooked = new Map<number, { ppid: number; uid: number; command: string; at: number }>();
+  /** Peers whose connections heartbeats list: the API names them in its answers (the attackers of the box). */
+  #watched = new Set<string>();
   /** TCP tables by network namespace, read at most once per scan (again when a socket is missing). */
   #tables = new Map<string, Map<string, TcpConnection>>();
   #timers: NodeJS.Timeout[] = [];
   #sending = false;
   #stopped = false;
-  #scans = 0;
   #flushSoon: NodeJS.Timeout | null = null;
 
   constructor(options: AgentOptions) {
@@ -235,10 +255,35 @@ export class Agent {
     };
     this.spool = new Spool(options.spoolDir);
     this.#userName = userNames(this.#o.passwd);
+    const proc = this.#o.proc;
+    this.#judge = new AttackJudge({
+      uidBase: 0,
+      // Inside the box every peer is judged alike; whether a peer was an attacker, in the
+      // attack's window, on a connection the router carried, is the platform's to check.
+      windowStart: 0,
+      watchingSince: () => 0,
+      attackerAddress: (remote) =>
+        this.#o.includeLoopback || !LOOPBACK.test(remote) ? { address: remote, since: 0 } : null,
+      wall: (ns) => Number(ns / 1_000_000n),
+      facts: {
+        judges: (pid) => pid !== 1 && !this.#o.ignorePids.has(pid),
+        // The agent learns of a connection when it looks: it counts as older than the program
+        // (the platform checks its opening against what the router saw).
+        connections: (pid) =>
+          heldConnections(pid, 'ESTABLISHED', { proc, tables: this.#tables }).map((c) => ({
+            remote: c.remote,
+            remotePort: c.remotePort,
+            localPort: c.localPort,
+            openedAt: () => 0,
+          })),
+        listens: (pid, port) => listensOn(pid, port, proc),
+      },
+    });
   }
 
   start(): void {
-    // What already runs is the box as it was: noted, not reported.
+    // What already runs is judged (a restarted agent finds the shells it knew) but not reported
+    // again.
     this.scan(false);
     this.#o.execSource?.start((record) => this.exec(record));
     this.#timers.push(setInterval(() => this.scan(true), this.#o.scanIntervalMs));
@@ -254,41 +299,64 @@ export class Agent {
     await this.flush();
   }
 
-  /** Ancestors of a process, nearest first (from this scan's reads where there are some). */
-  #chain(ppid: number, infos?: Map<number, ProcInfo>): ExecEvent['chain'] {
+  /** Ancestors of a process, nearest first: from /proc, or from what the hook told of one gone. */
+  #ancestors(ppid: number): number[] {
+    const ancestors: number[] = [];
+    for (let p: number | undefined = ppid; p !== undefined && p > 0 && ancestors.length < 32;) {
+      ancestors.push(p);
+      if (p === 1) break;
+      p = readStat(p, this.#o.proc)?.ppid ?? this.#hooked.get(p)?.ppid;
+    }
+    return ancestors;
+  }
+
+  /** The ancestors as the event shows them (pid, uid, command): from /proc, or as the hook told of them. */
+  #chain(ancestors: number[]): ExecEvent['chain'] {
     const chain: ExecEvent['chain'] = [];
-    for (let p = ppid; p > 1 && chain.length < 16;) {
-      // Gone already: what the hook said of it, when it said something.
-      const parent =
-        infos?.get(p) ?? this.#live.get(p)?.info ?? readProcess(p, this.#o.proc) ?? this.#hooked.get(p);
-      if (!parent) break;
-      chain.push({ pid: parent.pid, uid: parent.uid, command: parent.command.slice(0, 4096) });
-      p = parent.ppid;
+    for (const pid of ancestors.slice(0, 16)) {
+      if (pid === 1) break;
+      const info = readProcess(pid, this.#o.proc) ?? this.#hooked.get(pid);
+      if (info) chain.push({ pid, uid: info.uid, command: info.command.slice(0, 4096) });
     }
     return chain;
   }
 
-  #peerOptions(tables: Map<string, Map<string, TcpConnection>>) {
-    return {
-      proc: this.#o.proc,
-      includeLoopback: this.#o.includeLoopback,
-      tables,
-      known: (p: number) => this.#live.get(p)?.peer,
-    };
-  }
-
-  /** Reports a program start once, whether the scan or the hook saw it first. */
-  #report(event: Omit<ExecEvent, 'seq' | 'kind' | 'user' | 'chain'>, chain: ExecEvent['chain']): boolean {
-    const key = `${event.pid} ${event.command}`;
-    if (this.#recent.has(key)) return false;
+  /**
+   * Judges a program start; reports it when it is someone's (once, whether the scan or the
+   * hook saw it first). `startTicks` names the process while it lives (undefined: gone).
+   */
+  #judgeExec(
+    facts: ExecFacts,
+    details: { ppid: number; command: string; source: ExecEvent['source']; time: string },
+    startTicks: number | undefined,
+    report: boolean,
+  ): void {
+    // A pid of someone's reused by another process is not theirs.
+    const owned = this.#owned.get(facts.pid);
+    if (owned !== undefined && startTicks !== undefined && owned !== startTicks) this.#forget(facts.pid);
+    const verdict = this.#judge.exec(facts, details.command);
+    // The agent knows every connection's opening (see the judge's options): never asked again.
+    if (!verdict || 'retry' in verdict) return;
+    if (startTicks === undefined) this.#gone.set(facts.pid, Date.now());
+    this.#owned.set(facts.pid, startTicks ?? -1);
+    if (!report) return;
+    const key = `${facts.pid} ${details.command}`;
+    if (this.#recent.has(key)) return;
     this.#recent.set(key, Date.now());
     this.spool.add({
       kind: 'exec',
-      ...event,
-      user: this.#userName(event.euid === 0 ? 0 : event.uid).slice(0, 64),
-      cwd: event.cwd.slice(0, MAX_CWD),
-      command: event.command.slice(0, MAX_COMMAND),
-      chain,
+      time: details.time,
+      pid: facts.pid,
+      ppid: details.ppid,
+      uid: facts.uid,
+      euid: facts.euid,
+      user: this.#userName(facts.uid).slice(0, 64),
+      cwd: facts.cwd.slice(0, MAX_CWD),
+      command: details.command.slice(0, MAX_COMMAND),
+      chain: this.#chain(facts.ancestors),
+      peer: verdict.peer,
+      peerPort: verdict.peerPort,
+      source: details.source,
     });
     // Program starts go out at once (a batch of whatever came within a few milliseconds);
     // heartbeats wait for the regular flush.
@@ -296,131 +364,164 @@ export class Agent {
       this.#flushSoon = null;
       void this.flush();
     }, 20);
-    return true;
+  }
+
+  #forget(pid: number): void {
+    this.#judge.forget(pid);
+    this.#owned.delete(pid);
+    this.#gone.delete(pid);
   }
 
   /** A program start the exec hook saw (the process may be gone already). */
   exec(record: ExecRecord): void {
     if (this.#o.ignorePids.has(record.pid) || this.#o.ignorePids.has(record.ppid)) return;
-    // The effective uid counts only when /proc confirms it (the message could be written by hand).
-    const alive = readStat(record.pid, this.#o.proc) !== null;
-    let euid = record.uid;
-    if (record.claimedEuid !== record.uid && alive) {
-      const info = readProcess(record.pid, this.#o.proc);
-      if (info?.euid === record.claimedEuid) euid = record.claimedEuid;
-    }
-    // The session it belongs to: its own sockets while it lives, else its parent's (as the last
-    // scan knew it, as the hook learned it when the parent started, or as /proc says now). A
-    // quick `sudo id` is gone, sudo too, by the time its line is read: the hook's own record of
-    // sudo, made while sudo's parent shell was there to ask, still names the session.
-    const options = this.#peerOptions(this.#tables);
-    const peer =
-      (alive ? peerOf(record.pid, options) : null) ??
-      this.#live.get(record.ppid)?.peer ??
-      this.#hooked.get(record.ppid)?.peer ??
-      peerOf(record.ppid, options);
     this.#hooked.set(record.pid, {
-      pid: record.pid,
       ppid: record.ppid,
       uid: record.uid,
       command: record.command,
-      peer,
       at: Date.now(),
     });
-    this.#report(
+    const stat = readStat(record.pid, this.#o.proc);
+    // The effective uid counts only when /proc confirms it (the message could be written by hand).
+    let euid = record.uid;
+    if (record.claimedEuid !== record.uid && stat) {
+      const info = readProcess(record.pid, this.#o.proc);
+      if (info?.euid === record.claimedEuid) euid = record.claimedEuid;
+    }
+    const program = stat ? programOf(record.pid, this.#o.proc) : null;
+    this.#judgeExec(
       {
-        time: record.time,
+        ns: BigInt(Date.parse(record.time)) * 1_000_000n,
         pid: record.pid,
-        ppid: record.ppid,
         uid: record.uid,
         euid,
+        // Which program the process ran before is not told: a daemon's child running the
+        // daemon's program is taken as running it again.
+        previousProgram: 0n,
+        program: program?.id ?? 0n,
+        parentProgram: programOf(record.ppid, this.#o.proc)?.id ?? 0n,
+        mode: program?.mode ?? 0,
+        ancestors: this.#ancestors(record.ppid),
         cwd: record.cwd,
-        command: record.command,
-        peer,
-        source: 'hook',
       },
-      this.#chain(record.ppid),
+      { ppid: record.ppid, command: record.command, source: 'hook', time: record.time },
+      stat?.startTicks,
+      true,
     );
   }
 
-  /** Looks at every process; each one not seen before is an exec event (when `report`). */
-  scan(report = true): number {
-    this.#scans++;
-    let found = 0;
-    const live = new Map<number, LiveProcess>();
-    const infos = new Map<number, ProcInfo>();
-    const fresh: ProcInfo[] = [];
-    const tables = new Map<string, Map<string, TcpConnection>>();
-    this.#tables = tables;
-    for (const pid of listPids(this.#o.proc)) {
+  /**
+   * Looks at every process. One not seen before that runs its parent's program is a fork (the
+   * attacker's when its parent is); one that runs another program started it, and is judged
+   * as a program start (what the hook cannot see: static programs, a box without the hook).
+   * Then the judge's processes that ended are let go.
+   */
+  scan(report = true): void {
+    const proc = this.#o.proc;
+    this.#tables = new Map();
+    const live = new Map<number, number>();
+    const fresh: { pid: number; ppid: number; startTicks: number }[] = [];
+    for (const pid of listPids(proc)) {
       if (this.#o.ignorePids.has(pid)) continue;
-      const known = this.#seen.get(pid);
-      const previous = this.#live.get(pid);
-      // A process seen before needs one small read to know it is still the same one. One
-      // without a peer is looked at again now and then: it may have connected since (a
-      // reverse shell written in a scripting language connects after it started).
-      if (known !== undefined && previous && readStat(pid, this.#o.proc)?.startTicks === known) {
-        const peer =
-          previous.peer === null && this.#scans % RECHECK_EVERY === 0
-            ? ownPeer(pid, this.#peerOptions(tables))
-            : previous.peer;
-        live.set(pid, peer === previous.peer ? previous : { ...previous, peer });
-        continue;
-      }
-      const info = readProcess(pid, this.#o.proc);
-      if (!info) continue;
-      // Parents seen in this scan or the last one answer for their children.
-      const peer = peerOf(pid, {
-        ...this.#peerOptions(tables),
-        known: (p) => (live.has(p) ? live.get(p)!.peer : this.#live.get(p)?.peer),
-      });
-      // Gone while we looked (its sockets with it): the exec hook reports it, with its session.
-      if (readStat(pid, this.#o.proc)?.startTicks !== info.startTicks) continue;
-      infos.set(pid, info);
-      live.set(pid, { uid: Math.min(info.uid, info.euid), peer, info });
-      this.#seen.set(pid, info.startTicks);
-      fresh.push(info);
-    }
-    for (const info of fresh) {
-      if (!report || info.command.startsWith('[') || this.#o.ignorePids.has(info.ppid)) continue;
-      const reported = this.#report(
-        {
-          time: new Date().toISOString(),
-          pid: info.pid,
-          ppid: info.ppid,
-          uid: info.uid,
-          euid: info.euid,
-          cwd: info.cwd,
-          command: info.command,
-          peer: live.get(info.pid)?.peer ?? null,
-          source: 'scan',
-        },
-        this.#chain(info.ppid, infos),
-      );
-      if (reported) found++;
+      const stat = readStat(pid, proc);
+      if (!stat) continue;
+      live.set(pid, stat.startTicks);
+      if (this.#seen.get(pid) !== stat.startTicks && !this.#o.ignorePids.has(stat.ppid))
+        fresh.push({ pid, ...stat });
+      this.#seen.set(pid, stat.startTicks);
     }
     for (const pid of this.#seen.keys()) if (!live.has(pid)) this.#seen.delete(pid);
-    this.#live = live;
-    const old = Date.now() - RECENT_MS;
+    // Parents before their children.
+    fresh.sort((a, b) => a.startTicks - b.startTicks);
+    const now = Date.now();
+    for (const p of fresh) {
+      const owned = this.#owned.get(p.pid);
+      if (owned !== undefined && owned !== p.startTicks) this.#forget(p.pid);
+      const program = programOf(p.pid, proc);
+      if (!program || this.#judge.process(p.pid)) continue;
+      const parentProgram = programOf(p.ppid, proc);
+      if (parentProgram?.id === program.id) {
+        if (this.#judge.process(p.ppid)) {
+          this.#judge.fork({ ns: BigInt(now) * 1_000_000n, parent: p.ppid, child: p.pid });
+          this.#owned.set(p.pid, p.startTicks);
+        }
+        continue;
+      }
+      const info = readProcess(p.pid, proc);
+      if (!info || info.command.startsWith('[')) continue;
+      this.#judgeExec(
+        {
+          ns: BigInt(now) * 1_000_000n,
+          pid: p.pid,
+          uid: info.uid,
+          euid: info.euid,
+          previousProgram: 0n,
+          program: program.id,
+          parentProgram: parentProgram?.id ?? 0n,
+          mode: program.mode,
+          ancestors: this.#ancestors(p.ppid),
+          cwd: info.cwd,
+        },
+        { ppid: p.ppid, command: info.command, source: 'scan', time: new Date(now).toISOString() },
+        p.startTicks,
+        report,
+      );
+    }
+    for (const { pid } of this.#judge.processes()) {
+      const start = live.get(pid);
+      if (start !== undefined && start === this.#owned.get(pid)) continue;
+      // A pid taken by another process: not theirs at all. One that ended: kept a while.
+      if (start !== undefined) this.#forget(pid);
+      else if (!this.#gone.has(pid)) this.#gone.set(pid, now);
+      else if (now - this.#gone.get(pid)! > GONE_KEPT_MS) this.#forget(pid);
+    }
+    const old = now - RECENT_MS;
     for (const [key, at] of this.#recent) if (at < old) this.#recent.delete(key);
     for (const [pid, known] of this.#hooked) if (known.at < old) this.#hooked.delete(pid);
-    return found;
   }
 
-  /** Who holds sessions right now: each peer with the lowest uid among its processes. */
+  /**
+   * Who runs something on the box now (each peer with the lowest real uid among its live
+   * programs; a set-user-ID program counts with the uid it was started with, as sudo is real
+   * root for a moment of its own), and the box's connections with the watched peers.
+   */
   heartbeat(): void {
     const sessions = new Map<string, number>();
-    for (const { uid, peer } of this.#live.values()) {
-      if (peer === null) continue;
-      sessions.set(peer, Math.min(uid, sessions.get(peer) ?? uid));
+    for (const p of this.#judge.processes()) {
+      if (this.#gone.has(p.pid)) continue;
+      const info = readProcess(p.pid, this.#o.proc);
+      if (!info) continue;
+      const uid = p.setUid ? p.uid : info.uid;
+      sessions.set(p.peer, Math.min(uid, sessions.get(p.peer) ?? uid));
     }
     this.spool.add({
       kind: 'heartbeat',
       time: new Date().toISOString(),
       sessions: [...sessions].slice(0, 256).map(([peer, uid]) => ({ peer, uid })),
+      connections: this.#watchedConnections(),
     });
   }
 
+  /** Every TCP connection of the box (in every network namespace) with a watched peer, but listening ones. */
+  #watchedConnections(): Extract<AgentEvent, { kind: 'heartbeat' }>['connections'] {
+    if (this.#watched.size === 0) return [];
+    const namespaces = new Map<string, number>();
+    for (const pid of listPids(this.#o.proc)) {
+      const namespace = netnsOf(pid, this.#o.proc);
+      if (namespace && !namespaces.has(namespace)) namespaces.set(namespace, pid);
+    }
+    const found = new Map<string, { peer: string; peerPort: number; localPort: number }>();
+    for (const pid of namespaces.values())
+      for (const c of tcpTable(pid, this.#o.proc).values()) {
+        if (c.state === 'LISTEN' || !this.#watched.has(c.remote) || found.size >= MAX_CONNECTIONS) continue;
+        found.set(`${c.remote}:${c.remotePort}:${c.localPort}`, {
+          peer: c.remote,
+          peerPort: c.remotePort,
+          localPort: c.localPort,
+        });
+      }
+    return [...found.values()];
+  }
   /** Sends what the spool holds, batch by batch, until it is empty or the API does not answer. */
   async flush(): Promise<void> {
     if (this.#sending) return;
@@ -445,8 +546,9 @@ export class Agent {
           this.#o.log(`API answered ${response.status}; events kept`);
           return;
         }
-        const { lastSeq } = (await response.json()) as { lastSeq: number };
+        const { lastSeq, watch } = (await response.json()) as { lastSeq: number; watch?: string[] };
         this.spool.ack(Math.max(lastSeq, batch[batch.length - 1]!.seq));
+        if (Array.isArray(watch)) this.#watched = new Set(watch.filter((w) => typeof w === 'string'));
         if (this.#stopped) return;
       }
     } finally {

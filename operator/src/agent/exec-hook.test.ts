@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -122,9 +123,18 @@ describe('agent: program starts from the exec hook', function () {
   let dir: string;
   let agent: Agent;
   let feed: (record: ExecRecord) => void;
+  let server: net.Server;
+  /** The port of a listener on loopback that stands for a peer (the attacker's end). */
+  let peerPort: number;
   const children: ChildProcess[] = [];
   const source: ExecSource = { start: (onRecord) => (feed = onRecord), stop: () => undefined };
 
+  before(async () => {
+    server = net.createServer((socket) => socket.on('error', () => undefined));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    peerPort = (server.address() as net.AddressInfo).port;
+  });
+  after(() => server.close());
   beforeEach(() => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'eg-hook-'));
     agent = new Agent({
@@ -134,6 +144,7 @@ describe('agent: program starts from the exec hook', function () {
       execSource: source,
       scanIntervalMs: 60_000,
       heartbeatIntervalMs: 60_000,
+      includeLoopback: true,
       // The test's own children stand for the box's processes; a made-up pid for the agent.
       ignorePids: new Set([AGENT_PID]),
     });
@@ -144,6 +155,18 @@ describe('agent: program starts from the exec hook', function () {
     for (const child of children) child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   });
+
+  /** A process holding a connection to the peer (a reverse shell's program), once it holds it. */
+  async function connected(command: string): Promise<ChildProcess> {
+    const child = spawn('bash', ['-c', `exec 3<>/dev/tcp/127.0.0.1/${peerPort}; exec ${command}`]);
+    children.push(child);
+    for (let i = 0; i < 100; i++) {
+      const cmdline = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').replace(/\0+$/, '');
+      if (cmdline === command.replace(/ /g, '\0')) return child;
+      await sleep(20);
+    }
+    throw new Error(`${command} never ran`);
+  }
 
   const execs = () =>
     agent.spool.pending().filter((e): e is Extract<AgentEvent, { kind: 'exec' }> => e.kind === 'exec');
@@ -158,53 +181,57 @@ describe('agent: program starts from the exec hook', function () {
     ...over,
   });
 
-  it('reports a program that is gone already, attributed through its live parent', () => {
-    const shell = spawn('sleep', ['30'], {
-      env: { PATH: process.env.PATH, SSH_CONNECTION: '10.8.0.44 5000 10.66.1.2 22' },
-    });
-    children.push(shell);
+  it("reports a program that is gone already, the peer's through its live parent's connection", async () => {
+    const shell = await connected('sleep 30');
     feed(record({ ppid: shell.pid! }));
     const [event] = execs();
-    expect(event).to.include({ command: 'id', peer: '10.8.0.44', uid: 1000, euid: 1000, source: 'hook' });
+    expect(event).to.include({
+      command: 'id',
+      peer: '127.0.0.1',
+      peerPort,
+      uid: 1000,
+      euid: 1000,
+      source: 'hook',
+    });
     expect(event!.chain[0]!.command).to.equal('sleep 30');
   });
 
-  it('attributes a quick chain (sudo id) whose processes are all gone through what the hook saw', () => {
-    const shell = spawn('sleep', ['30'], {
-      env: { PATH: process.env.PATH, SSH_CONNECTION: '10.8.0.45 5000 10.66.1.2 22' },
-    });
-    children.push(shell);
+  it('attributes a quick chain (sudo id) whose processes are all gone through what the hook saw', async () => {
+    const shell = await connected('sleep 30');
     feed(record({ pid: 999_999_970, ppid: shell.pid!, command: 'sudo -n id' }));
     feed(record({ pid: 999_999_971, ppid: 999_999_970, uid: 0, claimedEuid: 0, command: 'id' }));
     const id = execs().find((e) => e.command === 'id')!;
-    expect(id).to.include({ peer: '10.8.0.45', uid: 0 });
+    expect(id).to.include({ peer: '127.0.0.1', peerPort, uid: 0 });
     expect(id.chain.slice(0, 2).map((p) => p.command)).to.deep.equal(['sudo -n id', 'sleep 30']);
   });
 
-  it('believes an effective uid only when /proc shows it', () => {
+  it('reports nothing of a program whose tree holds no connection', () => {
+    const alone = spawn('sleep', ['30']);
+    children.push(alone);
+    feed(record({ ppid: alone.pid! }));
+    expect(execs()).to.deep.equal([]);
+  });
+
+  it('believes an effective uid only when /proc shows it', async () => {
+    const shell = await connected('sleep 30');
     // Gone: the claim cannot be checked, so it does not count.
-    feed(record({ claimedEuid: 0 }));
+    feed(record({ ppid: shell.pid!, claimedEuid: 0 }));
     // Alive, and /proc says otherwise.
-    const live = spawn('sleep', ['30']);
-    children.push(live);
-    feed(record({ pid: live.pid!, uid: 0, claimedEuid: 4321, command: 'sleep 30' }));
+    const live = await connected('sleep 31');
+    feed(record({ pid: live.pid!, ppid: process.pid, uid: 0, claimedEuid: 4321, command: 'sleep 31' }));
     expect(execs().map((e) => e.euid)).to.deep.equal([1000, 0]);
   });
 
   it('reports a program once when the scan saw it too, whichever came first', async () => {
-    const child = spawn('sleep', ['31']);
-    children.push(child);
-    await sleep(100);
-    expect(agent.scan()).to.be.greaterThan(0);
+    const child = await connected('sleep 31');
+    agent.scan();
     const scanned = execs().filter((e) => e.pid === child.pid);
     expect(scanned.map((e) => e.source)).to.deep.equal(['scan']);
-    feed(record({ pid: child.pid!, uid: 0, claimedEuid: 0, command: 'sleep 31' }));
+    feed(record({ pid: child.pid!, ppid: process.pid, uid: 0, claimedEuid: 0, command: 'sleep 31' }));
     expect(execs().filter((e) => e.pid === child.pid)).to.have.length(1);
     // Hook first, scan later.
-    const other = spawn('sleep', ['32']);
-    children.push(other);
-    feed(record({ pid: other.pid!, uid: 0, claimedEuid: 0, command: 'sleep 32' }));
-    await sleep(100);
+    const other = await connected('sleep 32');
+    feed(record({ pid: other.pid!, ppid: process.pid, uid: 0, claimedEuid: 0, command: 'sleep 32' }));
     agent.scan();
     expect(
       execs()
@@ -213,7 +240,8 @@ describe('agent: program starts from the exec hook', function () {
     ).to.deep.equal(['hook']);
   });
 
-  it('leaves out the agent’s own children', () => {
+  it('leaves out the agent’s own children', async () => {
+    await connected('sleep 30');
     feed(record({ ppid: AGENT_PID, command: 'journalctl --follow' }));
     expect(execs()).to.have.length(0);
   });

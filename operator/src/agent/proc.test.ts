@@ -2,7 +2,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
-import { listPids, peerOf, readProcess, socketInodes, tcpTable } from './proc.ts';
+import {
+  heldConnections,
+  listPids,
+  listensOn,
+  programOf,
+  readProcess,
+  socketInodes,
+  tcpTable,
+} from './proc.ts';
 
 /** Real processes with real sockets: a listener here, shells that connect to it like reverse shells. */
 describe('agent: reading /proc', function () {
@@ -64,32 +72,29 @@ describe('agent: reading /proc', function () {
     expect(readProcess(999_999_999)).to.equal(null);
   });
 
-  it("finds the peer of a reverse shell's command through the socket it inherited", async () => {
-    const { sleep: pid } = await shell(`exec 3<>/dev/tcp/127.0.0.1/${port}; sleep 30`);
+  it("finds a reverse shell's connection in the table of its network namespace", async () => {
+    const { bash, sleep: pid } = await shell(`exec 3<>/dev/tcp/127.0.0.1/${port}; sleep 30`);
     expect(socketInodes(pid).size).to.be.greaterThan(0);
     const connections = [...tcpTable(pid).values()].filter(
       (c) => c.state === 'ESTABLISHED' && c.remotePort === port,
     );
     expect(connections.map((c) => c.remote)).to.include('127.0.0.1');
-    expect(peerOf(pid, { includeLoopback: true })).to.equal('127.0.0.1');
-    // Loopback is nobody's session by default.
-    expect(peerOf(pid)).to.equal(null);
+    expect(heldConnections(bash, 'ESTABLISHED').map((c) => c.remotePort)).to.deep.equal([port]);
+    // The command holds it too (inherited), the listener holds none of it.
+    expect(heldConnections(pid, 'ESTABLISHED')).to.have.length(1);
+    expect(heldConnections(process.pid, 'LISTEN').map((c) => c.localPort)).to.include(port);
+    expect(listensOn(process.pid, port)).to.equal(true);
+    expect(listensOn(bash, port)).to.equal(false);
   });
 
-  it('finds the peer through an ancestor when the command itself holds no socket', async () => {
-    const { bash, sleep: pid } = await shell(`exec 3<>/dev/tcp/127.0.0.1/${port}; sleep 30 3>&-`);
-    expect(socketInodes(pid).size).to.equal(0);
-    expect(socketInodes(bash).size).to.be.greaterThan(0);
-    expect(peerOf(pid, { includeLoopback: true })).to.equal('127.0.0.1');
-  });
-
-  it('takes the client of an ssh session from the environment', async () => {
-    const { sleep: pid } = await shell('sleep 30', { SSH_CONNECTION: '10.8.0.5 51234 10.66.1.1 22' });
-    expect(peerOf(pid)).to.equal('10.8.0.5');
-  });
-
-  it('answers null for a process with no session', async () => {
-    const { sleep: pid } = await shell('sleep 30', { SSH_CONNECTION: '' });
-    expect(peerOf(pid)).to.equal(null);
+  it('names the program a process runs by its file, the same for a fork and another for an exec', async () => {
+    const { bash, sleep: pid } = await shell('sleep 30');
+    const sleepProgram = programOf(pid)!;
+    const bashProgram = programOf(bash)!;
+    expect(sleepProgram.id).to.not.equal(bashProgram.id);
+    expect(sleepProgram.mode & 0o111).to.not.equal(0);
+    const { bash: other } = await shell('sleep 31');
+    expect(programOf(other)!.id).to.equal(bashProgram.id);
+    expect(programOf(999_999_999)).to.equal(null);
   });
 });

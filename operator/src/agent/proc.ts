@@ -3,7 +3,7 @@
  * network peer a process works for. Written for the box's own Node (Debian's `nodejs`), so it
  * uses nothing newer than Node 18 and no dependencies.
  */
-import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { readFileSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 
 export interface ProcInfo {
   pid: number;
@@ -23,7 +23,8 @@ export interface TcpConnection {
   localPort: number;
   remote: string;
   remotePort: number;
-  state: 'ESTABLISHED' | 'LISTEN' | 'OTHER';
+  /** OTHER: closing (FIN_WAIT, CLOSE_WAIT, LAST_ACK, ...) or opening (SYN_SENT, SYN_RECV). */
+  state: 'ESTABLISHED' | 'LISTEN' | 'TIME_WAIT' | 'OTHER';
 }
 
 const read = (file: string): string | null => {
@@ -41,12 +42,16 @@ export function listPids(proc = '/proc'): number[] {
     .map(Number);
 }
 
-/** The parent and start time of a process (one small read), or null when it is gone. */
+/**
+ * The parent and start time of a process (one small read), or null when it is gone: a zombie
+ * (ended, not yet reaped by its parent) runs nothing and counts as gone.
+ */
 export function readStat(pid: number, proc = '/proc'): { ppid: number; startTicks: number } | null {
   const stat = read(`${proc}/${pid}/stat`);
   if (!stat) return null;
   // Fields after the command name, which may itself hold spaces and parentheses.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  if (fields[0] === 'Z') return null;
   return { ppid: Number(fields[1]), startTicks: Number(fields[19]) };
 }
 
@@ -56,6 +61,7 @@ export function readProcess(pid: number, proc = '/proc'): ProcInfo | null {
   const status = read(`${proc}/${pid}/status`);
   if (!stat || !status) return null;
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  if (fields[0] === 'Z') return null;
   const uidLine = /^Uid:\s+(\d+)\s+(\d+)/m.exec(status);
   const cmdline = read(`${proc}/${pid}/cmdline`) ?? '';
   const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
@@ -97,7 +103,11 @@ export function socketInodes(pid: number, proc = '/proc'): Set<string> {
   return inodes;
 }
 
-const TCP_STATES: Record<string, TcpConnection['state']> = { '01': 'ESTABLISHED', '0A': 'LISTEN' };
+const TCP_STATES: Record<string, TcpConnection['state']> = {
+  '01': 'ESTABLISHED',
+  '0A': 'LISTEN',
+  '06': 'TIME_WAIT',
+};
 
 function hexAddress(hex: string): string {
   if (hex.length === 8) {
@@ -140,82 +150,60 @@ export function tcpTable(pid: number, proc = '/proc'): Map<string, TcpConnection
   return table;
 }
 
-/** The client address of an ssh session the process belongs to (its environment), or null. */
-export function sshClient(pid: number, proc = '/proc'): string | null {
-  const environ = read(`${proc}/${pid}/environ`);
-  if (!environ) return null;
-  const entry = environ.split('\0').find((e) => e.startsWith('SSH_CONNECTION='));
-  return entry ? (entry.slice('SSH_CONNECTION='.length).split(' ')[0] ?? null) : null;
-}
-
-const LOOPBACK = /^(127\.|::1$|0\.0\.0\.0$|::$)/;
-
-const tableReadAt = new WeakMap<Map<string, TcpConnection>, number>();
-
-export interface PeerOptions {
-  proc?: string;
-  includeLoopback?: boolean;
-  /** TCP tables already read, by network namespace (one read per namespace per scan). */
-  tables?: Map<string, Map<string, TcpConnection>>;
+/** The network namespace a process lives in (`net:[inode]`), or null when it is gone. */
+export function netnsOf(pid: number, proc = '/proc'): string | null {
+  try {
+    return readlinkSync(`${proc}/${pid}/ns/net`);
+  } catch {
+    return null;
+  }
 }
 
 /**
- * The network peer a process itself works for, without looking at its ancestors: the remote
- * address of an established TCP connection it holds, or the client of the ssh session in its
- * environment. Loopback is nobody's session. A process holding no socket costs one directory
- * read (no TCP table is read for it).
+ * The program a process runs: the device and inode of its executable (what the kernel's `exe`
+ * link names; a program replaced on disk keeps its old identity) and that file's mode, or null
+ * when the process is gone.
  */
-export function ownPeer(pid: number, options: PeerOptions = {}): string | null {
+export function programOf(pid: number, proc = '/proc'): { id: bigint; mode: number } | null {
+  try {
+    const stat = statSync(`${proc}/${pid}/exe`, { bigint: true });
+    return { id: (stat.dev << 32n) | (stat.ino & 0xffffffffn), mode: Number(stat.mode) };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The TCP connections a process holds in a state (its own sockets, from the table of its
+ * network namespace). `tables` caches tables by namespace for one look at many processes.
+ */
+export function heldConnections(
+  pid: number,
+  state: TcpConnection['state'],
+  options: { proc?: string; tables?: Map<string, Map<string, TcpConnection>> } = {},
+): TcpConnection[] {
   const proc = options.proc ?? '/proc';
   const inodes = socketInodes(pid, proc);
-  if (inodes.size > 0) {
-    let namespace = '';
-    try {
-      namespace = readlinkSync(`${proc}/${pid}/ns/net`);
-    } catch {
-      // gone, or not ours to read: read its table directly
-    }
-    let table = namespace ? options.tables?.get(namespace) : undefined;
-    // A table read earlier may predate a socket: a missing inode (or a UNIX socket's, which is
-    // in no TCP table) means read it again, unless it is only just read.
-    if (table && Date.now() - (tableReadAt.get(table) ?? 0) > 20 && [...inodes].some((i) => !table!.has(i)))
-      table = undefined;
-    if (!table) {
-      table = tcpTable(pid, proc);
-      tableReadAt.set(table, Date.now());
-      if (namespace) options.tables?.set(namespace, table);
-    }
-    for (const inode of inodes) {
-      const connection = table.get(inode);
-      if (connection?.state !== 'ESTABLISHED') continue;
-      if (!options.includeLoopback && LOOPBACK.test(connection.remote)) continue;
-      return connection.remote;
-    }
+  if (inodes.size === 0) return [];
+  const namespace = netnsOf(pid, proc);
+  let table = namespace ? options.tables?.get(namespace) : undefined;
+  // A cached table without one of these sockets predates it (or the inode is a UNIX socket's).
+  if (table && [...inodes].some((inode) => !table!.has(inode))) table = undefined;
+  if (!table) {
+    table = tcpTable(pid, proc);
+    if (namespace) options.tables?.set(namespace, table);
   }
-  const ssh = sshClient(pid, proc);
-  if (ssh && (options.includeLoopback || !LOOPBACK.test(ssh))) return ssh;
-  return null;
+  const held: TcpConnection[] = [];
+  for (const inode of inodes) {
+    const connection = table.get(inode);
+    if (connection?.state === state) held.push(connection);
+  }
+  return held;
 }
 
-/**
- * The network peer a process works for: its own (see ownPeer) or its nearest ancestor's (a
- * reverse shell's commands, a web server's child). `known` answers for ancestors whose peer
- * is known already (the agent's last scan), ending the walk there.
- */
-export function peerOf(
-  pid: number,
-  options: PeerOptions & { maxDepth?: number; known?: (pid: number) => string | null | undefined } = {},
-): string | null {
-  const proc = options.proc ?? '/proc';
-  let current: number | null = pid;
-  for (let depth = 0; current !== null && current > 1 && depth < (options.maxDepth ?? 32); depth++) {
-    if (depth > 0) {
-      const known = options.known?.(current);
-      if (known !== undefined) return known;
-    }
-    const peer = ownPeer(current, options);
-    if (peer) return peer;
-    current = readStat(current, proc)?.ppid ?? null;
-  }
-  return null;
+/** Whether a process holds a TCP socket listening on `port` (a daemon accepting connections there). */
+export function listensOn(pid: number, port: number, proc = '/proc'): boolean {
+  return heldConnections(pid, 'LISTEN', { proc }).some((c) => c.localPort === port);
 }
+
+export const LOOPBACK = /^(127\.|::1$|0\.0\.0\.0$|::$)/;

@@ -1,5 +1,3 @@
-import type { ExecEvent, ForkEvent } from './trace.ts';
-
 /**
  * The referee's rules for one attack (docs/detection.md, "The rules"), as pure logic over what
  * the host sees. A process is the attacker's when it runs a program started by an execve of a
@@ -9,7 +7,39 @@ import type { ExecEvent, ForkEvent } from './trace.ts';
  * the attacker (sshd before login, a web server's workers) never exec a new program for them
  * and stay nobody's. Whether the attacker still holds a process is re-derived from the live
  * processes on every pass.
+ *
+ * Two watchers use it: the host's referee of the local runtime (api/src/referee), for one attack
+ * at a time, and the agent inside a virtual machine (operator/src/agent), for every peer at once
+ * (there the platform checks the window against what its routers saw).
  */
+
+/** A program start as the judge needs it (the host's tracer and the box agent both make these). */
+export interface ExecFacts {
+  /** When it happened, in the watcher's clock (nanoseconds; see JudgeOptions.wall). */
+  ns: bigint;
+  pid: number;
+  /** Real and effective uid (host uids on the local runtime: box uid + the box's base). */
+  uid: number;
+  euid: number;
+  /** The program the process ran before this exec (device and inode), 0n when not seen. */
+  previousProgram: bigint;
+  program: bigint;
+  /** The program the parent runs (0n when not known). */
+  parentProgram: bigint;
+  /** The program file's mode (set-user-ID and friends). */
+  mode: number;
+  /** Parent first, up to the init. */
+  ancestors: number[];
+  /** The working directory inside the box. */
+  cwd: string;
+}
+
+/** A process made by fork (or clone) that has run no new program yet. */
+export interface ForkFacts {
+  ns: bigint;
+  parent: number;
+  child: number;
+}
 
 /** A VPN address of the attacker and since when (epoch ms) they hold it. */
 export interface AttackerAddress {
@@ -20,6 +50,7 @@ export interface AttackerAddress {
 /** A TCP connection a process holds now (established, or closed by the peer but not by the process). */
 export interface HeldConnection {
   remote: string;
+  remotePort: number;
   /** The box's port of it (a daemon that accepted it listens there). */
   localPort: number;
   /**
@@ -46,10 +77,16 @@ export interface JudgeOptions {
   windowStart: number;
   /** When the tracer started watching (epoch ms): connections older than that have no known start. */
   watchingSince: () => number;
-  attackerAddresses: () => AttackerAddress[];
+  /** The attacker's address a connection's remote end is, with since when they hold it; else null. */
+  attackerAddress: (remote: string) => AttackerAddress | null;
   facts: HostFacts;
   /** The tracer's clock (monotonic ns) as the wall clock (epoch ms). */
   wall: (ns: bigint) => number;
+  /**
+   * Slack for clocks read in different places (default 50 ms: the tracer's monotonic clock
+   * against the wall clock); a watcher that learns of connections later says how much later.
+   */
+  clockSlackMs?: number;
 }
 
 export interface AttackerProcess {
@@ -58,8 +95,9 @@ export interface AttackerProcess {
   since: bigint;
   /** Host uid it ran with then. */
   uid: number;
-  /** The attacker address whose connection the process tree held. */
+  /** The attacker address (and its port) whose connection the process tree held. */
   peer: string;
+  peerPort: number;
   command: string;
   /** Whether its program is set-user-ID (its real uid may be 0 for a moment, as sudo's is). */
   setUid: boolean;
@@ -69,6 +107,7 @@ export interface AttackerProcess {
 export interface AttributedExec {
   pid: number;
   peer: string;
+  peerPort: number;
   /** Real uid inside the box (0: root). */
   boxUid: number;
   boxEuid: number;
@@ -82,15 +121,27 @@ interface ExecContext {
   daemon: number | null;
 }
 
-/** Slack for clocks read in different places (the tracer's monotonic clock against the wall clock). */
 const CLOCK_SLACK_MS = 50;
+
+/** The attacker's end of the connection an attribution rests on. */
+interface Peer {
+  address: string;
+  port: number;
+}
 
 export class AttackJudge {
   readonly #o: JudgeOptions;
+  readonly #slack: number;
   readonly #attacker = new Map<number, AttackerProcess>();
 
   constructor(options: JudgeOptions) {
     this.#o = options;
+    this.#slack = options.clockSlackMs ?? CLOCK_SLACK_MS;
+  }
+
+  /** The attacker's process at `pid`, if it is one. */
+  process(pid: number): AttackerProcess | undefined {
+    return this.#attacker.get(pid);
   }
 
   /** The processes the attacker holds, as last known (the host pass removes the dead). */
@@ -103,7 +154,7 @@ export class AttackJudge {
   }
 
   /** A forked child runs its parent's program: the attacker's when the parent's is. */
-  fork(event: ForkEvent): void {
+  fork(event: ForkFacts): void {
     const parent = this.#attacker.get(event.parent);
     if (parent) this.#attacker.set(event.child, { ...parent, pid: event.child, since: event.ns });
   }
@@ -115,11 +166,11 @@ export class AttackJudge {
    * exec outside it clears a stale entry on a reused pid).
    */
   exec(
-    event: ExecEvent,
+    event: ExecFacts,
     command: string,
   ): AttributedExec | null | { retry: (final: boolean) => AttributedExec | null | 'unknown' } {
     const found = this.#peerOf(event);
-    if (typeof found === 'string') return this.#attribute(event, command, found);
+    if (found && 'address' in found) return this.#attribute(event, command, found);
     if (found === null) {
       this.#attacker.delete(event.pid);
       return null;
@@ -133,7 +184,7 @@ export class AttackJudge {
         for (const { connection, address } of found.unknown) {
           const openedAt = connection.openedAt();
           if (this.#counts(connection, openedAt, address, found.context, final))
-            return this.#attribute(event, command, address.address);
+            return this.#attribute(event, command, peerOf(connection));
           unknown ||= openedAt === null;
         }
         return unknown && !final ? 'unknown' : null;
@@ -141,18 +192,20 @@ export class AttackJudge {
     };
   }
 
-  #attribute(event: ExecEvent, command: string, peer: string): AttributedExec {
+  #attribute(event: ExecFacts, command: string, peer: Peer): AttributedExec {
     this.#attacker.set(event.pid, {
       pid: event.pid,
       since: event.ns,
       uid: event.uid,
-      peer,
+      peer: peer.address,
+      peerPort: peer.port,
       command,
       setUid: (event.mode & 0o4000) !== 0,
     });
     return {
       pid: event.pid,
-      peer,
+      peer: peer.address,
+      peerPort: peer.port,
       boxUid: event.uid - this.#o.uidBase,
       boxEuid: event.euid - this.#o.uidBase,
       command,
@@ -165,17 +218,15 @@ export class AttackJudge {
    * connections whose opening the tracer has not told yet.
    */
   #peerOf(
-    event: ExecEvent,
+    event: ExecFacts,
   ):
-    | string
+    | Peer
     | null
     | { unknown: { connection: HeldConnection; address: AttackerAddress }[]; context: ExecContext } {
     // The process itself, or an ancestor, runs a program of the attacker's.
-    const own = this.#attacker.get(event.pid);
-    if (own) return own.peer;
-    for (const pid of event.ancestors) {
-      const ancestor = this.#attacker.get(pid);
-      if (ancestor) return ancestor.peer;
+    for (const pid of [event.pid, ...event.ancestors]) {
+      const known = this.#attacker.get(pid);
+      if (known) return { address: known.peer, port: known.peerPort };
     }
     // An exec without ancestors was not read whole (lost lines): nobody's.
     const parent = event.ancestors[0];
@@ -190,17 +241,15 @@ export class AttackJudge {
       execAt: this.#o.wall(event.ns),
       daemon: reexec ? parent : null,
     };
-    const addresses = this.#o.attackerAddresses();
-    if (addresses.length === 0) return null;
     const unknown: { connection: HeldConnection; address: AttackerAddress }[] = [];
     for (const pid of [event.pid, ...event.ancestors]) {
       if (!this.#o.facts.judges(pid)) continue;
       for (const connection of this.#o.facts.connections(pid)) {
-        const address = addresses.find((a) => a.address === connection.remote);
+        const address = this.#o.attackerAddress(connection.remote);
         if (!address) continue;
         const openedAt = connection.openedAt();
         if (openedAt === null) unknown.push({ connection, address });
-        else if (this.#counts(connection, openedAt, address, context, false)) return address.address;
+        else if (this.#counts(connection, openedAt, address, context, false)) return peerOf(connection);
       }
     }
     return unknown.length ? { unknown, context } : null;
@@ -220,7 +269,7 @@ export class AttackJudge {
   ): boolean {
     if (!this.#openedInWindow(openedAt, address, final)) return false;
     const opened = openedAt ?? this.#o.watchingSince();
-    if (opened > context.execAt + CLOCK_SLACK_MS) return false;
+    if (opened > context.execAt + this.#slack) return false;
     return context.daemon === null || !this.#o.facts.listens(context.daemon, connection.localPort);
   }
 
@@ -232,8 +281,13 @@ export class AttackJudge {
    * the tracer is younger than the window and the address (an API that came up mid-attack).
    */
   #openedInWindow(openedAt: number | null, address: AttackerAddress, final: boolean): boolean {
-    const after = Math.max(this.#o.windowStart, address.since) - CLOCK_SLACK_MS;
+    const after = Math.max(this.#o.windowStart, address.since) - this.#slack;
     if (openedAt !== null) return openedAt >= after;
     return final && this.#o.watchingSince() > after;
   }
 }
+
+const peerOf = (connection: HeldConnection): Peer => ({
+  address: connection.remote,
+  port: connection.remotePort,
+});
