@@ -132,7 +132,14 @@ export async function startPlatform(
       tickMs: config.boxes.tickMs,
     });
 
-    const ingest = new AgentIngest({ orm, boxes, attacks, logger, silenceMs: config.attacks.agentSilenceMs });
+    const ingest = new AgentIngest({
+      orm,
+      boxes,
+      attacks,
+      witness: orchestrator.witness ?? null,
+      logger,
+      silenceMs: config.attacks.agentSilenceMs,
+    });
 
     const grid = createGrid({ orm, boxes, attacks, logger, settings: config.grid });
 
@@ -188,7 +195,7 @@ export async function startPlatform(
       }
     } else {
       ingest.run(config.boxes.tickMs);
-      cleanups.push(async () => ingest.stop());
+      cleanups.push(() => ingest.stop());
     }
     grid.start();
     cleanups.push(() => grid.stop());

@@ -54,6 +54,9 @@ describe('A VPN server pod (entrypoint, OpenVPN, hooks, access) in network names
   const calls: { path: string; body: string }[] = [];
   const children: ChildProcess[] = [];
   let pki: Record<string, string>;
+  /** The players' VPN addresses once connected (by the first tests). */
+  let ownerAddress = '';
+  let otherAddress = '';
 
   const inNs = (name: string, command: string) => sh(`ip netns exec ${name} ${command}`);
   const ping = (from: string, to: string) =>
@@ -225,7 +228,7 @@ describe('A VPN server pod (entrypoint, OpenVPN, hooks, access) in network names
   }
 
   it('admits a player through the API’s hook and routes them to their box with their real VPN address', async () => {
-    const address = await connect(ns.owner, ownerId, '198.51.100.1');
+    const address = (ownerAddress = await connect(ns.owner, ownerId, '198.51.100.1'));
     expect(address).to.match(/^10\.8\.\d+\.\d+$/);
     const connect_ = calls.find((c) => c.path === '/internal/vpn/connect')!;
     expect(JSON.parse(connect_.body)).to.deep.equal({
@@ -269,7 +272,7 @@ describe('A VPN server pod (entrypoint, OpenVPN, hooks, access) in network names
   });
 
   it('keeps another player out of the box until an attack window lets them in', async () => {
-    const address = await connect(ns.other, otherId, '198.51.100.5');
+    const address = (otherAddress = await connect(ns.other, otherId, '198.51.100.5'));
     expect(await ping(ns.other, boxAddress)).to.equal(false);
     await writeAccess({
       owners: { [ownerId]: [boxAddress] },
@@ -279,6 +282,108 @@ describe('A VPN server pod (entrypoint, OpenVPN, hooks, access) in network names
     await writeAccess({ owners: { [ownerId]: [boxAddress] }, windows: [] });
     await until('the window closed', async () => !(await ping(ns.other, boxAddress)), 10_000);
     expect(await ping(ns.owner, boxAddress)).to.equal(true);
+  });
+
+  it('witnesses an attacker’s flows in a window for the referee: when each opened, whether the box still talks on it; none of the owner’s', async () => {
+    // Both players are connected by the tests before.
+    const address = otherAddress;
+    const owner = ownerAddress;
+    await writeAccess({
+      owners: { [ownerId]: [boxAddress] },
+      windows: [{ source: address, box: boxAddress, until: new Date(Date.now() + 60_000).toISOString() }],
+    });
+    await until('the attacker reaching the box', () => ping(ns.other, boxAddress), 10_000);
+    // An echo service on the box; the attacker keeps talking for a few seconds then hangs up, the
+    // owner holds a connection of their own.
+    const echo = spawn(
+      'ip',
+      [
+        'netns',
+        'exec',
+        ns.box,
+        process.execPath,
+        '-e',
+        `require('net').createServer((s) => s.pipe(s).on('error', () => {})).listen(7778, '${boxAddress}', () => console.log('listening'))`,
+      ],
+      { stdio: ['ignore', 'pipe', 'ignore'], detached: true },
+    );
+    children.push(echo);
+    await new Promise((resolve) => echo.stdout!.once('data', resolve));
+    const talk = (player: string, seconds: number) =>
+      spawn(
+        'ip',
+        [
+          'netns',
+          'exec',
+          player,
+          process.execPath,
+          '-e',
+          `const s = require('net').connect(7778, '${boxAddress}', () => { console.log(s.localPort);
+            const t = setInterval(() => s.write('x'), 200); setTimeout(() => { clearInterval(t); s.end(); }, ${seconds * 1000}); });
+           s.resume(); s.on('error', () => process.exit(1));`,
+        ],
+        { stdio: ['ignore', 'pipe', 'ignore'], detached: true },
+      );
+    /** The player's port once connected (0 when it could not connect). */
+    const port = (child: ChildProcess) =>
+      new Promise<number>((resolve) => {
+        child.stdout!.once('data', (c: Buffer) => resolve(Number(c.toString())));
+        child.once('exit', () => resolve(0));
+      });
+    const attacker = talk(ns.other, 6);
+    const ownerTalk = talk(ns.owner, 6);
+    children.push(attacker, ownerTalk);
+    const attackerPort = await port(attacker);
+    const ownerPort = await port(ownerTalk);
+    expect(attackerPort).to.be.greaterThan(0);
+    expect(ownerPort).to.be.greaterThan(0);
+    type Flow = {
+      client: string;
+      clientPort: number;
+      box: string;
+      boxPort: number;
+      openedSecondsAgo: number;
+      idleSeconds: number | null;
+    };
+    const reports = () =>
+      calls
+        .filter((c) => c.path === '/internal/vpn/flows')
+        .map((c) => JSON.parse(c.body) as { server: string; router: string; flows: Flow[] });
+    const ours = (report: { flows: Flow[] }) => report.flows.find((f) => f.clientPort === attackerPort);
+    const from = reports().length;
+    const active = await until(
+      'the router’s report of the attacker’s flow',
+      async () =>
+        reports()
+          .slice(from)
+          .map(ours)
+          .find((f) => f !== undefined && f.idleSeconds !== null),
+      10_000,
+    );
+    expect(active).to.deep.include({ client: address, box: boxAddress, boxPort: 7778 });
+    expect(active.openedSecondsAgo).to.be.within(0, 4);
+    expect(active.idleSeconds).to.be.within(0, 2);
+    expect(reports().at(-1)).to.include({ server: 'arena-udp-0', router: '172.30.0.10' });
+    // The owner's own flow is nobody's business.
+    expect(
+      reports()
+        .flatMap((r) => r.flows)
+        .some((f) => f.client === owner || f.clientPort === ownerPort),
+    ).to.equal(false);
+    // The attacker hangs up: the box's FIN ends the flow's activity at once (no 15 s wait).
+    await new Promise((resolve) => attacker.once('exit', resolve));
+    const after = reports().length;
+    const ended = await until(
+      'the report of the ended flow',
+      async () =>
+        reports()
+          .slice(after)
+          .map(ours)
+          .find((f) => f !== undefined && f.idleSeconds === null),
+      10_000,
+    );
+    expect(ended.openedSecondsAgo).to.be.within(5, 12);
+    await writeAccess({ owners: { [ownerId]: [boxAddress] }, windows: [] });
   });
 
   it('forwards the box’s agent reports on the router’s port 80 to the API, and nothing else', async () => {

@@ -29,19 +29,8 @@ describe('VPN server pod scripts', function () {
     SCRIPTS_DIR: path.join(dir, 'scripts'),
     HOOK_TOKEN_FILE: path.join(dir, 'hook-token'),
   });
-  const elements = async () => {
-    const { stdout } = await run('ip', [
-      'netns',
-      'exec',
-      ns,
-      'nft',
-      '-j',
-      'list',
-      'set',
-      'inet',
-      'eg',
-      'access',
-    ]);
+  const elements = async (name = 'access') => {
+    const { stdout } = await run('ip', ['netns', 'exec', ns, 'nft', '-j', 'list', 'set', 'inet', 'eg', name]);
     const set = (JSON.parse(stdout) as { nftables: { set?: { elem?: unknown[] } }[] }).nftables.find(
       (e) => e.set,
     )!.set!;
@@ -65,13 +54,19 @@ describe('VPN server pod scripts', function () {
       await writeFile(path.join(dir, 'scripts', name), content);
     await writeFile(path.join(dir, 'hook-token'), 'hook secret\n');
     await run('ip', ['netns', 'add', ns]);
-    // The table the entrypoint makes (its set is what the sync fills).
+    // The sets of the entrypoint's table (what the sync fills, what the router witnesses).
     await run('ip', [
       'netns',
       'exec',
       ns,
       'nft',
-      'add table inet eg; add set inet eg access { type ipv4_addr . ipv4_addr; flags timeout; }',
+      [
+        'add table inet eg',
+        'add set inet eg access { type ipv4_addr . ipv4_addr; flags timeout; }',
+        'add set inet eg windows { type ipv4_addr . ipv4_addr; flags timeout; }',
+        'add set inet eg opened { type ipv4_addr . inet_service . ipv4_addr . inet_service; flags dynamic,timeout; timeout 2m; }',
+        'add set inet eg active { type ipv4_addr . inet_service . ipv4_addr . inet_service; flags dynamic,timeout; timeout 15s; }',
+      ].join('; '),
     ]);
   });
   after(async () => {
@@ -102,12 +97,17 @@ describe('VPN server pod scripts', function () {
     const window = now.find((e) => e.pair === '10.8.0.9 . 172.30.1.3')!;
     expect(window.timeout).to.be.within(110, 120); // the kernel closes it at the window's end
     expect(now.find((e) => e.pair === '10.8.0.6 . 172.30.1.1')!.timeout).to.equal(undefined);
+    // The windows alone are the pairs whose flows the router witnesses.
+    const windows = await elements('windows');
+    expect(windows.map((e) => e.pair)).to.deep.equal(['10.8.0.9 . 172.30.1.3']);
+    expect(windows[0]!.timeout).to.be.within(110, 120);
 
     // The player disconnects and the window is gone from the access list: both removed.
     await rm(path.join(dir, 'sessions/aaaa-1'));
     await writeFile(path.join(dir, 'access.json'), JSON.stringify({ owners: {}, windows: [] }));
     await sync();
     expect(await elements()).to.deep.equal([]);
+    expect(await elements('windows')).to.deep.equal([]);
   });
 
   it('does not start when forwarding is off and /proc/sys is read-only, and says why', async () => {
@@ -251,6 +251,40 @@ describe('VPN server pod scripts', function () {
       } finally {
         await rm(path.join(dir, 'sessions/cccc-3'));
         await rm(path.join(dir, 'sessions/dddd-4'));
+      }
+    });
+
+    it('reports the flows the router witnessed: when each opened and how long the box has been quiet on it', async () => {
+      const nft = (script: string) => run('ip', ['netns', 'exec', ns, 'nft', script]);
+      await nft('add element inet eg opened { 10.8.0.9 . 51234 . 172.30.1.3 . 22 timeout 2m expires 1m50s }');
+      await nft('add element inet eg opened { 10.8.0.9 . 51235 . 172.30.1.3 . 8080 }');
+      await nft('add element inet eg active { 10.8.0.9 . 51234 . 172.30.1.3 . 22 timeout 15s expires 12s }');
+      try {
+        await run('sh', [path.join(dir, 'scripts/access-sync.sh'), '--report-flows'], {
+          env: {
+            ...env(),
+            NFT: `ip netns exec ${ns} nft`,
+            SERVER_NAME: 'arena-udp-0',
+            ROUTER_ADDRESS: '172.30.0.10',
+            API_INTERNAL_URL: url,
+          },
+        });
+        const sent = requests.at(-1)!;
+        expect(sent).to.deep.include({ path: '/internal/vpn/flows', authorization: 'Bearer hook secret' });
+        expect(sent.body).to.include({ server: 'arena-udp-0', router: '172.30.0.10' });
+        const flows = (sent.body.flows as Record<string, unknown>[]).sort(
+          (a, b) => (a.clientPort as number) - (b.clientPort as number),
+        );
+        expect(flows.map(({ openedSecondsAgo: _o, idleSeconds: _i, ...f }) => f)).to.deep.equal([
+          { client: '10.8.0.9', clientPort: 51234, box: '172.30.1.3', boxPort: 22 },
+          { client: '10.8.0.9', clientPort: 51235, box: '172.30.1.3', boxPort: 8080 },
+        ]);
+        expect(flows[0]!.openedSecondsAgo).to.be.within(10, 12);
+        expect(flows[0]!.idleSeconds).to.be.within(3, 5);
+        expect(flows[1]!.openedSecondsAgo).to.be.within(0, 2);
+        expect(flows[1]!.idleSeconds).to.equal(null);
+      } finally {
+        await nft('flush set inet eg opened; flush set inet eg active');
       }
     });
   });

@@ -18,6 +18,7 @@ import type { BoxService } from '../boxes/service.ts';
 import type { BoxOrchestrator } from '../boxes/orchestrator.ts';
 import { Ledger } from '../credits/ledger.ts';
 import { isUuid } from '../ids.ts';
+import { KeyedLock } from '../keyed-lock.ts';
 import { Sql, uniqueViolation } from '../db/sql.ts';
 import type { Orm } from '../db/orm.ts';
 import { HttpError, conflict, forbidden, notFound, serviceUnavailable } from '../http/errors.ts';
@@ -97,6 +98,7 @@ export class AttackService {
   #stopped = false;
   /** Consents to attack (`attacker>target` → until, epoch ms); see consent(). */
   readonly #consents = new Map<string, number>();
+  readonly #forfeits = new KeyedLock();
   /** Why attacks cannot start (no referee can watch them), or null. */
   refereeProblem: string | null = null;
 
@@ -137,10 +139,28 @@ export class AttackService {
       [boxId],
     );
     if (!attack) return;
-    await this.addEvent(attack.id, 'FORFEIT', {
-      message: `The defender's box went down during the attack (${status.toLowerCase()}): the defender forfeits.`,
+    await this.forfeit(
+      attack.id,
+      `The defender's box went down during the attack (${status.toLowerCase()}): the defender forfeits.`,
+    );
+  }
+
+  /**
+   * The defender forfeits a running attack (their box went down, its agent went silent or hid
+   * what the router saw): a win for the attacker at once, with the reason in its timeline.
+   * Answers whether this call settled it.
+   */
+  forfeit(attackId: string, message: string): Promise<boolean> {
+    // One at a time per attack, so that two reasons at once write one FORFEIT event.
+    return this.#forfeits.run(attackId, async () => {
+      const running = await this.#sql().one<{ id: string }>(
+        `select id from attacks where id = ? and status = 'PENDING'`,
+        [attackId],
+      );
+      if (!running) return false;
+      await this.addEvent(attackId, 'FORFEIT', { message });
+      return this.settle(attackId, 'OWNED');
     });
-    await this.settle(attack.id, 'OWNED');
   }
 
   /** Publishes `attackBoxUpdated` when the box is the target of a running attack and looks different. */

@@ -2,6 +2,7 @@ import type { EventEmitter } from 'node:events';
 import type { RequestListener } from 'node:http';
 import type { BoxStatus, VpnProtocol } from '../contracts/boxes.ts';
 import type { Referee, VerdictSink } from '../referee/host.ts';
+import type { RouterWitness } from './witness.ts';
 
 /**
  * The BoxOrchestrator port (DESIGN.md): everything the API asks of the machinery that runs
@@ -51,6 +52,11 @@ export interface BoxOrchestrator {
    * (the local runtime, from the host). Without one the box agents' reports are judged.
    */
   referee?(sink: VerdictSink): Referee;
+  /**
+   * Where boxes run agents (virtual machines): what the platform's routers saw of the attack
+   * windows' flows, without which no agent's report counts (docs/detection.md).
+   */
+  readonly witness?: RouterWitness;
   /** Optional: gets ready for new boxes (the local runtime prepares disks for the next free slots). */
   prepareSpares?(usedSlots: number[]): void;
   /** Lets go of the runtime; boxes and VPN servers keep running for the next start. */

@@ -1,7 +1,9 @@
 /**
- * What the in-box agent sends to `POST /internal/agent/report` (Authorization: Bearer <box
- * secret>). Events carry a per-box sequence number: a batch may be delivered again after a
- * failure, and events at or below the last stored number are skipped, so each is stored once.
+ * What the in-box agent of a virtual machine sends to `POST /internal/agent/report`
+ * (Authorization: Bearer <box secret>): the programs its judge gave to a network peer, and
+ * heartbeats (docs/detection.md). Events carry a per-box sequence number: a batch may be
+ * delivered again after a failure, and events at or below the last stored number are skipped,
+ * so each is stored once.
  */
 import { z } from 'zod';
 
@@ -28,8 +30,9 @@ export const agentExecEventSchema = z.strictObject({
   command: text(8192),
   /** Ancestors, nearest first. */
   chain: z.array(agentProcessSchema).max(64),
-  /** The VPN address the process's session comes from (its own or an ancestor's socket, or SSH_CONNECTION). */
-  peer: z.ipv4().nullable(),
+  /** The peer's end of the connection its process tree held (the judge's attribution). */
+  peer: z.ipv4(),
+  peerPort: z.number().int().min(1).max(65535),
   /** What saw it: the agent's /proc scan or the exec hook (snoopy). */
   source: z.enum(['scan', 'hook']).optional(),
 });
@@ -38,8 +41,18 @@ export const agentHeartbeatSchema = z.strictObject({
   kind: z.literal('heartbeat'),
   seq: z.number().int().min(1),
   time: z.iso.datetime(),
-  /** Peers that hold live sessions (processes attributed to them) right now, with the lowest uid among them. */
+  /** Peers whose programs run right now, with the lowest real uid among them. */
   sessions: z.array(z.strictObject({ peer: z.ipv4(), uid: z.number().int().min(0) })).max(256),
+  /** The box's TCP connections with the peers the API watches (its last answer's `watch`). */
+  connections: z
+    .array(
+      z.strictObject({
+        peer: z.ipv4(),
+        peerPort: z.number().int().min(1).max(65535),
+        localPort: z.number().int().min(1).max(65535),
+      }),
+    )
+    .max(65_536),
 });
 
 export const agentReportSchema = z
@@ -55,5 +68,11 @@ export type AgentExecEvent = z.infer<typeof agentExecEventSchema>;
 export type AgentHeartbeat = z.infer<typeof agentHeartbeatSchema>;
 
 export const agentReportResponse = z
-  .object({ lastSeq: z.number().int(), stored: z.number().int() })
+  .object({
+    lastSeq: z.number().int(),
+    /** Events taken for the running attack on the box. */
+    stored: z.number().int(),
+    /** The peers whose connections heartbeats must list (the attacker's VPN addresses during an attack). */
+    watch: z.array(z.ipv4()),
+  })
   .meta({ id: 'AgentReportResponse' });

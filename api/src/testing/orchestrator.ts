@@ -14,6 +14,7 @@ import type {
   VpnSession,
 } from '../boxes/orchestrator.ts';
 import { VpnPki, newTlsCryptKey } from '@exploit-grid/operator/pki';
+import { FlowRecord } from '../boxes/witness.ts';
 
 /**
  * How a powered-on box boots: `next-apply` answers PROVISIONING on the call that starts it and
@@ -40,6 +41,18 @@ export interface TestOrchestratorOptions {
   tcpPort?: number;
 }
 
+/** A flow as a test has the router see it. */
+export interface RouterFlow {
+  client: string;
+  clientPort: number;
+  box: string;
+  boxPort: number;
+  /** When it became established (epoch ms; default: when first told). */
+  openedAt?: number;
+  /** Whether the box still sends on it (default true). */
+  active?: boolean;
+}
+
 export interface AttackWindow {
   attackerUserId: string;
   targetBoxId: string;
@@ -60,6 +73,9 @@ export class TestOrchestrator implements BoxOrchestrator {
   readonly name = 'test';
   readonly events = new EventEmitter<OrchestratorEvents>();
   readonly #agents = new AgentEndpoint();
+  /** What the routers saw, as tests tell it with routerSees (boxes here run agents, as VMs do). */
+  readonly witness = new FlowRecord();
+  readonly #routerFlows = new Map<string, RouterFlow>();
 
   /** Every spec applyBox was given, in order. */
   readonly applied: BoxSpec[] = [];
@@ -333,6 +349,34 @@ export class TestOrchestrator implements BoxOrchestrator {
   }
 
   // ---- what the runtime sees change on its own --------------------------------------
+
+  /**
+   * The router reports a flow between a VPN client and a box (its whole list, as a VPN server
+   * does every 2 seconds): `openedAt` defaults to now, `active` (the box sends on it) to true.
+   * `ended: true` takes it off the router's list.
+   */
+  routerSees(flow: RouterFlow & { ended?: boolean }): void {
+    const key = `${flow.client}:${flow.clientPort}>${flow.box}:${flow.boxPort}`;
+    if (flow.ended) this.#routerFlows.delete(key);
+    else this.#routerFlows.set(key, { openedAt: Date.now(), ...flow });
+    this.routerReports();
+  }
+
+  /** The router reports again what it holds (time passes for its flows). */
+  routerReports(now = Date.now()): void {
+    this.witness.report(
+      SERVER_NAME,
+      [...this.#routerFlows.values()].map((f) => ({
+        client: f.client,
+        clientPort: f.clientPort,
+        box: f.box,
+        boxPort: f.boxPort,
+        openedSecondsAgo: Math.max(0, Math.round((now - f.openedAt!) / 1000)),
+        idleSeconds: f.active === false ? null : 0,
+      })),
+      now,
+    );
+  }
 
   /** The runtime's view of a box (undefined when it holds none). */
   machine(id: string): Readonly<Machine> | undefined {

@@ -36,6 +36,38 @@ table inet eg {
     type ipv4_addr . ipv4_addr
     flags timeout
   }
+  # The attack windows' pairs (attacker's VPN address . box), a subset of access: the router
+  # witnesses their TCP flows for the referee (docs/detection.md): when each became established
+  # (kept 2 minutes, enough for the API to have heard of it) and whether the box still sends on
+  # it (refreshed by every packet from the box, gone 15 s after its last or at a FIN or RST).
+  set windows {
+    type ipv4_addr . ipv4_addr
+    flags timeout
+  }
+  set opened {
+    type ipv4_addr . inet_service . ipv4_addr . inet_service
+    flags dynamic,timeout
+    timeout 2m
+    size 65536
+  }
+  set active {
+    type ipv4_addr . inet_service . ipv4_addr . inet_service
+    flags dynamic,timeout
+    timeout 15s
+    size 65536
+  }
+  set ended {
+    type ipv4_addr . inet_service . ipv4_addr . inet_service
+    flags dynamic,timeout
+    timeout 2m
+    size 65536
+  }
+  # Connections per attacker address (what one player can make the routers and agents track).
+  set attackers {
+    type ipv4_addr
+    flags dynamic
+    size 65536
+  }
   chain input {
     type filter hook input priority 0; policy accept;
     iifname "arena0" ct state established,related accept
@@ -43,6 +75,12 @@ table inet eg {
   }
   chain forward {
     type filter hook forward priority 0; policy drop;
+    iifname "tun0" oifname "arena0" meta l4proto tcp ct state new ip saddr . ip daddr @windows add @attackers { ip saddr ct count over 4096 } drop
+    iifname "tun0" oifname "arena0" meta l4proto tcp ct state established ip saddr . ip daddr @windows add @opened { ip saddr . tcp sport . ip daddr . tcp dport }
+    iifname "arena0" oifname "tun0" meta l4proto tcp ct state established ip daddr . ip saddr @windows add @opened { ip daddr . tcp dport . ip saddr . tcp sport }
+    iifname "tun0" oifname "arena0" meta l4proto tcp tcp flags & (fin | rst) != 0 ip saddr . ip daddr @windows add @ended { ip saddr . tcp sport . ip daddr . tcp dport } delete @active { ip saddr . tcp sport . ip daddr . tcp dport }
+    iifname "arena0" oifname "tun0" meta l4proto tcp tcp flags & (fin | rst) != 0 ip daddr . ip saddr @windows add @ended { ip daddr . tcp dport . ip saddr . tcp sport } delete @active { ip daddr . tcp dport . ip saddr . tcp sport }
+    iifname "arena0" oifname "tun0" meta l4proto tcp ct state established ip daddr . ip saddr @windows ip daddr . tcp dport . ip saddr . tcp sport != @ended update @active { ip daddr . tcp dport . ip saddr . tcp sport }
     iifname "tun0" oifname "arena0" ip saddr . ip daddr @access accept
     iifname "arena0" oifname "tun0" ip daddr . ip saddr @access accept
     iifname "arena0" ip daddr $api_ip tcp dport $api_port ct status dnat accept
@@ -59,6 +97,7 @@ table inet eg {
 }
 NFT
 /bin/sh "$here/access-sync.sh" --loop &
+/bin/sh "$here/access-sync.sh" --flows &
 exec openvpn --config "$here/$SERVER_NAME.conf" --cd "$run/openvpn"
 `;
 
@@ -97,7 +136,9 @@ exit 0
  * Makes the nftables set `access` what access.json and this server's sessions say: for each
  * connected player, their VPN address with each of their boxes; for each open attack window,
  * its source with its box, timing out at the window's end (the kernel closes it even if nothing
- * else runs). Applied only when it changed; `--loop` looks every 2 seconds.
+ * else runs), in `windows` too (the pairs whose flows the router witnesses). Applied only when
+ * it changed; `--loop` looks every 2 seconds. `--flows` reports the witnessed flows to the API
+ * every 2 seconds (docs/detection.md).
  */
 const ACCESS_SYNC = String.raw`#!/bin/sh
 set -eu
@@ -121,6 +162,10 @@ report_sessions() {
 }
 sync_once() {
   now=$(date +%s)
+  windows=$(
+    jq -r --argjson now "$now" '.windows[] | (.until | sub("\\.[0-9]+Z$"; "Z") | fromdateiso8601) as $close
+      | select($close > $now) | "\(.source) . \(.box) timeout \($close - $now)s"' "$access" | sort -u | paste -sd, -
+  )
   elements=$(
     {
       for file in "$sessions"/*; do
@@ -129,23 +174,43 @@ sync_once() {
         vpn=$(cat "$file")
         jq -r --arg user "$user" --arg vpn "$vpn" '.owners[$user] // [] | .[] | "\($vpn) . \(.)"' "$access"
       done
-      jq -r --argjson now "$now" '.windows[] | (.until | sub("\\.[0-9]+Z$"; "Z") | fromdateiso8601) as $close
-        | select($close > $now) | "\(.source) . \(.box) timeout \($close - $now)s"' "$access"
+      [ -n "$windows" ] && echo "$windows" | tr , '\n'
     } | sort -u | paste -sd, -
   )
   # Compare without the timeouts (they shrink every second; the windows did not change).
   key=$(echo "$elements" | sed -E 's/ timeout [0-9]+s//g')
   [ -f "$state" ] && [ "$(cat "$state")" = "$key" ] && return 0
-  if [ -n "$elements" ]; then
-    printf 'flush set inet eg access\nadd element inet eg access { %s }\n' "$elements" | $nft -f -
-  else
-    $nft flush set inet eg access
-  fi
+  {
+    printf 'flush set inet eg access\nflush set inet eg windows\n'
+    [ -n "$elements" ] && printf 'add element inet eg access { %s }\n' "$elements"
+    [ -n "$windows" ] && printf 'add element inet eg windows { %s }\n' "$windows"
+    true
+  } | $nft -f -
   echo "$key" > "$state"
+}
+# The attack windows' TCP flows the router carried (sets opened and active), to the API: each
+# with how long ago it became established and, while the box still sends on it, how long since
+# it last did (the sets count down from their timeouts; seconds).
+report_flows() {
+  { $nft -j list set inet eg opened; $nft -j list set inet eg active; } | jq -s -c \
+    --arg server "$SERVER_NAME" --arg router "${'${'}ROUTER_ADDRESS:-}" '
+    def elems: [.nftables[] | select(.set) | .set as $set | ($set.elem // [])[]
+      | {key: (.elem.val.concat | map(tostring) | join(" ")), left: .elem.expires, timeout: $set.timeout}];
+    (.[0] | elems) as $opened | ((.[1] | elems) | map({(.key): (.timeout - .left)}) | add // {}) as $idle
+    | {server: $server, router: $router, flows: [$opened[] | (.key | split(" ")) as $k
+      | {client: $k[0], clientPort: ($k[1] | tonumber), box: $k[2], boxPort: ($k[3] | tonumber),
+         openedSecondsAgo: (.timeout - .left), idleSeconds: $idle[.key]}]}' |
+    curl -sS --max-time 5 -o /dev/null -f -X POST -H "Authorization: Bearer $(cat "$token_file")" \
+      -H 'Content-Type: application/json' --data @- "$API_INTERNAL_URL/internal/vpn/flows"
 }
 # One at a time: the loop and the hooks.
 locked() { (flock 9 && sync_once) 9>"$lock"; }
-if [ "${'${'}1:-}" = --loop ]; then
+if [ "${'${'}1:-}" = --flows ]; then
+  while true; do
+    report_flows || echo "flow report failed" >&2
+    sleep 2
+  done
+elif [ "${'${'}1:-}" = --loop ]; then
   round=0
   while true; do
     locked || echo "access sync failed" >&2
@@ -156,6 +221,8 @@ if [ "${'${'}1:-}" = --loop ]; then
   done
 elif [ "${'${'}1:-}" = --report ]; then
   report_sessions
+elif [ "${'${'}1:-}" = --report-flows ]; then
+  report_flows
 else
   rm -f "$state" # the hooks apply whatever the last state was
   locked

@@ -2,7 +2,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { testLogger } from '../../testing/logger.ts';
-import { createHooksApp, type HookBody, type HookHandlers, type SessionsBody } from './hooks-app.ts';
+import {
+  createHooksApp,
+  type FlowsBody,
+  type HookBody,
+  type HookHandlers,
+  type SessionsBody,
+} from './hooks-app.ts';
 
 const TOKEN = 'hook-token-from-the-pools-PKI-Secret';
 const PLAYER = '6b0b8a52-7a3e-4c39-9f6c-0a4a3c1b2d11';
@@ -14,7 +20,10 @@ describe('the VPN servers’ hooks (kubernetes runtime)', () => {
   let base: string;
   let token: string | null;
   let allow: boolean;
-  let calls: { which: 'connect' | 'disconnect' | 'sessions'; body: HookBody | SessionsBody }[];
+  let calls: {
+    which: 'connect' | 'disconnect' | 'sessions' | 'flows';
+    body: HookBody | SessionsBody | FlowsBody;
+  }[];
 
   const start = async (options?: { perSecond?: number }) => {
     const handlers: HookHandlers = {
@@ -28,6 +37,9 @@ describe('the VPN servers’ hooks (kubernetes runtime)', () => {
       },
       sessions: async (body) => {
         calls.push({ which: 'sessions', body });
+      },
+      flows: (body) => {
+        calls.push({ which: 'flows', body });
       },
     };
     server = http.createServer(createHooksApp(handlers, testLogger, options));
@@ -157,5 +169,38 @@ describe('the VPN servers’ hooks (kubernetes runtime)', () => {
       vpnAddress: `10.8.${Math.floor(i / 250)}.${(i % 250) + 2}`,
     }));
     expect((await post('sessions', { ...report, sessions: many })).status).to.equal(204);
+  });
+
+  it('takes a server’s witnessed flows, validated, with the token', async () => {
+    const flow = {
+      client: '10.8.0.6',
+      clientPort: 51234,
+      box: '172.30.1.5',
+      boxPort: 22,
+      openedSecondsAgo: 3,
+      idleSeconds: 0,
+    };
+    const report = {
+      server: 'arena-udp-0',
+      router: '172.30.0.10',
+      flows: [flow, { ...flow, clientPort: 51235, idleSeconds: null }],
+    };
+    expect((await post('flows', report, { token: 'wrong' })).status).to.equal(401);
+    for (const bad of [
+      { ...report, router: 'router' },
+      { ...report, flows: [{ ...flow, clientPort: 0 }] },
+      { ...report, flows: [{ ...flow, box: '172.30.1' }] },
+      { ...report, flows: [{ ...flow, openedSecondsAgo: -1 }] },
+      { ...report, flows: [{ ...flow, idleSeconds: 'now' }] },
+      { ...report, extra: 1 },
+    ])
+      expect((await post('flows', bad)).status, JSON.stringify(bad)).to.equal(400);
+    expect(calls).to.deep.equal([]);
+    expect((await post('flows', report)).status).to.equal(204);
+    expect(calls).to.deep.equal([{ which: 'flows', body: report }]);
+    // A router's whole set (65,536 flows) fits.
+    const full = Array.from({ length: 65_536 }, (_, i) => ({ ...flow, clientPort: (i % 60_000) + 1 }));
+    expect((await post('flows', { ...report, flows: full })).status).to.equal(204);
+    expect((await post('flows', { ...report, flows: [...full, flow] })).status).to.equal(400);
   });
 });

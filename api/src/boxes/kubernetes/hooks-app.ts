@@ -25,6 +25,33 @@ export const sessionsBodySchema = z.strictObject({
 });
 export type SessionsBody = z.infer<typeof sessionsBodySchema>;
 
+const port = z.number().int().min(1).max(65535);
+/** How long ago, in seconds as the router's kernel counts them. */
+const seconds = z.number().int().min(0).max(86_400);
+
+/**
+ * A server's witnessed flows (the attack windows' TCP flows it carried), its whole list every
+ * 2 seconds (docs/detection.md).
+ */
+export const flowsBodySchema = z.strictObject({
+  server: z.string().min(1).max(253),
+  /** The server's arena address ('' when it has none). */
+  router: z.union([z.ipv4(), z.literal('')]),
+  flows: z
+    .array(
+      z.strictObject({
+        client: z.ipv4(),
+        clientPort: port,
+        box: z.ipv4(),
+        boxPort: port,
+        openedSecondsAgo: seconds,
+        idleSeconds: seconds.nullable(),
+      }),
+    )
+    .max(65_536),
+});
+export type FlowsBody = z.infer<typeof flowsBodySchema>;
+
 export interface HookHandlers {
   /** The secret the pool's servers present (from its PKI Secret), or null while unknown. */
   token(): string | null;
@@ -32,13 +59,16 @@ export interface HookHandlers {
   disconnect(body: HookBody): Promise<void>;
   /** The sessions a server holds now: those the API missed are added, those gone are dropped. */
   sessions(body: SessionsBody): Promise<void>;
+  /** The flows a server witnessed. */
+  flows(body: FlowsBody): void;
 }
 
 /**
  * The OpenVPN servers' hooks on the API's internal Service: `POST /internal/vpn/connect` (200
  * `{allow: true}` or 403 `{allow: false}`), `/internal/vpn/disconnect` (204) and
- * `/internal/vpn/sessions` (204: a server's whole list, every 15 s), each with the pool's hook
- * token as a bearer token (compared in constant time) and a validated body.
+ * `/internal/vpn/sessions` (204: a server's whole list, every 16 s) and `/internal/vpn/flows`
+ * (204: its witnessed flows, every 2 s), each with the pool's hook token as a bearer token
+ * (compared in constant time) and a validated body.
  */
 export function createHooksApp(
   handlers: HookHandlers,
@@ -81,6 +111,16 @@ export function createHooksApp(
         .status(400)
         .json({ statusCode: 400, message: 'Invalid sessions report.', error: 'Bad Request' });
     handlers.sessions(parsed.data).then(() => res.status(204).end(), next);
+  });
+  // At most 65,536 flows of about 130 bytes.
+  app.post('/internal/vpn/flows', express.json({ limit: '10mb' }), (req, res) => {
+    const parsed = flowsBodySchema.safeParse(req.body);
+    if (!parsed.success)
+      return void res
+        .status(400)
+        .json({ statusCode: 400, message: 'Invalid flows report.', error: 'Bad Request' });
+    handlers.flows(parsed.data);
+    res.status(204).end();
   });
   app.use(express.json({ limit: '2kb' }));
   const parse = (body: unknown) => {

@@ -40,6 +40,7 @@ import type {
   VpnIdentity,
   VpnSession,
 } from '../orchestrator.ts';
+import { FlowRecord } from '../witness.ts';
 import { createHooksApp, type HookBody, type SessionsBody } from './hooks-app.ts';
 
 export const API_FIELD_MANAGER = 'exploit-grid-api';
@@ -98,6 +99,8 @@ export class KubernetesRuntime implements BoxOrchestrator {
   #revoked: RevokedIdentity[] | undefined;
   #crlWrites: Promise<void> = Promise.resolve();
   #authorize: ((userId: string) => Promise<boolean>) | null = null;
+  /** What the VPN servers (the arena's routers) saw of the attack windows' flows. */
+  readonly witness = new FlowRecord();
   /** VPN sessions by `protocol/vpnAddress`, from the servers' hooks. */
   readonly #sessions = new Map<string, VpnSession>();
   /** The server holding each session (its reports speak for its own sessions only). */
@@ -536,6 +539,7 @@ export class KubernetesRuntime implements BoxOrchestrator {
         connect: (body) => this.#connect(body),
         disconnect: (body) => this.#disconnect(body),
         sessions: (body) => this.#syncSessions(body),
+        flows: (body) => this.witness.report(body.server, body.flows),
       },
       this.#o.logger,
     );

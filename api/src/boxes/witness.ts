@@ -1,0 +1,119 @@
+import { EventEmitter } from 'node:events';
+
+/**
+ * What the platform's own routers saw of the attack windows' TCP flows (the Kubernetes
+ * runtime's VPN servers; docs/detection.md, "Virtual machines"). An in-box agent's word that a
+ * peer got a shell counts only on a flow the routers carried, and an agent that hides a flow
+ * the box still talks on gives itself away.
+ */
+export interface RouterWitness {
+  readonly events: EventEmitter<{ report: [] }>;
+  /** Flows between VPN clients and the box at `boxAddress` that routers reported. */
+  flows(boxAddress: string): WitnessedFlow[];
+}
+
+export interface WitnessedFlow {
+  /** The VPN client's end. */
+  client: string;
+  clientPort: number;
+  boxPort: number;
+  /** When it became established (epoch ms, this process's clock; the routers tell it to the second). */
+  openedAt: number;
+  /**
+   * When the box last sent on it (epoch ms), as of the routers' last report; null once the box
+   * has not for 15 s, or the flow ended (a FIN or RST from the box).
+   */
+  lastActiveAt: number | null;
+}
+
+/** One flow as a router reports it: ages in seconds, counted by its kernel. */
+export interface ReportedFlow {
+  client: string;
+  clientPort: number;
+  box: string;
+  boxPort: number;
+  openedSecondsAgo: number;
+  idleSeconds: number | null;
+}
+
+/** Flows are remembered this long after they opened (longer than any attack window). */
+const KEEP_MS = 2 * 60 * 60 * 1000;
+/** Flows remembered at most (the routers hold 65,536 each; reports only add a few at a time). */
+const MAX_FLOWS = 500_000;
+/** A flow told again with an opening this much later is a new connection on the same ports. */
+const REUSED_AFTER_MS = 5000;
+
+interface Entry extends WitnessedFlow {
+  server: string;
+}
+
+/**
+ * The routers' reports, kept by box address. Each router reports its whole list every few
+ * seconds; a router forgets a flow two minutes after it opened, this record keeps it for the
+ * attacks that need it. Whether the box still talks on a flow is what the router said last.
+ */
+export class FlowRecord implements RouterWitness {
+  readonly events = new EventEmitter<{ report: [] }>();
+  readonly #byBox = new Map<string, Map<string, Entry>>();
+  #size = 0;
+
+  flows(boxAddress: string): WitnessedFlow[] {
+    const flows = this.#byBox.get(boxAddress);
+    if (!flows) return [];
+    return [...flows.values()].map(({ server: _server, ...flow }) => ({ ...flow }));
+  }
+
+  /** A router's whole list, as it stands at `now` (epoch ms). */
+  report(server: string, reported: ReportedFlow[], now = Date.now()): void {
+    const seen = new Set<string>();
+    for (const r of reported) {
+      const key = `${r.client}:${r.clientPort}>${r.boxPort}`;
+      seen.add(`${r.box}|${key}`);
+      let flows = this.#byBox.get(r.box);
+      if (!flows) this.#byBox.set(r.box, (flows = new Map()));
+      const openedAt = now - r.openedSecondsAgo * 1000;
+      const lastActiveAt = r.idleSeconds === null ? null : now - r.idleSeconds * 1000;
+      const known = flows.get(key);
+      if (known && openedAt < known.openedAt + REUSED_AFTER_MS) {
+        // The same flow: its opening as first told (a later report rounds it again).
+        known.server = server;
+        known.lastActiveAt = lastActiveAt;
+        continue;
+      }
+      if (!known) this.#size++;
+      flows.set(key, {
+        server,
+        client: r.client,
+        clientPort: r.clientPort,
+        boxPort: r.boxPort,
+        openedAt,
+        lastActiveAt,
+      });
+    }
+    // What this router no longer lists is not active (it ended, or the router let go of it).
+    for (const [box, flows] of this.#byBox)
+      for (const [key, entry] of flows) {
+        if (entry.server === server && !seen.has(`${box}|${key}`)) entry.lastActiveAt = null;
+        if (entry.openedAt < now - KEEP_MS) this.#delete(box, key);
+      }
+    this.#trim();
+    this.events.emit('report');
+  }
+
+  #delete(box: string, key: string): void {
+    const flows = this.#byBox.get(box);
+    if (!flows?.delete(key)) return;
+    this.#size--;
+    if (flows.size === 0) this.#byBox.delete(box);
+  }
+
+  /** The oldest flows go first when there are too many. */
+  #trim(): void {
+    if (this.#size <= MAX_FLOWS) return;
+    const all = [...this.#byBox].flatMap(([box, flows]) =>
+      [...flows].map(([key, entry]) => ({ box, key, openedAt: entry.openedAt })),
+    );
+    all.sort((a, b) => a.openedAt - b.openedAt);
+    for (const { box, key } of all.slice(0, this.#size - MAX_FLOWS)) this.#delete(box, key);
+  }
+}
