@@ -110,7 +110,7 @@ describe('The API’s kubernetes adapter on a real API server', function () {
       return box.status?.observedGeneration === box.metadata.generation;
     });
   const hook = async (
-    which: 'connect' | 'disconnect' | 'sessions',
+    which: 'connect' | 'disconnect' | 'sessions' | 'flows',
     body: object,
     token?: string,
     on = runtime,
@@ -411,6 +411,26 @@ describe('The API’s kubernetes adapter on a real API server', function () {
       await restarted.close();
     }
     await runtime.applyBox(spec({ power: false }));
+  });
+
+  it('keeps what the routers witnessed of the windows’ flows, for the referee of its boxes’ agents', async () => {
+    const flow = { client: '10.8.0.7', clientPort: 51000, box: '172.30.1.9', boxPort: 22 };
+    const report = (flows: object[]) =>
+      hook('flows', { server: 'arena-udp-0', router: '172.30.0.10', flows });
+    expect((await hook('flows', { server: 'arena-udp-0', router: '', flows: [] }, 'wrong')).status).to.equal(
+      401,
+    );
+    const before = Date.now();
+    expect((await report([{ ...flow, openedSecondsAgo: 3, idleSeconds: 1 }])).status).to.equal(204);
+    const [seen] = runtime.witness.flows('172.30.1.9');
+    expect(seen).to.include({ client: '10.8.0.7', clientPort: 51000, boxPort: 22 });
+    expect(seen!.openedAt).to.be.within(before - 4000, Date.now() - 2000);
+    expect(seen!.lastActiveAt).to.be.within(before - 2000, Date.now());
+    // The box went quiet on it, then the router let go of it: the record keeps it, not active.
+    await report([{ ...flow, openedSecondsAgo: 20, idleSeconds: null }]);
+    await report([]);
+    expect(runtime.witness.flows('172.30.1.9')).to.deep.equal([{ ...seen, lastActiveAt: null }]);
+    expect(runtime.witness.flows('172.30.1.10')).to.deep.equal([]);
   });
 
   it('deletes a box and its Secret (the operator removes its children first)', async () => {
