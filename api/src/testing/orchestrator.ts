@@ -186,7 +186,7 @@ export class TestOrchestrator implements BoxOrchestrator {
         return observe('RUNNING', null, { openPorts: { ...machine.openPorts } });
       case 'starting':
         if (this.boot === 'manual') return observe('PROVISIONING', 'Booting');
-        machine.state = 'running';
+        this.#run(machine);
         return observe('RUNNING', null, { openPorts: { ...machine.openPorts } });
       case 'exited':
         if (machine.exitCode === 0)
@@ -194,12 +194,18 @@ export class TestOrchestrator implements BoxOrchestrator {
         return observe('CRASHED', `The box stopped unexpectedly (exit ${machine.exitCode ?? 'signal'}).`);
       case 'stopped':
         if (this.boot === 'instant') {
-          machine.state = 'running';
+          this.#run(machine);
           return observe('RUNNING', null, { openPorts: { ...machine.openPorts } });
         }
         machine.state = 'starting';
         return observe('PROVISIONING', 'Booting');
     }
+  }
+
+  /** A box that finished booting runs sshd (as every real box does), and whatever was set to run. */
+  #run(machine: Machine): void {
+    machine.state = 'running';
+    if (Object.keys(machine.openPorts).length === 0) machine.openPorts = { '22': 'ssh' };
   }
 
   async deleteBox(id: string): Promise<void> {
@@ -315,6 +321,19 @@ export class TestOrchestrator implements BoxOrchestrator {
     this.#windows.delete(`${attackerUserId}|${targetBoxId}`);
   }
 
+  /**
+   * Whether a player's VPN client reaches a box's sshd now, as the real runtime's network lets
+   * it: the box runs, the player is connected, and owns the box or has an open attack window on it.
+   */
+  reaches(userId: string, boxId: string): boolean {
+    const machine = this.#machines.get(boxId);
+    if (machine?.state !== 'running' || !machine.spec) return false;
+    if (!this.#sessions.some((s) => s.userId === userId)) return false;
+    if (machine.spec.ownerId === userId) return true;
+    const window = this.#windows.get(`${userId}|${boxId}`);
+    return window !== undefined && window.until > new Date();
+  }
+
   /** Attack windows open at `now`. */
   attackWindows(now = new Date()): AttackWindow[] {
     return [...this.#windows.values()].filter((w) => w.until > now).map((w) => ({ ...w }));
@@ -387,7 +406,7 @@ export class TestOrchestrator implements BoxOrchestrator {
   finishBoot(id: string): void {
     const machine = this.#need(id);
     if (machine.state !== 'starting') throw new Error(`box ${id} is not booting (${machine.state})`);
-    machine.state = 'running';
+    this.#run(machine);
     this.events.emit('boxChanged', id);
   }
 

@@ -11,6 +11,7 @@ import { expect } from 'chai';
 import { testLogger } from '../../testing/logger.ts';
 import type { BoxObservation, BoxSpec, VpnIdentity, VpnSession } from '../orchestrator.ts';
 import { ClientNamespace, VpnClient, boxHostProblem } from '../../testing/netns.ts';
+import { orchestratorContract } from '../../testing/orchestrator-contract.ts';
 import { LocalRuntime, type LocalRuntimeOptions } from './runtime.ts';
 import type { HostReferee, VerdictSink } from '../../referee/host.ts';
 
@@ -892,6 +893,64 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     await runtime!.deleteBox(bobBox.id);
     // Alice's box is untouched.
     expect((await runtime!.applyBox(aliceBox)).phase).to.equal('RUNNING');
+  });
+
+  describe('keeps the box runtime contract (the one the API tests’ double keeps)', () => {
+    // Dave, a player of his own (Bob is revoked by now), connects from Bob's computer.
+    const dave = randomUUID();
+    let daveConfig: string;
+    let daveSerial: string;
+    const contractBox: BoxSpec = {
+      ...aliceBox,
+      id: randomUUID(),
+      slot: 9,
+      hostname: 'contract-box',
+      agentToken: null,
+    };
+    const computerOf = (userId: string) => (userId === users.alice ? alice : bob);
+    const configOf = (userId: string) =>
+      userId === dave ? daveConfig : userId === users.alice ? configs.alice : configs.carol;
+
+    before(async () => {
+      const identity = await runtime!.issueVpnIdentity(dave);
+      daveSerial = identity.serialNumber;
+      daveConfig = path.join(tmp!, 'dave.ovpn');
+      await writeFile(daveConfig, runtime!.vpnClientConfig('UDP', identity, 'dave'), { mode: 0o600 });
+    });
+
+    orchestratorContract(() => ({
+      orchestrator: runtime!,
+      owner: users.alice,
+      other: dave,
+      refused: users.carol,
+      box: contractBox,
+      connect: async (userId) => {
+        const live = session(userId);
+        if (live) return live;
+        const client = new VpnClient(computerOf(userId).name, configOf(userId));
+        for (let i = 0; i < 100; i++) {
+          const admitted = session(userId);
+          if (admitted) return admitted;
+          if (client.log.includes('AUTH_FAILED')) {
+            await client.stop();
+            return null;
+          }
+          await sleep(200);
+        }
+        throw new Error(`the VPN client of ${userId} neither connected nor was refused:\n${client.log}`);
+      },
+      reaches: (userId) => computerOf(userId).canConnect(ip(contractBox), 22, 2),
+      serialOf: (userId) => (userId === dave ? daveSerial : identities.alice!.serialNumber),
+      powerOffInside: () =>
+        alice.ssh(ip(contractBox), 'systemctl poweroff', { password: contractBox.rootPassword }).then(
+          () => undefined,
+          () => undefined /* the connection may end with the box */,
+        ),
+      crash: async () => {
+        process.kill(await nspawnMain(boxDir(contractBox)), 'SIGKILL');
+      },
+      bootMs: 40_000,
+    }));
   });
 
   async function routerHasLink(name: string): Promise<boolean> {
