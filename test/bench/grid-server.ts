@@ -250,19 +250,24 @@ async function benchAttack(sql: Sql, a: { id: string; handle: string }, b: { id:
 async function benchTick(platform: Platform, sql: () => Sql, queued: number, rounds: number) {
   await platform.boxes.stop(); // the box loop must not touch the rows made here
   await sql().run(
-    `insert into users (id, handle, email, mmr)
-     select gen_random_uuid(), 'queue_' || i, 'queue' || i || '@example.test', 600 + (i * 7919) % 1800
+    `insert into users (id, handle, email, mmr, free_credits_cents)
+     select gen_random_uuid(), 'queue_' || i, 'queue' || i || '@example.test', 600 + (i * 7919) % 1800, 10000
        from generate_series(1, ?) i on conflict do nothing`,
     [queued],
   );
   await sql().run(
-    `insert into boxes (user_id, slot, hostname, status, desired_power, ssh_password_enc)
-     select id, 100000 + row_number() over (), 'q-' || substr(id::text, 1, 8) || row_number() over (), 'RUNNING', true, 'x'
+    `insert into boxes (user_id, slot, hostname, status, desired_power, ssh_password_enc, session_started_at)
+     select id, 100000 + row_number() over (), 'q-' || substr(id::text, 1, 8) || row_number() over (), 'RUNNING', true, 'x', now()
        from users where handle like 'queue\\_%' on conflict do nothing`,
   );
   const matchmaking = new Matchmaking({
     orm: platform.orm,
-    boxes: { isVpnConnected: () => true },
+    // Whether each can defend is asked of the database, as in production.
+    boxes: {
+      isVpnConnected: () => true,
+      whoCanRunFor: (ids, seconds) => platform.boxes.whoCanRunFor(ids, seconds),
+    },
+    attackSeconds: 30 * 60,
     attacks: platform.attacks,
     logger: createLogger(loadConfig({ LOG_LEVEL: 'warn', LOG_FORMAT: 'json' })),
     isOnline: () => true,

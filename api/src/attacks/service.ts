@@ -105,6 +105,11 @@ export class AttackService {
   /** The target box as last published, by attack (only changes are published). */
   readonly #publishedBoxes = new Map<string, string>();
 
+  /** How long an attack runs before it is settled. */
+  get timeLimitMs(): number {
+    return this.#o.timeLimitMs;
+  }
+
   constructor(options: AttackServiceOptions) {
     this.#o = options;
     this.#log = options.logger.child({ component: 'attacks' });

@@ -337,7 +337,8 @@ describe('boxes and VPN access (API on the test runtime)', function () {
       const on = await power(user, box.hostname, true);
       expect(on.status).to.equal(200);
       expect(on.body.status).to.equal('PROVISIONING');
-      expect(on.body.statusReason).to.equal(null);
+      // The crash's reason is gone (the loop, quick here, may already say it boots).
+      expect(on.body.statusReason).to.be.oneOf([null, 'Booting']);
       await running(user);
     });
 

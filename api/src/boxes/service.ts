@@ -582,18 +582,44 @@ export class BoxService {
    * be able to stay up for a whole attack).
    */
   async canRunFor(userId: string, seconds: number): Promise<boolean> {
-    const sql = this.#sql();
-    const row = await sql.one<BoxRow>(`${SELECT_BOX} where b.user_id = ?`, [userId]);
-    if (!row || row.status !== 'RUNNING' || !row.session_started_at) return false;
-    if ((await this.#dailyRemaining(sql, row)) < seconds) return false;
-    const hourCents = TIER_PERKS[row.tier].machineHourCost * 100;
+    return (await this.whoCanRunFor([userId], seconds)).has(userId);
+  }
+
+  /** Of these players, those whose running box can pay for `seconds` more box time (see canRunFor). */
+  async whoCanRunFor(userIds: string[], seconds: number): Promise<Set<string>> {
+    if (userIds.length === 0) return new Set();
+    const rows = await this.#sql().all<{
+      user_id: string;
+      tier: Tier;
+      session_started_at: string;
+      session_charged_minutes: number;
+      balance_cents: string;
+      used_seconds: number;
+    }>(
+      `select b.user_id, u.tier, b.session_started_at, b.session_charged_minutes,
+              u.credits_cents + u.free_credits_cents as balance_cents, coalesce(d.seconds, 0) as used_seconds
+         from boxes b join users u on u.id = b.user_id
+         left join box_daily_usage d on d.user_id = b.user_id and d.day = ?
+        where b.user_id in (select value::uuid from jsonb_array_elements_text(?::jsonb))
+          and b.status = 'RUNNING' and b.session_started_at is not null`,
+      [utcDay(new Date()), JSON.stringify(userIds)],
+    );
     const until = Date.now() + seconds * 1000;
-    const dueMinutes = Math.floor((until - new Date(row.session_started_at).getTime()) / MINUTE_MS) + 1;
-    let cost = 0;
-    for (let minute = row.session_charged_minutes + 1; minute <= dueMinutes; minute++)
-      cost += minuteCost(hourCents, minute);
-    const balances = await Ledger.balances(sql, userId);
-    return balances !== null && balances.creditsCents + balances.freeCreditsCents >= cost;
+    const can = new Set<string>();
+    for (const row of rows) {
+      const limit = this.#dailyLimitFor(row.tier);
+      if (limit !== null && limit - row.used_seconds < seconds) continue;
+      // Minutes still to charge by then, at the tier's rate (their costs telescope).
+      const hourCents = TIER_PERKS[row.tier].machineHourCost * 100;
+      const dueMinutes = Math.floor((until - new Date(row.session_started_at).getTime()) / MINUTE_MS) + 1;
+      const charged = row.session_charged_minutes;
+      const cost =
+        dueMinutes > charged
+          ? Math.floor((hourCents * dueMinutes) / 60) - Math.floor((hourCents * charged) / 60)
+          : 0;
+      if (Number(row.balance_cents) >= cost) can.add(row.user_id);
+    }
+    return can;
   }
 
   #dailyLimitFor(tier: Tier): number | null {

@@ -53,11 +53,13 @@ describe('grid: pairing', () => {
     mmr: number,
     waitedSeconds = 0,
     lastOpponentId: string | null = null,
+    canDefend = true,
   ): Candidate => ({
     userId,
     mmr,
     waitedSeconds,
     lastOpponentId,
+    canDefend,
   });
   const none = () => false;
   const asPairs = (pairs: ReturnType<typeof pairPlayers>) =>
@@ -87,6 +89,22 @@ describe('grid: pairing', () => {
     expect(
       asPairs(pairPlayers([c('a', 1000, 0, 'b'), c('b', 1000), c('c', 1090)], window, none)),
     ).to.deep.equal(['a+c']);
+  });
+  it('never makes a player whose box cannot pay for an attack a defender, nor pairs two of them', () => {
+    // b waited longer but cannot defend: b attacks, a defends.
+    const [pair] = pairPlayers([c('b', 1000, 30, null, false), c('a', 1000, 1)], window, none);
+    expect([pair!.attacker.userId, pair!.defender.userId]).to.deep.equal(['b', 'a']);
+    // Two who cannot defend are no pair; each finds one who can.
+    expect(
+      pairPlayers([c('x', 1000, 5, null, false), c('y', 1000, 5, null, false)], window, none),
+    ).to.deep.equal([]);
+    const pairs = pairPlayers(
+      [c('x', 1000, 9, null, false), c('y', 1001, 8, null, false), c('p', 1002, 1), c('q', 1003, 1)],
+      window,
+      none,
+    );
+    expect(pairs).to.have.length(2);
+    for (const p of pairs) expect(p.defender.canDefend).to.equal(true);
   });
   it('pairs everyone it can among many, each once', () => {
     const many = Array.from({ length: 5000 }, (_, i) => c(`u${i}`, 800 + ((i * 7919) % 1200), i % 60));
@@ -345,6 +363,28 @@ describe('grid: the /grid socket, matchmaking, PvP and notifications', function 
       expect(all[0]!.body.attack!.attacker.id).to.equal(alice.id);
       const rows = await t.db.query(`select source from attacks where attacker_id = $1`, [alice.id]);
       expect(rows.rows).to.deep.equal([{ source: 'MATCH' }]);
+      await a.next('attackStarted');
+    });
+
+    it('never proposes a defender whose box cannot pay for the attack: the one who can defends, and Engage starts it', async () => {
+      const alice = await player();
+      const bob = await player();
+      // Bob has 10 credits: enough for an attack (5), not for 30 minutes of his box (20).
+      await t.db.query('update users set credits_cents = 0, free_credits_cents = 1000 where id = $1', [
+        bob.id,
+      ]);
+      const [a, b] = [await join(alice), await join(bob)];
+      await queue(alice);
+      await sleep(50);
+      await queue(bob);
+      // Alice waited longer, yet she defends: Bob's box could not last the attack.
+      const found = await a.next<MatchProposal>('match:found');
+      expect(await b.next<MatchProposal>('match:found')).to.deep.equal(found);
+      expect([found.attacker.id, found.defender.id]).to.deep.equal([bob.id, alice.id]);
+      await engage(alice, found.proposalId);
+      const started = await engage(bob, found.proposalId);
+      expect(started.status).to.equal(200);
+      expect(started.body.started).to.equal(true);
       await a.next('attackStarted');
     });
 

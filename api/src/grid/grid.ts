@@ -53,6 +53,7 @@ export function createGrid(deps: {
     boxes,
     attacks,
     logger,
+    attackSeconds: attacks.timeLimitMs / 1000,
     isOnline,
     tickMs: settings.matchTickMs,
     proposalMs: settings.proposalMs,

@@ -17,9 +17,11 @@ import type { Logger } from '../logger.ts';
 
 export interface MatchmakingOptions {
   orm: Orm;
-  boxes: Pick<BoxService, 'isVpnConnected'>;
+  boxes: Pick<BoxService, 'isVpnConnected' | 'whoCanRunFor'>;
   attacks: Pick<AttackService, 'consent' | 'launch'>;
   logger: Logger;
+  /** How long an attack runs: a defender's box must be able to pay for that long. */
+  attackSeconds: number;
   /** Whether the player is on the grid (a queued player who left it is taken out). */
   isOnline: (userId: string) => boolean;
   tickMs: number;
@@ -57,6 +59,8 @@ export interface Candidate {
   waitedSeconds: number;
   /** Paired last time with this player: not again in a row. */
   lastOpponentId: string | null;
+  /** Whether their box can pay for a whole attack's time, as a defender's must. */
+  canDefend: boolean;
 }
 
 interface ProposalRow {
@@ -348,20 +352,25 @@ export class Matchmaking {
       // First come, first served (sorted here: cheaper than in the query).
       queued.sort((a, b) => b.waited - a.waited || (a.user_id < b.user_id ? -1 : 1));
       const rowOf = new Map(queued.map((q) => [q.user_id, q]));
-      const eligible: Candidate[] = [];
-      for (const q of queued)
-        if (
+      const ready = queued.filter(
+        (q) =>
           q.box_running &&
           !busy.has(q.user_id) &&
           this.#o.boxes.isVpnConnected(q.user_id) &&
-          this.#o.isOnline(q.user_id)
-        )
-          eligible.push({
-            userId: q.user_id,
-            mmr: q.mmr,
-            waitedSeconds: q.waited,
-            lastOpponentId: q.last_opponent_id,
-          });
+          this.#o.isOnline(q.user_id),
+      );
+      // Who can defend: a box that cannot pay for a whole attack would end the match at Engage.
+      const defenders = await this.#o.boxes.whoCanRunFor(
+        ready.map((q) => q.user_id),
+        this.#o.attackSeconds,
+      );
+      const eligible: Candidate[] = ready.map((q) => ({
+        userId: q.user_id,
+        mmr: q.mmr,
+        waitedSeconds: q.waited,
+        lastOpponentId: q.last_opponent_id,
+        canDefend: defenders.has(q.user_id),
+      }));
       // Blocks between queued players (either direction), read from the queue itself.
       const blocks = eligible.length
         ? await tx.all<{ blocker_id: string; blocked_id: string }>(
@@ -470,8 +479,9 @@ const pairKey = (a: string, b: string) => (a < b ? `${a}|${b}` : `${b}|${a}`);
 
 /**
  * Pairs queued players (given in the order they joined): each unpaired player in turn takes the closest
- * MMR within their window among the unpaired, skipping blocked pairs and their last opponent. The one
- * who waited longer attacks; equal waits are settled by a coin flip. O(n log n) for spread-out MMRs:
+ * MMR within their window among the unpaired, skipping blocked pairs, their last opponent and a pair of
+ * which neither can defend. The one who waited longer attacks, unless only they can defend; equal waits
+ * are settled by a coin flip. O(n log n) for spread-out MMRs:
  * paired players leave a linked list over the MMR order, so a search only walks unpaired neighbours.
  */
 export function pairPlayers(
@@ -492,7 +502,10 @@ export function pairPlayers(
     if (next[r]! >= 0) prev[next[r]!] = prev[r]!;
   };
   const acceptable = (c: Candidate, o: Candidate) =>
-    c.lastOpponentId !== o.userId && o.lastOpponentId !== c.userId && !blocked(c.userId, o.userId);
+    (c.canDefend || o.canDefend) &&
+    c.lastOpponentId !== o.userId &&
+    o.lastOpponentId !== c.userId &&
+    !blocked(c.userId, o.userId);
 
   const pairs: { attacker: Candidate; defender: Candidate }[] = [];
   for (let i = 0; i < n; i++) {
@@ -525,8 +538,12 @@ export function pairPlayers(
     unlink(r);
     unlink(best);
     const o = candidates[j]!;
-    const cFirst =
-      c.waitedSeconds > o.waitedSeconds || (c.waitedSeconds === o.waitedSeconds && randomInt(2) === 0);
+    // The one who waited longer attacks, unless only they can defend.
+    const cFirst = !c.canDefend
+      ? true
+      : !o.canDefend
+        ? false
+        : c.waitedSeconds > o.waitedSeconds || (c.waitedSeconds === o.waitedSeconds && randomInt(2) === 0);
     pairs.push(cFirst ? { attacker: c, defender: o } : { attacker: o, defender: c });
   }
   return pairs;
