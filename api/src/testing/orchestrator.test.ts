@@ -41,6 +41,7 @@ describe('the box runtime’s test double keeps the runtime contract', () => {
     box,
     connect: async (userId) =>
       orchestrator.vpnSessions().find((s) => s.userId === userId) ?? (await orchestrator.connectVpn(userId)),
+    disconnect: async (userId) => orchestrator.disconnectVpn(userId),
     reaches: async (userId) => orchestrator.reaches(userId, box.id),
     serialOf: (userId) => serials.get(userId)!,
     powerOffInside: async () => orchestrator.powerOffInside(box.id),

@@ -908,10 +908,13 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
       agentToken: null,
     };
     const computerOf = (userId: string) => (userId === users.alice ? alice : bob);
+    /** The contract's players' VPN clients (Alice's from the tests above). */
+    const clientOf = new Map<string, VpnClient>();
     const configOf = (userId: string) =>
       userId === dave ? daveConfig : userId === users.alice ? configs.alice : configs.carol;
 
     before(async () => {
+      clientOf.set(users.alice, aliceVpn);
       const identity = await runtime!.issueVpnIdentity(dave);
       daveSerial = identity.serialNumber;
       daveConfig = path.join(tmp!, 'dave.ovpn');
@@ -928,6 +931,7 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
         const live = session(userId);
         if (live) return live;
         const client = new VpnClient(computerOf(userId).name, configOf(userId));
+        clientOf.set(userId, client);
         for (let i = 0; i < 100; i++) {
           const admitted = session(userId);
           if (admitted) return admitted;
@@ -938,6 +942,11 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
           await sleep(200);
         }
         throw new Error(`the VPN client of ${userId} neither connected nor was refused:\n${client.log}`);
+      },
+      disconnect: async (userId) => {
+        await clientOf.get(userId)?.stop();
+        clientOf.delete(userId);
+        await until('the session to end', async () => session(userId) === undefined, 10_000);
       },
       reaches: (userId) => computerOf(userId).canConnect(ip(contractBox), 22, 2),
       serialOf: (userId) => (userId === dave ? daveSerial : identities.alice!.serialNumber),
