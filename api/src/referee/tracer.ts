@@ -28,6 +28,8 @@ export class Tracer {
   #file: FileHandle | null = null;
   #offset = 0;
   #partial = '';
+  /** Read into, again and again (a new megabyte four times a second would keep the GC busy). */
+  #buffer: Buffer | null = null;
   #watcher: FSWatcher | null = null;
   #timer: NodeJS.Timeout | null = null;
   #reading: Promise<void> | null = null;
@@ -174,7 +176,8 @@ export class Tracer {
       this.#offset = 0;
       this.#partial = '';
     }
-    const buffer = Buffer.alloc(READ_CHUNK);
+    if (size === this.#offset) return;
+    const buffer = (this.#buffer ??= Buffer.allocUnsafe(READ_CHUNK));
     for (;;) {
       const { bytesRead } = await file.read(buffer, 0, READ_CHUNK, this.#offset);
       if (bytesRead === 0) return;

@@ -119,8 +119,19 @@ export class Machine {
     }
   }
 
-  /** The container's init (PID 1 inside), once booted. */
-  async #leader(launcher: number): Promise<number | null> {
+  /**
+   * The container's init (PID 1 inside), once booted. `known` is the one found before for this
+   * launcher: still it while it lives with that parent (no walk of the box's cgroups then).
+   */
+  async #leader(launcher: number, known?: number): Promise<number | null> {
+    if (known !== undefined) {
+      const stat = await readFile(`/proc/${known}/stat`, 'utf8').catch(() => null);
+      const fields = stat?.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (fields && fields[0] !== 'Z' && Number(fields[1]) !== launcher) {
+        const parentComm = await readFile(`/proc/${fields[1]}/comm`, 'utf8').catch(() => '');
+        if (parentComm.trim() === 'systemd-nspawn') return known;
+      }
+    }
     for (const pid of await this.cgroup().pids()) {
       try {
         const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
@@ -136,11 +147,15 @@ export class Machine {
     return null;
   }
 
-  async state(): Promise<MachineState> {
+  /** `known`: the state this machine was last seen in (its init is looked for again only when it changed). */
+  async state(known?: MachineState): Promise<MachineState> {
     if (!existsSync(this.dir)) return { state: 'absent' };
     const pid = await this.#pid();
     if (pid !== null) {
-      const leader = await this.#leader(pid);
+      const leader = await this.#leader(
+        pid,
+        known?.state === 'running' && known.pid === pid ? known.leader : undefined,
+      );
       if (leader !== null && (await this.openPorts(leader))[22]) return { state: 'running', pid, leader };
       return { state: 'starting', pid };
     }

@@ -872,6 +872,14 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
       500,
     );
     expect(again.trim().split('\n')).to.deep.equal(['kept', 'again', 'alice-box', 'directory']);
+    // Its new bridge port is isolated again: Bob's box is out of its reach.
+    const probe = await alice.ssh(
+      ip(aliceBox),
+      'timeout 2 bash -c "exec 3<>/dev/tcp/$1/22" 2>/dev/null && echo open || echo closed',
+      { password: aliceBox.rootPassword },
+      [ip(bobBox)],
+    );
+    expect(probe.trim(), 'Bob’s box from Alice’s after its restart').to.equal('closed');
     expect(existsSync(hostTrap), 'the host path the box pointed at').to.equal(false);
   });
 

@@ -26,6 +26,7 @@ import {
   prepareSpare,
   removeSpares,
   type MachineSpec,
+  type MachineState,
 } from './machine.ts';
 import { sweepCgroups } from './cgroups.ts';
 import { BRIDGE, RouterNetwork, TUN_TCP, TUN_UDP, type AccessPair } from './network.ts';
@@ -111,6 +112,10 @@ export class LocalRuntime implements BoxOrchestrator {
   #authorize: (userId: string) => Promise<boolean> = async () => false;
   #sparing: Promise<void> | null = null;
   readonly #bootingSince = new Map<string, number>();
+  /** Each box's state as last seen (its init is looked for again only when its launcher changed). */
+  readonly #seen = new Map<string, MachineState>();
+  /** The launcher (systemd-nspawn) whose bridge port was isolated, by box: once per start. */
+  readonly #isolated = new Map<string, number>();
   #closing = false;
 
   constructor(options: LocalRuntimeOptions) {
@@ -337,7 +342,8 @@ export class LocalRuntime implements BoxOrchestrator {
       });
       if (this.#unavailable) return observe(spec.power ? 'PROVISIONING' : 'STOPPED', this.#unavailable);
       const machine = this.#machine(spec);
-      const state = await machine.state();
+      const state = await machine.state(this.#seen.get(spec.id));
+      this.#seen.set(spec.id, state);
       if (state.state !== 'starting') this.#bootingSince.delete(spec.id);
       if (!spec.power) {
         // A new box gets its disk ready (overlay, UID shift, identity) before its first start,
@@ -355,10 +361,10 @@ export class LocalRuntime implements BoxOrchestrator {
       }
       switch (state.state) {
         case 'running':
-          await this.router.isolatePort(machine.interfaceName).catch(() => undefined);
+          await this.#isolate(spec.id, machine, state.pid);
           return observe('RUNNING', null, { openPorts: await machine.openPorts(state.leader) });
         case 'starting': {
-          await this.router.isolatePort(machine.interfaceName).catch(() => undefined);
+          await this.#isolate(spec.id, machine, state.pid);
           const since = this.#bootingSince.get(spec.id) ?? Date.now();
           this.#bootingSince.set(spec.id, since);
           if (Date.now() - since < BOOT_TIMEOUT_MS) return observe('PROVISIONING', 'Booting');
@@ -480,6 +486,8 @@ export class LocalRuntime implements BoxOrchestrator {
       if (slot !== null) await this.#machine({ id, slot }).destroy();
       else await rm(path.join(this.#boxesDir, id), { recursive: true, force: true });
       this.#specs.delete(id);
+      this.#seen.delete(id);
+      this.#isolated.delete(id);
       for (const [key, w] of this.#windows) if (w.boxId === id) this.#windows.delete(key);
       await this.#syncPorts();
       this.#syncAccess();
@@ -515,6 +523,21 @@ export class LocalRuntime implements BoxOrchestrator {
 
   async boxIds(): Promise<string[]> {
     return listMachineDirs(this.#boxesDir);
+  }
+
+  /**
+   * Isolates the box's bridge port (it talks to the router only, never to another box), once
+   * for each start: the port lives as long as the launcher, and the flag sits in the router's
+   * namespace, out of box root's reach. Until the port exists, it is tried again at each pass.
+   */
+  async #isolate(boxId: string, machine: Machine, launcher: number): Promise<void> {
+    if (this.#isolated.get(boxId) === launcher) return;
+    try {
+      await this.router.isolatePort(machine.interfaceName);
+      this.#isolated.set(boxId, launcher);
+    } catch {
+      // not there yet (the box is still starting)
+    }
   }
 
   async #syncPorts(): Promise<void> {
