@@ -7,12 +7,14 @@
 //    API (`GET /attack/{id}/logs`, polled every 25 ms). Baseline in the same run: the same
 //    command's round trip through the shell (sent → its output back on the attacker's computer).
 //    Goal: p95 <= 0.5 s.
-// 2. The referee's CPU (the host's bpftrace and the API process that judges, from /proc), as a
-//    share of one core: idle per box (nothing happening; the boxes the run holds share it), and
+// 2. The referee's CPU (from /proc), as a share of one core, idle: the host's bpftrace (shared by
+//    every box of the host), and the API process's CPU while it watches an attack on a box, less
+//    its CPU in the same run before the attack began and after it ended (the box loop, the VPN and
+//    the rest of the API do not count against the referee; the mean of the two is the baseline). Goal: idle <= 1 % of a core for a box under attack.
+//    The in-box agent it replaced used 0.75 % idle per box (docs/benchmarks.md). Then the CPU
 //    while the attacker's shell runs programs as fast as the box lets it (`/bin/true` in a loop;
 //    the rate reached is printed, and the CPU per 1,000 programs a second). Every program must
-//    end up in the kill chain (none lost); the lag after the loop is printed. Goal: idle <= 1 %
-//    of a core per box. The in-box agent it replaced used 0.75 % idle (docs/benchmarks.md).
+//    end up in the kill chain (none lost); the lag after the loop is printed.
 //
 //   node test/bench/detection.ts            (or: make bench-detection)
 //   BENCH_SAMPLES=20 BENCH_EXECS=3000 node test/bench/detection.ts
@@ -45,6 +47,8 @@ const env = {
   BOX_CPU_MILLIS: '2000',
   STARTING_FREE_CREDITS: '1000',
   ATTACK_TIME_LIMIT_MINUTES: '60',
+  // The target's box must be able to stay up for the whole attack.
+  BASIC_DAILY_LIMIT_MINUTES: '600',
 };
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'eg-bench-detection-'));
 const attackerComputer = new ClientNamespace(`${prefix}-att`, `${prefix}-c0`, '172.29.9', 4);
@@ -56,9 +60,9 @@ const percentile = (values: number[], p: number) =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))]!;
 const ms = (value: number) => `${Math.round(value)} ms`;
 
-/** CPU seconds used so far by the referee: the host's bpftrace of this platform and the API process. */
-async function refereeCpuSeconds(): Promise<number> {
-  let ticks = 0;
+/** CPU seconds used so far by this platform's bpftrace and by the API process. */
+async function cpuSecondsByPart(): Promise<{ tracer: number; api: number }> {
+  const ticks = { tracer: 0, api: 0 };
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const pid = Number(entry);
@@ -67,18 +71,24 @@ async function refereeCpuSeconds(): Promise<number> {
     if (!tracer && pid !== platform.process.pid) continue;
     const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
     const fields = stat?.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (fields) ticks += Number(fields[11]) + Number(fields[12]);
+    if (fields) ticks[tracer ? 'tracer' : 'api'] += Number(fields[11]) + Number(fields[12]);
   }
-  return ticks / CLOCK_TICKS;
+  return { tracer: ticks.tracer / CLOCK_TICKS, api: ticks.api / CLOCK_TICKS };
 }
 
-async function cpuShare(during: () => Promise<unknown>): Promise<{ share: number; seconds: number }> {
-  const cpu0 = await refereeCpuSeconds();
+/** CPU used by the platform's bpftrace and the API process during `during`, as shares of one core. */
+async function cpuShare(
+  during: () => Promise<unknown>,
+): Promise<{ tracer: number; api: number; seconds: number }> {
+  const cpu0 = await cpuSecondsByPart();
   const t0 = Date.now();
   await during();
   const seconds = (Date.now() - t0) / 1000;
-  return { share: ((await refereeCpuSeconds()) - cpu0) / seconds, seconds };
+  const cpu1 = await cpuSecondsByPart();
+  return { tracer: (cpu1.tracer - cpu0.tracer) / seconds, api: (cpu1.api - cpu0.api) / seconds, seconds };
 }
+
+const pct = (share: number) => `${(share * 100).toFixed(2)} %`;
 
 let failed = false;
 try {
@@ -89,6 +99,11 @@ try {
     arena.join(`bench_target_${prefix}`, targetComputer),
   ]);
   await arena.plantVulnerableService(target);
+  // The API's CPU before any attack (once the boxes' start is done with): half the baseline the
+  // referee's watch is measured against.
+  const IDLE_SECONDS = 20;
+  await sleep(10_000);
+  const before = await cpuShare(() => sleep(IDLE_SECONDS * 1000));
   const attack: AttackRef = await arena.startAttack(attacker, target);
 
   // 1. Latency.
@@ -122,23 +137,12 @@ try {
   console.log(`  goal p95 <= ${LATENCY_GOAL_MS} ms: ${p95 <= LATENCY_GOAL_MS ? 'met' : 'MISSED'}`);
   if (p95 > LATENCY_GOAL_MS) failed = true;
 
-  // 2. CPU, idle: the two boxes of the run share the referee.
-  const boxes = 2;
-  const idle = await cpuShare(() => sleep(20_000));
-  const perBox = idle.share / boxes;
-  console.log(`\nReferee CPU (bpftrace and the API process, share of one core)`);
-  console.log(
-    `  idle for ${idle.seconds.toFixed(0)} s, ${boxes} boxes: ${(idle.share * 100).toFixed(2)} % ` +
-      `(${(perBox * 100).toFixed(2)} % a box; the in-box agent it replaced: 0.75 %)`,
-  );
-  console.log(
-    `  goal idle <= ${IDLE_CPU_GOAL_PER_BOX * 100} % a box: ${perBox <= IDLE_CPU_GOAL_PER_BOX ? 'met' : 'MISSED'}`,
-  );
-  if (perBox > IDLE_CPU_GOAL_PER_BOX) failed = true;
+  // 2. CPU, idle, with the attack watched (reported with the baseline after it, below).
+  const idle = await cpuShare(() => sleep(IDLE_SECONDS * 1000));
 
   // 2b. CPU under a storm of program starts.
   const shell = await arena.reverseShell(attacker, target, 6000);
-  const before = (await arena.commands(attacker, attack)).filter((l) => l.command === '/bin/true').length;
+  const already = (await arena.commands(attacker, attack)).filter((l) => l.command === '/bin/true').length;
   let loopSeconds = 0;
   const busy = await cpuShare(async () => {
     const t0 = Date.now();
@@ -151,7 +155,7 @@ try {
     'every program in the kill chain',
     async () => {
       stored =
-        (await arena.commands(attacker, attack)).filter((l) => l.command === '/bin/true').length - before;
+        (await arena.commands(attacker, attack)).filter((l) => l.command === '/bin/true').length - already;
       return stored >= execs;
     },
     120_000,
@@ -161,11 +165,40 @@ try {
   });
   const lag = Date.now() - loopEnd;
   const rate = execs / loopSeconds;
-  console.log(
-    `  ${execs} programs at ${Math.round(rate)}/s: ${(busy.share * 100).toFixed(1)} % ` +
-      `(${((busy.share * 100 * 1000) / rate).toFixed(1)} % per 1,000 programs/s); all stored ${ms(lag)} after the last`,
-  );
   shell.close();
+
+  // The API's CPU once the attack has ended (the attacker gives up): the other half of the baseline.
+  await arena.call(attacker.token, 'POST', `/attack/${attack.id}/cancel`);
+  await sleep(10_000);
+  const after = await cpuShare(() => sleep(IDLE_SECONDS * 1000));
+  const baseline = (before.api + after.api) / 2;
+  const boxes = 2;
+  const watching = idle.api - baseline;
+  const perBox = idle.tracer / boxes + Math.max(0, watching);
+  console.log(`\nReferee CPU, idle (share of one core, ${IDLE_SECONDS} s each)`);
+  console.log(
+    `  bpftrace: ${pct(idle.tracer)} for the host's ${boxes} boxes (${pct(idle.tracer / boxes)} a box)`,
+  );
+  console.log(
+    `  API process: ${pct(idle.api)} watching the attack; ${pct(before.api)} before it, ${pct(after.api)} after ` +
+      `(box loop, VPN, the rest): the watch costs ${pct(watching)}`,
+  );
+  console.log(`  a box under attack: ${pct(perBox)} (the in-box agent it replaced: 0.75 %)`);
+  console.log(
+    `  goal <= ${IDLE_CPU_GOAL_PER_BOX * 100} % a box: ${perBox <= IDLE_CPU_GOAL_PER_BOX ? 'met' : 'MISSED'}`,
+  );
+  if (perBox > IDLE_CPU_GOAL_PER_BOX) failed = true;
+
+  const busyShare = busy.tracer + busy.api - baseline;
+  console.log(`\nReferee CPU under a storm of program starts (bpftrace and the API above its baseline)`);
+  console.log(
+    `  ${execs} programs at ${Math.round(rate)}/s: ${(busyShare * 100).toFixed(1)} % ` +
+      `(${((busyShare * 100 * 1000) / rate).toFixed(1)} % per 1,000 programs/s; bpftrace ${pct(busy.tracer)}); ` +
+      `all stored ${ms(lag)} after the last`,
+  );
+  console.log(
+    `  goal none lost at >= 500 programs/s: ${rate >= 500 ? 'met' : `not reached (the box ran ${Math.round(rate)}/s; none lost)`}`,
+  );
 } catch (err) {
   console.error(err);
   failed = true;

@@ -178,9 +178,12 @@ export class Arena {
     const accepted = new Promise<{ attack: AttackRef }>((resolve) =>
       mine.once('pvp:request:accepted', (payload: { attack: AttackRef }) => resolve(payload)),
     );
-    const refused = new Promise<never>((_, reject) =>
-      mine.once('error', (e: { message: string }) => reject(new Error(`attack not started: ${e.message}`))),
-    );
+    // A refusal reaches whoever made the call that failed: the challenge (attacker), the accept (target).
+    const refused = new Promise<never>((_, reject) => {
+      const fail = (e: { message: string }) => reject(new Error(`attack not started: ${e.message}`));
+      mine.once('error', fail);
+      theirs.once('error', fail);
+    });
     const late = (what: string) =>
       new Promise<never>((_, reject) =>
         setTimeout(() => reject(new Error(`no ${what} within 10 s`)), 10_000),
