@@ -12,12 +12,13 @@
 //    its CPU in the same run before the attack began and after it ended (the box loop, the VPN and
 //    the rest of the API do not count against the referee; the mean of the two is the baseline). Goal: idle <= 1 % of a core for a box under attack.
 //    The in-box agent it replaced used 0.75 % idle per box (docs/benchmarks.md). Then the CPU
-//    while the attacker's shell runs programs as fast as the box lets it (`/bin/true` in a loop;
+//    while the attacker's shell runs programs as fast as the box lets it (`/bin/true`, four at a
+//    time;
 //    the rate reached is printed, and the CPU per 1,000 programs a second). Every program must
 //    end up in the kill chain (none lost); the lag after the loop is printed.
 //
 //   node test/bench/detection.ts            (or: make bench-detection)
-//   BENCH_SAMPLES=20 BENCH_EXECS=3000 node test/bench/detection.ts
+//   BENCH_SAMPLES=20 BENCH_EXECS=3000 BENCH_IDLE_SECONDS=20 node test/bench/detection.ts
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -76,6 +77,16 @@ async function cpuSecondsByPart(): Promise<{ tracer: number; api: number }> {
   return { tracer: ticks.tracer / CLOCK_TICKS, api: ticks.api / CLOCK_TICKS };
 }
 
+/** The referee's own work in the API so far (it writes it every 5 s): events, passes, their milliseconds. */
+async function refereeLoad(): Promise<{ events: number; eventMs: number; passes: number; passMs: number }> {
+  return JSON.parse(await readFile(path.join(dataDir, 'referee/load.json'), 'utf8')) as {
+    events: number;
+    eventMs: number;
+    passes: number;
+    passMs: number;
+  };
+}
+
 /** CPU used by the platform's bpftrace and the API process during `during`, as shares of one core. */
 async function cpuShare(
   during: () => Promise<unknown>,
@@ -101,7 +112,7 @@ try {
   await arena.plantVulnerableService(target);
   // The API's CPU before any attack (once the boxes' start is done with): half the baseline the
   // referee's watch is measured against.
-  const IDLE_SECONDS = 20;
+  const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 20);
   await sleep(10_000);
   const before = await cpuShare(() => sleep(IDLE_SECONDS * 1000));
   const attack: AttackRef = await arena.startAttack(attacker, target);
@@ -137,16 +148,26 @@ try {
   console.log(`  goal p95 <= ${LATENCY_GOAL_MS} ms: ${p95 <= LATENCY_GOAL_MS ? 'met' : 'MISSED'}`);
   if (p95 > LATENCY_GOAL_MS) failed = true;
 
-  // 2. CPU, idle, with the attack watched (reported with the baseline after it, below).
+  // 2. CPU, idle, with the attack watched (reported with the baseline after it, below); the
+  // referee's own work in the API is timed by the referee itself.
+  await sleep(5500);
+  const load0 = await refereeLoad();
   const idle = await cpuShare(() => sleep(IDLE_SECONDS * 1000));
+  await sleep(5500);
+  const load1 = await refereeLoad();
+  const refereeMs = load1.eventMs + load1.passMs - load0.eventMs - load0.passMs;
+  const refereeShare = refereeMs / 1000 / (IDLE_SECONDS + 5.5);
 
   // 2b. CPU under a storm of program starts.
   const shell = await arena.reverseShell(attacker, target, 6000);
   const already = (await arena.commands(attacker, attack)).filter((l) => l.command === '/bin/true').length;
   let loopSeconds = 0;
+  await sleep(5500);
+  const stormLoad0 = await refereeLoad();
   const busy = await cpuShare(async () => {
     const t0 = Date.now();
-    await shell.run(`for i in $(seq ${execs}); do /bin/true; done`, 300_000);
+    // Four at a time (xargs), so the box starts programs as fast as its two cores let it.
+    await shell.run(`seq ${execs} | xargs -P 4 -I{} /bin/true`, 300_000);
     loopSeconds = (Date.now() - t0) / 1000;
   });
   const loopEnd = Date.now();
@@ -165,6 +186,10 @@ try {
   });
   const lag = Date.now() - loopEnd;
   const rate = execs / loopSeconds;
+  await sleep(5500);
+  const stormLoad1 = await refereeLoad();
+  const stormReferee =
+    (stormLoad1.eventMs + stormLoad1.passMs - stormLoad0.eventMs - stormLoad0.passMs) / 1000 / busy.seconds;
   shell.close();
 
   // The API's CPU once the attack has ended (the attacker gives up): the other half of the baseline.
@@ -174,14 +199,18 @@ try {
   const baseline = (before.api + after.api) / 2;
   const boxes = 2;
   const watching = idle.api - baseline;
-  const perBox = idle.tracer / boxes + Math.max(0, watching);
+  const perBox = idle.tracer / boxes + refereeShare;
   console.log(`\nReferee CPU, idle (share of one core, ${IDLE_SECONDS} s each)`);
   console.log(
     `  bpftrace: ${pct(idle.tracer)} for the host's ${boxes} boxes (${pct(idle.tracer / boxes)} a box)`,
   );
   console.log(
-    `  API process: ${pct(idle.api)} watching the attack; ${pct(before.api)} before it, ${pct(after.api)} after ` +
-      `(box loop, VPN, the rest): the watch costs ${pct(watching)}`,
+    `  the referee's own work in the API (judging, passes; timed by it): ${pct(refereeShare)} ` +
+      `(${load1.events - load0.events} events, ${load1.passes - load0.passes} passes)`,
+  );
+  console.log(
+    `  the whole API process: ${pct(idle.api)} during the attack; ${pct(before.api)} before it, ` +
+      `${pct(after.api)} after (box loop, VPN, the rest): ${pct(watching)} more (the attack's bookkeeping too, and noise)`,
   );
   console.log(`  a box under attack: ${pct(perBox)} (the in-box agent it replaced: 0.75 %)`);
   console.log(
@@ -193,8 +222,8 @@ try {
   console.log(`\nReferee CPU under a storm of program starts (bpftrace and the API above its baseline)`);
   console.log(
     `  ${execs} programs at ${Math.round(rate)}/s: ${(busyShare * 100).toFixed(1)} % ` +
-      `(${((busyShare * 100 * 1000) / rate).toFixed(1)} % per 1,000 programs/s; bpftrace ${pct(busy.tracer)}); ` +
-      `all stored ${ms(lag)} after the last`,
+      `(${((busyShare * 100 * 1000) / rate).toFixed(1)} % per 1,000 programs/s; bpftrace ${pct(busy.tracer)}, ` +
+      `the referee's own work ${pct(stormReferee)}); all stored ${ms(lag)} after the last`,
   );
   console.log(
     `  goal none lost at >= 500 programs/s: ${rate >= 500 ? 'met' : `not reached (the box ran ${Math.round(rate)}/s; none lost)`}`,

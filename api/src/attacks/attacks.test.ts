@@ -515,6 +515,54 @@ describe('attacks: lifecycle through the API', function () {
     expect(events.map((e) => e.type)).to.deep.equal(['FOOTHOLD', 'EVICTED']);
   });
 
+  it('stores a batch of programs in order, each exec once (in the batch and across batches), none after the end', async () => {
+    const attacker = await player();
+    const target = await player();
+    const started = (await attack(attacker, target.box!.id)).body.attack;
+    const command = (key: string | null, text: string) => ({
+      key,
+      time: new Date(),
+      user: 'www-data',
+      uid: 33,
+      cwd: '/tmp',
+      command: text,
+      pid: 4242,
+      peer: '10.8.0.9',
+    });
+    const first = await t.platform.attacks.recordCommands(started.id, [
+      command('1:10', 'id'),
+      command('1:11', 'uname -a'),
+      command('1:10', 'id'), // the same exec, read twice
+      command(null, 'from an agent'),
+    ]);
+    expect(first).to.deep.equal([true, true, false, true]);
+    expect(
+      await t.platform.attacks.recordCommands(started.id, [
+        command('1:11', 'uname -a'),
+        command('1:12', 'ls'),
+      ]),
+    ).to.deep.equal([false, true]);
+    const logs = await t.call<{ command: string }[]>('GET', `/attack/${started.id}/logs`, {
+      token: attacker.token,
+    });
+    expect(logs.body.map((l) => l.command)).to.deep.equal(['id', 'uname -a', 'from an agent', 'ls']);
+    const events = await t.call<{ type: string; details: { message: string } }[]>(
+      'GET',
+      `/attack/${started.id}/attack-logs`,
+      { token: attacker.token },
+    );
+    expect(events.body.filter((e) => e.type === 'COMMAND').map((e) => e.details.message)).to.deep.equal([
+      'id',
+      'uname -a',
+      'from an agent',
+      'ls',
+    ]);
+    await t.call('POST', `/attack/${started.id}/cancel`, { token: attacker.token });
+    expect(await t.platform.attacks.recordCommands(started.id, [command('1:13', 'too late')])).to.deep.equal([
+      false,
+    ]);
+  });
+
   it('shows history and logs to the two players only', async () => {
     const attacker = await player();
     const target = await player();

@@ -84,6 +84,19 @@ export interface AttackServiceEvents {
   attackBoxUpdated: [{ attackId: string; attackerId: string; targetId: string; box: TargetBox }];
 }
 
+/** A program of the attacker's as the referee or an agent saw it (see recordCommands). */
+export interface RecordedCommand {
+  /** Names the exec it came from (the same exec told twice is stored once); null: not known. */
+  key: string | null;
+  time: Date | string;
+  user: string;
+  uid: number;
+  cwd: string;
+  command: string;
+  pid: number;
+  peer: string | null;
+}
+
 /**
  * The attack lifecycle (DESIGN.md "Game rules"): start (checks, cost, attack window), shells
  * seen by the agent (FOOTHOLD, OWN), cancel, and settlement at the time limit — each attack
@@ -403,35 +416,60 @@ export class AttackService {
    * `key` names the exec it came from (the same exec read twice is stored once); answers whether
    * it was new.
    */
-  async recordCommand(
-    attackId: string,
-    command: {
-      key: string | null;
-      time: Date | string;
-      user: string;
-      uid: number;
-      cwd: string;
-      command: string;
-      pid: number;
-      peer: string | null;
-    },
-  ): Promise<boolean> {
-    const stored = await this.#sql().run(
-      `insert into attack_command_logs (attack_id, executed_at, username, cwd, command, exec_key)
-       select ?, ?, ?, ?, ?, ? where exists (select 1 from attacks where id = ? and status = 'PENDING')
-       on conflict (attack_id, exec_key) where exec_key is not null do nothing`,
-      [attackId, command.time, command.user, command.cwd, command.command, command.key, attackId],
+  async recordCommand(attackId: string, command: RecordedCommand): Promise<boolean> {
+    return (await this.recordCommands(attackId, [command]))[0]!;
+  }
+
+  /**
+   * Programs the attacker ran, in order, with two statements for them all (a storm of programs
+   * is a storm of rows); answers, for each, whether it was new. Nothing is stored once the
+   * attack has ended.
+   */
+  async recordCommands(attackId: string, commands: RecordedCommand[]): Promise<boolean[]> {
+    if (commands.length === 0) return [];
+    const json = JSON.stringify(
+      commands.map((c, n) => ({
+        n,
+        executed_at: c.time,
+        username: c.user,
+        cwd: c.cwd,
+        command: c.command,
+        exec_key: c.key,
+        details: {
+          message: c.command.slice(0, 500),
+          user: c.user,
+          uid: c.uid,
+          cwd: c.cwd,
+          pid: c.pid,
+          peer: c.peer,
+        },
+      })),
     );
-    if (!stored) return false;
-    await this.addEvent(attackId, 'COMMAND', {
-      message: command.command.slice(0, 500),
-      user: command.user,
-      uid: command.uid,
-      cwd: command.cwd,
-      pid: command.pid,
-      peer: command.peer,
-    });
-    return true;
+    // One statement (one round trip): the programs new to a running attack, the first of each
+    // exec told twice, go into the kill chain and the timeline in their order.
+    const fresh = await this.#sql().all<{ n: number }>(
+      `with input as (
+         select * from jsonb_to_recordset(?::jsonb)
+           as r(n int, executed_at timestamptz, username text, cwd text, command text, exec_key text, details jsonb)
+       ), fresh as (
+         select distinct on (coalesce(i.exec_key, i.n::text)) i.* from input i
+          where exists (select 1 from attacks where id = ? and status = 'PENDING')
+            and (i.exec_key is null or not exists (
+              select 1 from attack_command_logs l where l.attack_id = ? and l.exec_key = i.exec_key))
+          order by coalesce(i.exec_key, i.n::text), i.n
+       ), logs as (
+         insert into attack_command_logs (attack_id, executed_at, username, cwd, command, exec_key)
+         select ?, executed_at, username, cwd, command, exec_key from fresh order by n
+         on conflict (attack_id, exec_key) where exec_key is not null do nothing
+       ), events as (
+         insert into attack_events (attack_id, type, details)
+         select ?, 'COMMAND', details from fresh order by n
+       )
+       select n from fresh`,
+      [json, attackId, attackId, attackId, attackId],
+    );
+    const stored = new Set(fresh.map((r) => r.n));
+    return commands.map((_, n) => stored.has(n));
   }
 
   async addEvent(

@@ -8,13 +8,15 @@ import {
   readlinkSync,
   realpathSync,
 } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { AttackJudge, type AttributedExec, type HeldConnection } from '@exploit-grid/operator/judge';
 import { listensOn, socketInodes, tcpTable, type TcpConnection } from '@exploit-grid/operator/proc';
+import type { RecordedCommand } from '../attacks/service.ts';
 import type { Attack } from '../contracts/index.ts';
 import type { VpnSession } from '../boxes/orchestrator.ts';
 import { KeyedLock } from '../keyed-lock.ts';
 import type { Logger } from '../logger.ts';
-import { AttackJudge, type AttributedExec, type HeldConnection } from '@exploit-grid/operator/judge';
 import { TRACE_ARGV_BYTES, type ExecEvent, type ForkEvent, type TcpEvent, type TraceEvent } from './trace.ts';
 import type { Tracer } from './tracer.ts';
 
@@ -31,6 +33,8 @@ export interface RefereeTarget {
   cgroupPath: string;
   /** The box's init (pid on the host), when it runs. */
   init: number | null;
+  /** Cgroup ids (v2) already known to be the box's, or not (filled by the referee). */
+  cgroups: Map<bigint, boolean>;
 }
 
 /** What the referee asks of the runtime. */
@@ -42,19 +46,8 @@ export interface RefereeHost {
 /** Where verdicts go (the attack service). */
 export interface VerdictSink {
   running(): Promise<Attack[]>;
-  recordCommand(
-    attackId: string,
-    command: {
-      key: string;
-      time: Date;
-      user: string;
-      uid: number;
-      cwd: string;
-      command: string;
-      pid: number;
-      peer: string;
-    },
-  ): Promise<boolean>;
+  /** Programs of the attacker's, in order (answers, for each, whether it was new). */
+  recordCommands(attackId: string, commands: RecordedCommand[]): Promise<boolean[]>;
   recordFoothold(attackId: string, message: string): Promise<boolean>;
   recordEviction(attackId: string, message: string): Promise<void>;
   recordOwn(attackId: string, message: string): Promise<boolean>;
@@ -81,10 +74,20 @@ interface Watch {
   /** Whether an exec waits for the tracer to tell a connection's opening; what came after it. */
   waiting: boolean;
   backlog: Judged[];
+  /** Verdicts not written yet, in order (written together: a storm of programs is one batch). */
+  unwritten: Verdict[];
+}
+
+/** A program of the attacker's to write, and the FOOTHOLD or OWN it makes (after it). */
+interface Verdict {
+  command: RecordedCommand;
+  then: { kind: 'own' | 'foothold'; message: string } | null;
 }
 
 type Judged = ForkEvent | { event: ExecEvent; command: string };
 
+/** How often the referee's load goes to `load.json` (operators and make bench-detection read it). */
+const LOAD_MS = 5000;
 /** How often the live processes of the attacker are looked at (eviction, a setuid(0) without exec). */
 const PASS_MS = 500;
 const BOX_UID_RANGE = 65536;
@@ -113,6 +116,12 @@ export class HostReferee implements Referee {
   /** Verdicts of one attack are written in the order they were made. */
   readonly #writes = new KeyedLock();
   #timer: NodeJS.Timeout | null = null;
+  #loadTimer: NodeJS.Timeout | null = null;
+  /**
+   * What the referee's own code did on the API's main thread since it started: trace events
+   * handled and passes made, and the time they took (synchronous work: its CPU time).
+   */
+  readonly #load = { since: Date.now(), events: 0, eventMs: 0, passes: 0, passMs: 0 };
   #passing: Promise<void> | null = null;
   /** Epoch ms minus monotonic ms: turns the tracer's clock into the wall clock. */
   #clockOffset = 0;
@@ -130,10 +139,24 @@ export class HostReferee implements Referee {
     await this.#tracer.start((event) => this.#event(event));
     this.#timer = setInterval(() => void this.pass(), PASS_MS);
     this.#timer.unref();
+    this.#loadTimer = setInterval(() => void this.#writeLoad(), LOAD_MS);
+    this.#loadTimer.unref();
+  }
+
+  /** The referee's own work so far (see #load). */
+  load(): { since: number; events: number; eventMs: number; passes: number; passMs: number } {
+    return { ...this.#load };
+  }
+
+  async #writeLoad(): Promise<void> {
+    await writeFile(path.join(this.#tracer.dir, 'load.json'), JSON.stringify(this.load())).catch(
+      () => undefined,
+    );
   }
 
   async close(): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
+    if (this.#loadTimer) clearInterval(this.#loadTimer);
     await this.#passing;
     await this.#tracer.close();
     await this.#writes.idle();
@@ -164,6 +187,7 @@ export class HostReferee implements Referee {
       footholdSeen: false,
       waiting: false,
       backlog: [],
+      unwritten: [],
       users: new Map(),
       judge: new AttackJudge({
         uidBase: target.uidBase,
@@ -199,6 +223,16 @@ export class HostReferee implements Referee {
   }
 
   #event(event: TraceEvent): void {
+    const started = performance.now();
+    try {
+      this.#handle(event);
+    } finally {
+      this.#load.events++;
+      this.#load.eventMs += performance.now() - started;
+    }
+  }
+
+  #handle(event: TraceEvent): void {
     this.#recent.push(event);
     // Trimmed now and then, not at every event (a splice moves the whole array).
     if (this.#recent.length > 2 * RECENT_EVENTS) this.#recent.splice(0, this.#recent.length - RECENT_EVENTS);
@@ -295,9 +329,19 @@ export class HostReferee implements Referee {
 
   /** Whether an exec event is of this box's processes (its cgroup), judged by the process or its parent. */
   #belongs(event: ExecEvent, target: RefereeTarget): boolean {
-    for (const pid of [event.pid, ...event.ancestors.slice(0, 3)]) {
+    // A cgroup's id names one cgroup for good: what its first process said holds for the rest
+    // (a storm of programs in one cgroup reads /proc once).
+    const known = target.cgroups.get(event.cgroup);
+    if (known !== undefined) return known;
+    for (const [i, pid] of [event.pid, ...event.ancestors.slice(0, 3)].entries()) {
       const cgroup = readText(`/proc/${pid}/cgroup`);
-      if (cgroup !== null) return cgroup.includes(target.cgroupPath);
+      if (cgroup === null) continue;
+      const inBox = cgroup.includes(target.cgroupPath);
+      if (i === 0 && event.cgroup !== 0n) {
+        if (target.cgroups.size > 10_000) target.cgroups.clear();
+        target.cgroups.set(event.cgroup, inBox);
+      }
+      return inBox;
     }
     return false;
   }
@@ -362,26 +406,44 @@ export class HostReferee implements Referee {
     // The foothold written below marks the attack held: the next pass that finds none of the
     // attacker's processes alive must write the eviction, even if no pass saw them alive.
     if (!root) watch.held = true;
-    void this.#writes
-      .run(attackId, async () => {
-        await this.#sink.recordCommand(attackId, {
-          key: `${event.ns}:${event.pid}`,
-          time: new Date(this.#wall(event.ns)),
-          user,
-          uid: verdict.boxUid,
-          cwd: verdict.cwd,
-          command: verdict.command.slice(0, 2000),
-          pid: verdict.pid,
-          peer: verdict.peer,
-        });
-        if (root) await this.#sink.recordOwn(attackId, `Root shell: ${verdict.command}`.slice(0, 500));
-        else if (firstFoothold)
-          await this.#sink.recordFoothold(
-            attackId,
-            `User shell as ${user}: ${verdict.command}`.slice(0, 500),
-          );
-      })
-      .catch((err: unknown) => this.#log.error({ err, attackId }, 'Could not record a verdict'));
+    watch.unwritten.push({
+      command: {
+        key: `${event.ns}:${event.pid}`,
+        time: new Date(this.#wall(event.ns)),
+        user,
+        uid: verdict.boxUid,
+        cwd: verdict.cwd,
+        command: verdict.command.slice(0, 2000),
+        pid: verdict.pid,
+        peer: verdict.peer,
+      },
+      then: root
+        ? { kind: 'own', message: `Root shell: ${verdict.command}`.slice(0, 500) }
+        : firstFoothold
+          ? { kind: 'foothold', message: `User shell as ${user}: ${verdict.command}`.slice(0, 500) }
+          : null,
+    });
+    // One write at a time per attack: what comes meanwhile goes with the next.
+    if (watch.unwritten.length === 1)
+      void this.#writes
+        .run(attackId, () => this.#write(watch))
+        .catch((err: unknown) => this.#log.error({ err, attackId }, 'Could not record a verdict'));
+  }
+
+  /** Writes an attack's verdicts so far, in order: each FOOTHOLD or OWN after the programs before it. */
+  async #write(watch: Watch): Promise<void> {
+    const attackId = watch.attack.id;
+    const verdicts = watch.unwritten.splice(0);
+    let batch: RecordedCommand[] = [];
+    for (const { command, then } of verdicts) {
+      batch.push(command);
+      if (!then) continue;
+      await this.#sink.recordCommands(attackId, batch);
+      batch = [];
+      if (then.kind === 'own') await this.#sink.recordOwn(attackId, then.message);
+      else await this.#sink.recordFoothold(attackId, then.message);
+    }
+    await this.#sink.recordCommands(attackId, batch);
   }
 
   /**
@@ -404,6 +466,7 @@ export class HostReferee implements Referee {
   }
 
   async #passOne(watch: Watch): Promise<void> {
+    const started = performance.now();
     let live = 0;
     let rootNow: { pid: number; command: string } | null = null;
     for (const p of watch.judge.processes()) {
@@ -420,6 +483,8 @@ export class HostReferee implements Referee {
       if (now.uid === watch.target.uidBase && !p.setUid && !rootNow)
         rootNow = { pid: p.pid, command: p.command };
     }
+    this.#load.passes++;
+    this.#load.passMs += performance.now() - started;
     const attackId = watch.attack.id;
     const held = live > 0;
     const changed = held !== watch.held;

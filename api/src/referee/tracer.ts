@@ -43,6 +43,11 @@ export class Tracer {
     this.#log = options.logger.child({ component: 'tracer' });
   }
 
+  /** The tracer's directory (the referee keeps its load there too). */
+  get dir(): string {
+    return this.#dir;
+  }
+
   get #traceFile(): string {
     return path.join(this.#dir, 'trace.log');
   }

@@ -491,10 +491,11 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
   const verdicts: { attackId: string; kind: string; detail: string }[] = [];
   const sink: VerdictSink = {
     running: async () => [],
-    recordCommand: async (attackId, c) => {
-      verdicts.push({ attackId, kind: `COMMAND uid=${c.uid} ${c.user} ${c.cwd}`, detail: c.command });
-      return true;
-    },
+    recordCommands: async (attackId, commands) =>
+      commands.map((c) => {
+        verdicts.push({ attackId, kind: `COMMAND uid=${c.uid} ${c.user} ${c.cwd}`, detail: c.command });
+        return true;
+      }),
     recordFoothold: async (attackId, message) => {
       verdicts.push({ attackId, kind: 'FOOTHOLD', detail: message });
       return true;

@@ -476,6 +476,7 @@ export class LocalRuntime implements BoxOrchestrator {
       rootDir: machine.rootDir,
       cgroupPath: `/${cgroupGroup(this.#o.prefix)}/${machine.machineName}/`,
       init: state.state === 'running' ? state.leader : null,
+      cgroups: new Map(),
     };
   }
 
