@@ -364,6 +364,13 @@ describe('attacks: lifecycle through the API', function () {
     expect(events[0]!.details.message).to.equal(
       'Unrated: you two have had 3 rated fights in the last 24 hours.',
     );
+    // Kill Chains says which of the pair's fights were rated.
+    const history = await t.call<{ id: string; rated: boolean }[]>('GET', '/attack/history/all?limit=5', {
+      token: target.token,
+    });
+    // Newest first: the fourth, the reverse one, then the three rated.
+    expect(history.body.map((h) => h.rated)).to.deep.equal([false, false, true, true, true]);
+    expect(history.body[0]!.id).to.equal(fourth.id);
   });
 
   it('ends an attack it cannot open a window for at once, and gives the cost back as it was paid', async () => {

@@ -626,6 +626,7 @@ export class AttackService {
         attacker: a.attacker,
         target: a.target,
         outcome: a.outcome,
+        rated: a.rated,
         targetIp: row.box_ip,
         createdAt: a.createdAt,
         endedAt: a.endedAt,

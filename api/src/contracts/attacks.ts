@@ -60,6 +60,8 @@ export const attackHistoryItemSchema = z
     attacker: playerRef,
     target: playerRef,
     outcome: z.enum(ATTACK_OUTCOMES),
+    /** False for a fight past the pair's rated fights of the day (it moves no MMR). */
+    rated: z.boolean(),
     /** The target box's address, while the box has one (both players know it: the owner and the attacker). */
     targetIp: z.string().nullable(),
     createdAt: z.iso.datetime(),

@@ -25,6 +25,8 @@ import {
   TOO_HARD,
   UNBLOCK,
   UNDER_ATTACK,
+  UNRATED_FIGHT,
+  UNRATED_RESULT,
   WAITING_FOR_OPPONENT,
   queuePosition,
 } from '../strings/grid.ts';
@@ -301,6 +303,28 @@ describe('attacks', () => {
     expect(within(card).getByText(/^acid_burn is attacking your box/)).toBeTruthy();
     expect(screen.queryByRole('region', { name: TARGET_ACQUIRED })).toBeNull();
     expect(screen.queryByRole('button', { name: TOO_HARD })).toBeNull();
+  });
+
+  it('says an unrated fight is unrated, on both players’ cards and in its result; says nothing of a rated one', async () => {
+    const sockets = await renderGrid();
+    enter(sockets);
+    const unrated = gridAttack(acid, me, { rated: false });
+    play(sockets.grid, 'attackStarted', unrated);
+    const card = await screen.findByRole('region', { name: UNDER_ATTACK });
+    expect(within(card).getByTestId('attack-unrated').textContent).toBe(UNRATED_FIGHT);
+    play(sockets.grid, 'attackEnded', {
+      attackId: unrated.id,
+      result: 'TIMEOUT',
+      winnerId: me.id,
+      loserId: acid.id,
+    });
+    const overlay = await screen.findByRole('alertdialog', { name: 'VICTORY' });
+    expect(within(overlay).getByTestId('outcome-unrated').textContent).toBe(UNRATED_RESULT);
+    fireEvent.click(overlay);
+    const rated = gridAttack(me, acid);
+    play(sockets.grid, 'attackStarted', rated);
+    await screen.findByRole('region', { name: TARGET_ACQUIRED });
+    expect(screen.queryByTestId('attack-unrated')).toBeNull();
   });
 
   it.each<[string, 'attacker' | 'defender', AttackOutcome, boolean, string]>([

@@ -34,6 +34,7 @@ const recent = (
   attacker,
   target,
   outcome,
+  rated: true,
   targetIp: null,
   createdAt: `2026-03-0${n}T12:00:00.000Z`,
   endedAt: outcome === 'PENDING' ? null : `2026-03-0${n}T12:20:00.000Z`,

@@ -19,6 +19,7 @@ import {
   NO_BATTLES,
   NO_LOGS,
   TIMELINE_ENTRIES,
+  UNRATED,
   detailsLabel,
   historyLoadFailed,
 } from '../strings/history.ts';
@@ -49,6 +50,7 @@ function attack(
     attacker,
     target,
     outcome,
+    rated: true,
     targetIp: `10.66.0.${attackSeq + 1}`,
     createdAt,
     endedAt,
@@ -151,6 +153,15 @@ describe('Kill Chains /history', () => {
     expect(colours).toEqual(['pending', 'won', 'won', 'lost', 'lost', 'none']);
     expect(api.callsTo(historyRoute)).toHaveLength(1);
     expect(api.callsTo(historyRoute)[0]?.authorization).toBe('Bearer token-1');
+  });
+
+  it("marks a fight that moved no MMR 'Unrated' beside its outcome", async () => {
+    const unrated = { ...owned, id: 'a0000000-0000-4000-8000-0000000000ff', rated: false };
+    await historyPage({ [historyRoute]: reply(200, [unrated, repelled]) });
+    const [first, second] = await rows();
+    expect(cellTexts(first!)[2]).toBe('OwnedUnrated');
+    expect(within(first!).getByTestId('history-unrated').textContent).toBe(UNRATED);
+    expect(within(second!).queryByTestId('history-unrated')).toBeNull();
   });
 
   it("labels and colours each outcome as the spec's outcome table says, from each side", () => {

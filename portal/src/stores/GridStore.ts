@@ -78,6 +78,8 @@ export type AttackResult = {
   outcome: AttackOutcome;
   won: boolean;
   opponent: string;
+  /** False for a fight past the pair's rated fights of the day: no MMR moved. */
+  rated: boolean;
 };
 
 /** The target popup: a player picked on the globe, and what GET /attack/target-info said about them. */
@@ -380,6 +382,7 @@ export class GridStore {
       outcome: result,
       won,
       opponent: attack.attacker.id === me ? attack.target.handle : attack.attacker.handle,
+      rated: attack.rated,
     };
     this.play(won ? SOUNDS.victory : SOUNDS.defeat);
     if (this.overlayTimer) clearTimeout(this.overlayTimer);

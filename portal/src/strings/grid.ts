@@ -88,6 +88,9 @@ export const underAttackBy = (handle: string) =>
 export const TOO_HARD = 'Too Hard For Me';
 export const attackCancelFailed = (message: string) => `Failed to cancel attack: ${message}`;
 export const ATTACK_CALLED_OFF = 'Attack called off.';
+/** An unrated fight (docs/game-rules.md, the pair cap): said on its cards and its result. */
+export const UNRATED_FIGHT = 'Unrated: you two have had 3 rated fights in the last 24 hours. No MMR moves.';
+export const UNRATED_RESULT = 'Unrated: no MMR moved.';
 export const timeLeft = (seconds: number) => `Time left: ${formatSeconds(seconds)}`;
 export const TARGET_LABELS = {
   target: 'Target',

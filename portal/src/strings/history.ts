@@ -25,6 +25,8 @@ export const ROLE_DEFENSE = 'Defense';
 export const DETAILS = 'Details';
 export const detailsLabel = (opponent: string) => `Details of the attack with ${opponent}`;
 export const ATTACK_IN_PROGRESS = 'Attack is still in progress';
+/** Beside the outcome of a fight that moved no MMR (the pair's rated fights of the day were used up). */
+export const UNRATED = 'Unrated';
 export const NO_BATTLES = 'No battles fought yet.';
 export const LOADING_HISTORY = 'Loading attack history';
 /** In place of the list when it could not be loaded (the toast says why). */

@@ -12,6 +12,7 @@ import {
   TARGET_LABELS,
   TOO_HARD,
   UNDER_ATTACK,
+  UNRATED_FIGHT,
   timeLeft,
   underAttackBy,
 } from '../../strings/grid.ts';
@@ -80,6 +81,7 @@ function ActiveAttackCard({ attack, onCancel }: { attack: Attack; onCancel: () =
       <Typography variant="body2" color="text.secondary" sx={{ my: 1 }}>
         {ATTACK_HINT}
       </Typography>
+      <Unrated attack={attack} />
       <Button variant="outlined" color="error" onClick={onCancel}>
         {TOO_HARD}
       </Button>
@@ -97,7 +99,18 @@ function UnderAttackCard({ attack }: { attack: Attack }) {
       <Typography variant="body2" data-testid="defense-time-left">
         {timeLeft((Date.parse(attack.endsAt) - now) / 1000)}
       </Typography>
+      <Unrated attack={attack} />
     </GridCard>
+  );
+}
+
+/** Says so when the fight moves no MMR (the pair's rated fights of the day are used up). */
+function Unrated({ attack }: { attack: Attack }) {
+  if (attack.rated) return null;
+  return (
+    <Typography variant="body2" color="warning.main" data-testid="attack-unrated" sx={{ my: 1 }}>
+      {UNRATED_FIGHT}
+    </Typography>
   );
 }
 

@@ -4,7 +4,7 @@ import { observer } from 'mobx-react-lite';
 import { useCallback } from 'react';
 import type { GridStore } from '../../stores/GridStore.ts';
 import { outcomeHeadline } from '../history/outcome.ts';
-import { outcomeDetail } from '../../strings/grid.ts';
+import { UNRATED_RESULT, outcomeDetail } from '../../strings/grid.ts';
 
 export type OutcomeOverlayProps = { grid: GridStore };
 
@@ -53,6 +53,11 @@ export const OutcomeOverlay = observer(function OutcomeOverlay({ grid }: Outcome
         <Typography id="outcome-detail" variant="h6" component="p" color="text.secondary">
           {outcomeDetail(result.outcome, result.won, result.opponent)}
         </Typography>
+        {!result.rated && (
+          <Typography variant="body1" component="p" color="warning.main" data-testid="outcome-unrated">
+            {UNRATED_RESULT}
+          </Typography>
+        )}
       </Box>
     </Box>
   );

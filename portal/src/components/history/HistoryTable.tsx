@@ -2,6 +2,7 @@ import type { AttackHistoryItem } from '@exploit-grid/api/contracts';
 import GpsFixed from '@mui/icons-material/GpsFixedOutlined';
 import Shield from '@mui/icons-material/ShieldOutlined';
 import Button from '@mui/material/Button';
+import Chip from '@mui/material/Chip';
 import Stack from '@mui/material/Stack';
 import Table from '@mui/material/Table';
 import TableBody from '@mui/material/TableBody';
@@ -19,6 +20,7 @@ import {
   COLUMN_OUTCOME,
   COLUMN_ROLE,
   DETAILS,
+  UNRATED,
   detailsLabel,
 } from '../../strings/history.ts';
 import { formatDateTime } from './format.ts';
@@ -97,7 +99,12 @@ function HistoryRow({ item, viewerId, onDetails }: HistoryRowProps) {
       </TableCell>
       <TableCell sx={{ fontFamily: 'monospace', fontWeight: 700 }}>{opponent.handle}</TableCell>
       <TableCell>
-        <OutcomeChip outcome={item.outcome} role={role} />
+        <Stack direction="row" spacing={0.5} sx={{ alignItems: 'center' }}>
+          <OutcomeChip outcome={item.outcome} role={role} />
+          {!item.rated && (
+            <Chip size="small" variant="outlined" label={UNRATED} data-testid="history-unrated" />
+          )}
+        </Stack>
       </TableCell>
       <TableCell sx={{ whiteSpace: 'nowrap', color: 'text.secondary' }}>
         <time dateTime={item.createdAt}>{formatDateTime(item.createdAt)}</time>
