@@ -230,6 +230,7 @@ describe('attacks', () => {
       outcome: 'OWNED',
       won: true,
       opponent: acid.handle,
+      rated: true,
     });
     expect(playSound.mock.calls).toEqual([[SOUNDS.victory]]);
     vi.advanceTimersByTime(4999);
@@ -254,6 +255,7 @@ describe('attacks', () => {
       outcome: 'FOOTHOLD',
       won: false,
       opponent: acid.handle,
+      rated: true,
     });
     expect(playSound.mock.calls).toEqual([[SOUNDS.defeat]]);
     expect(store.grid.incomingAttack).toBeNull();
