@@ -250,6 +250,11 @@ table bridge ${TABLE} {
     ]);
   }
 
+  /** The box ports and addresses in force, as nft lists them (tests and diagnostics). */
+  async listPorts(): Promise<string> {
+    return run('ip', ['netns', 'exec', this.namespace, 'nft', 'list', 'set', 'bridge', TABLE, 'ports']);
+  }
+
   /** The access pairs in force, as nft lists them (tests and diagnostics). */
   async listAccess(): Promise<string> {
     return run('ip', ['netns', 'exec', this.namespace, 'nft', 'list', 'set', 'inet', TABLE, 'access']);

@@ -109,6 +109,8 @@ export class LocalRuntime implements BoxOrchestrator {
   #serverName: string;
   #unavailable: string | null = 'The box runtime is starting.';
   #accessChain: Promise<void> = Promise.resolve();
+  /** Bridge port updates, one after the other (two boxes applied at once must not undo each other). */
+  #portsChain: Promise<void> = Promise.resolve();
   #authorize: (userId: string) => Promise<boolean> = async () => false;
   #sparing: Promise<void> | null = null;
   readonly #bootingSince = new Map<string, number>();
@@ -445,12 +447,13 @@ export class LocalRuntime implements BoxOrchestrator {
 
   /** The referee of this runtime: it watches attacked boxes from the host (docs/detection.md). */
   referee(sink: VerdictSink): HostReferee {
-    const { vpnUdp, vpnTcp } = this.router.layout;
+    const { vpnUdp, vpnTcp, arena } = this.router.layout;
     return new HostReferee({
       host: { target: (boxId) => this.refereeTarget(boxId), vpnSessions: () => this.vpnSessions() },
       tracer: new Tracer({
         dir: this.#refereeDir,
-        script: traceScript({ networks: [vpnUdp, vpnTcp] }),
+        // The arena too: a box that rewrites its peers' addresses (NAT of its own) still has its own.
+        script: traceScript({ networks: [vpnUdp, vpnTcp, arena] }),
         logger: this.#o.logger,
       }),
       sink,
@@ -541,7 +544,18 @@ export class LocalRuntime implements BoxOrchestrator {
     }
   }
 
-  async #syncPorts(): Promise<void> {
+  /**
+   * Loads every known box's bridge port and address into the router. Serialised, and the boxes
+   * read when it runs: two boxes applied at once each replace the whole set, and the one that
+   * ran last must not be the one that knew only its own box (the other's ARP would be dropped).
+   */
+  #syncPorts(): Promise<void> {
+    const next = this.#portsChain.catch(() => undefined).then(() => this.#loadPorts());
+    this.#portsChain = next;
+    return next;
+  }
+
+  async #loadPorts(): Promise<void> {
     if (this.#unavailable) return;
     const specs = [...this.#specs.values()];
     for (const spec of specs) {
