@@ -52,6 +52,8 @@ describe('referee: the trace parser', () => {
     expect(parser.line('X 3000 not-a-pid 0 0 0 0 0 0 0 0')).to.equal(null);
     expect(parser.line('Z 9 9')).to.equal(null);
     expect(parser.line('Attaching 5 probes...')).to.equal(null);
+    // bpftrace's word that its buffers overflowed.
+    expect(parser.line('Lost 12 events')).to.deep.equal({ kind: 'lost', count: 12 });
     expect(parser.dropped).to.equal(2);
   });
 

@@ -24,7 +24,10 @@ const CWD_STEPS = 24;
 const CHAIN_DEPTH = 24;
 
 export interface TraceScriptOptions {
-  /** Networks whose TCP connections to boxes matter (the VPN client subnets), as [base, prefix]. */
+  /**
+   * Networks whose TCP connections matter (the VPN client subnets, and the arena: a box that NATs
+   * its peers' addresses away keeps its own), as [base, prefix].
+   */
   networks: { base: number; prefix: number }[];
 }
 
@@ -153,7 +156,13 @@ export interface TcpEvent {
   netns: number;
 }
 
-export type TraceEvent = ExecEvent | ForkEvent | TcpEvent;
+/** bpftrace could not keep up: its buffers overflowed and it dropped this many events. */
+export interface LostEvent {
+  kind: 'lost';
+  count: number;
+}
+
+export type TraceEvent = ExecEvent | ForkEvent | TcpEvent | LostEvent;
 
 const TCP_ESTABLISHED = 1;
 
@@ -241,6 +250,12 @@ export class TraceParser {
             destination: [...hexBytes(fields[7]!)].join('.'),
             netns: int(fields[8]),
           };
+        }
+        case 'Lost': {
+          // bpftrace's own word that its buffers overflowed ("Lost 12 events").
+          const lost = /^Lost (\d+) events$/.exec(text);
+          if (!lost) break;
+          return { kind: 'lost', count: Number(lost[1]) };
         }
         default:
           // bpftrace's own lines ("Attaching 5 probes...") and anything else.
