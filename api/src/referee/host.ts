@@ -1,6 +1,9 @@
 import {
   closeSync,
   constants,
+  existsSync,
+  readdirSync,
+  type Dirent,
   fstatSync,
   openSync,
   readFileSync,
@@ -8,16 +11,28 @@ import {
   readlinkSync,
   realpathSync,
 } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { AttackJudge, type AttributedExec, type HeldConnection } from '@exploit-grid/operator/judge';
+import {
+  AttackJudge,
+  type AttackerProcess,
+  type AttributedExec,
+  type HeldConnection,
+} from '@exploit-grid/operator/judge';
 import { listensOn, socketInodes, tcpTable, type TcpConnection } from '@exploit-grid/operator/proc';
 import type { RecordedCommand } from '../attacks/service.ts';
 import type { Attack } from '../contracts/index.ts';
 import type { VpnSession } from '../boxes/orchestrator.ts';
 import { KeyedLock } from '../keyed-lock.ts';
 import type { Logger } from '../logger.ts';
-import { TRACE_ARGV_BYTES, type ExecEvent, type ForkEvent, type TcpEvent, type TraceEvent } from './trace.ts';
+import {
+  TRACE_ARGV_BYTES,
+  type ExecEvent,
+  type ForkEvent,
+  type LostEvent,
+  type TcpEvent,
+  type TraceEvent,
+} from './trace.ts';
 import type { Tracer } from './tracer.ts';
 
 /** Where a box lives on this host, as the referee needs it. */
@@ -76,6 +91,8 @@ interface Watch {
   backlog: Judged[];
   /** Verdicts not written yet, in order (written together: a storm of programs is one batch). */
   unwritten: Verdict[];
+  /** The attacker's processes as last kept on disk (JSON), for a referee that restarts. */
+  heldSaved: string;
 }
 
 /** A program of the attacker's to write, and the FOOTHOLD or OWN it makes (after it). */
@@ -110,7 +127,17 @@ export class HostReferee implements Referee {
   readonly #log: Logger;
   readonly #watches = new Map<string, Watch>();
   readonly #starting = new Set<string>();
-  readonly #recent: TraceEvent[] = [];
+  readonly #recent: Exclude<TraceEvent, LostEvent>[] = [];
+  /**
+   * Connection tracking tables of box namespaces, briefly: `local:port>remote:port` as the box's
+   * sockets see it (a reply tuple) → the peer as it arrived.
+   */
+  readonly #conntrack = new Map<
+    string,
+    { at: number; replies: Map<string, { address: string; port: number }> }
+  >();
+  /** Which box process holds which socket, by box, briefly (see #holderOf). */
+  readonly #holders = new Map<string, { at: number; byInode: Map<string, number> }>();
   /** Box-side TCP connections with VPN peers: `box:port>peer:port` → when they became established. */
   readonly #opened = new Map<string, number>();
   /** Verdicts of one attack are written in the order they were made. */
@@ -121,7 +148,7 @@ export class HostReferee implements Referee {
    * What the referee's own code did on the API's main thread since it started: trace events
    * handled and passes made, and the time they took (synchronous work: its CPU time).
    */
-  readonly #load = { since: Date.now(), events: 0, eventMs: 0, passes: 0, passMs: 0 };
+  readonly #load = { since: Date.now(), events: 0, eventMs: 0, passes: 0, passMs: 0, lost: 0 };
   #passing: Promise<void> | null = null;
   /** Epoch ms minus monotonic ms: turns the tracer's clock into the wall clock. */
   #clockOffset = 0;
@@ -144,7 +171,7 @@ export class HostReferee implements Referee {
   }
 
   /** The referee's own work so far (see #load). */
-  load(): { since: number; events: number; eventMs: number; passes: number; passMs: number } {
+  load(): { since: number; events: number; eventMs: number; passes: number; passMs: number; lost: number } {
     return { ...this.#load };
   }
 
@@ -175,7 +202,15 @@ export class HostReferee implements Referee {
     // Asked twice at once (an attack that starts while the referee starts): once is enough.
     if (!attack.box || this.#watches.has(attack.id) || this.#starting.has(attack.id)) return;
     this.#starting.add(attack.id);
-    const target = await this.#host.target(attack.box.id).finally(() => this.#starting.delete(attack.id));
+    try {
+      await this.#startWatch(attack, attack.box.id);
+    } finally {
+      this.#starting.delete(attack.id);
+    }
+  }
+
+  async #startWatch(attack: Attack, boxId: string): Promise<void> {
+    const target = await this.#host.target(boxId);
     if (!target) {
       this.#log.warn({ attackId: attack.id }, 'The target box of an attack is not on this host');
       return;
@@ -188,6 +223,7 @@ export class HostReferee implements Referee {
       waiting: false,
       backlog: [],
       unwritten: [],
+      heldSaved: '[]',
       users: new Map(),
       judge: new AttackJudge({
         uidBase: target.uidBase,
@@ -207,12 +243,49 @@ export class HostReferee implements Referee {
         },
       }),
     };
+    // What a referee before this one knew first, then what happened since the window opened.
+    await this.#adopt(watch);
     this.#watches.set(attack.id, watch);
     this.#catchUp(watch);
   }
 
+  /** Where the attacker's processes of an attack are kept for a referee that restarts. */
+  #heldFile(attackId: string): string {
+    return path.join(this.#tracer.dir, 'held', `${attackId}.json`);
+  }
+
+  /**
+   * Takes back the attacker's processes a referee before this one knew (an API restart): those
+   * that still live and are still the processes they were. The trace, read again, cannot tell
+   * them all (a program left behind by a shell that closed holds no connection any more).
+   */
+  async #adopt(watch: Watch): Promise<void> {
+    const saved = await readFile(this.#heldFile(watch.attack.id), 'utf8')
+      .then((text) => JSON.parse(text) as (Omit<AttackerProcess, 'since'> & { since: string })[])
+      .catch(() => []);
+    for (const p of saved) {
+      const since = BigInt(p.since);
+      const now = liveProcess(p.pid);
+      if (!now || now.tgid !== p.pid || bootNs(now.startTicks) > since + 1_000_000_000n) continue;
+      watch.judge.adopt({ ...p, since });
+    }
+    watch.heldSaved = JSON.stringify(saved);
+  }
+
+  /** Keeps the attacker's live processes on disk when they changed (see #adopt). */
+  async #saveHeld(watch: Watch): Promise<void> {
+    const json = JSON.stringify(watch.judge.processes().map((p) => ({ ...p, since: String(p.since) })));
+    if (json === watch.heldSaved) return;
+    watch.heldSaved = json;
+    const file = this.#heldFile(watch.attack.id);
+    await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    await writeFile(`${file}.tmp`, json, { mode: 0o600 });
+    await rename(`${file}.tmp`, file);
+  }
+
   unwatch(attackId: string): void {
     this.#watches.delete(attackId);
+    void rm(this.#heldFile(attackId), { force: true }).catch(() => undefined);
     if (this.#watches.size === 0) void this.#tracer.rotate().catch(() => undefined);
   }
 
@@ -233,6 +306,15 @@ export class HostReferee implements Referee {
   }
 
   #handle(event: TraceEvent): void {
+    if (event.kind === 'lost') {
+      // Programs of an attacker's may be among them: said where operators look (docs/detection.md).
+      this.#load.lost += event.count;
+      this.#log.warn(
+        { lost: event.count, watching: [...this.#watches.keys()] },
+        'The tracer lost kernel events (its buffers overflowed): verdicts may miss programs',
+      );
+      return;
+    }
     this.#recent.push(event);
     // Trimmed now and then, not at every event (a splice moves the whole array).
     if (this.#recent.length > 2 * RECENT_EVENTS) this.#recent.splice(0, this.#recent.length - RECENT_EVENTS);
@@ -330,14 +412,15 @@ export class HostReferee implements Referee {
   /** Whether an exec event is of this box's processes (its cgroup), judged by the process or its parent. */
   #belongs(event: ExecEvent, target: RefereeTarget): boolean {
     // A cgroup's id names one cgroup for good: what its first process said holds for the rest
-    // (a storm of programs in one cgroup reads /proc once).
-    const known = target.cgroups.get(event.cgroup);
+    // (a storm of programs in one cgroup reads /proc once). Only where boxes have cgroups of
+    // their own in the unified hierarchy: with the legacy ones, the id may be everybody's.
+    const known = UNIFIED ? target.cgroups.get(event.cgroup) : undefined;
     if (known !== undefined) return known;
     for (const [i, pid] of [event.pid, ...event.ancestors.slice(0, 3)].entries()) {
       const cgroup = readText(`/proc/${pid}/cgroup`);
       if (cgroup === null) continue;
       const inBox = cgroup.includes(target.cgroupPath);
-      if (i === 0 && event.cgroup !== 0n) {
+      if (UNIFIED && i === 0 && event.cgroup !== 0n) {
         if (target.cgroups.size > 10_000) target.cgroups.clear();
         target.cgroups.set(event.cgroup, inBox);
       }
@@ -357,20 +440,116 @@ export class HostReferee implements Referee {
     if (inodes.size === 0) return [];
     const table = tcpTable(pid);
     // The namespace the sockets live in: an opening told from another namespace is not theirs.
-    const netns = /^net:\[(\d+)\]$/.exec(readLink(`/proc/${pid}/ns/net`) ?? '')?.[1] ?? '?';
+    const netns = netnsOf(pid);
+    const players = new Set(this.#host.vpnSessions().map((s) => s.vpnAddress));
     const held: HeldConnection[] = [];
     for (const inode of inodes) {
       const c: TcpConnection | undefined = table.get(inode);
-      if (c?.state !== 'ESTABLISHED' || c.local !== target.address) continue;
+      // Whatever the box's own address (box root may move its services to another one).
+      if (c?.state !== 'ESTABLISHED') continue;
       const key = `${netns}|${c.local}:${c.localPort}>${c.remote}:${c.remotePort}`;
-      held.push({
-        remote: c.remote,
-        remotePort: c.remotePort,
-        localPort: c.localPort,
-        openedAt: () => this.#opened.get(key) ?? null,
-      });
+      if (players.has(c.remote)) {
+        held.push({
+          remote: c.remote,
+          remotePort: c.remotePort,
+          localPort: c.localPort,
+          openedAt: () => this.#opened.get(key) ?? null,
+        });
+        continue;
+      }
+      // A peer that is no player may be one the box's own NAT renamed: its connection tracking
+      // remembers who it was.
+      const renamed = this.#natPeer(pid, netns, c);
+      if (renamed) {
+        held.push({
+          remote: renamed.address,
+          remotePort: renamed.port,
+          localPort: c.localPort,
+          openedAt: () => this.#opened.get(key) ?? null,
+        });
+        continue;
+      }
+      // A connection within the box (a local proxy in front of the service): the player on
+      // the proxy's other side, when the proxy serves one player only.
+      const proxied = this.#proxiedPeer(pid, table, c, netns, target, players);
+      if (proxied) held.push({ ...proxied, localPort: c.localPort });
     }
     return held;
+  }
+
+  /**
+   * The player behind a connection from a proxy in the box (`socat`, a reverse proxy in front of
+   * sshd or a web application, its upstream connection on loopback or another address of the
+   * box): the process at the connection's other end, when it holds an established connection
+   * with exactly one player. A proxy serving several players at once could be carrying anyone's
+   * request: nobody's then. The opening that counts is that of the player's connection.
+   */
+  #proxiedPeer(
+    pid: number,
+    table: Map<string, TcpConnection>,
+    c: TcpConnection,
+    netns: string,
+    target: RefereeTarget,
+    players: Set<string>,
+  ): { remote: string; remotePort: number; openedAt: () => number | null } | null {
+    let otherEnd: string | null = null;
+    for (const [inode, entry] of table)
+      if (
+        entry.state === 'ESTABLISHED' &&
+        entry.local === c.remote &&
+        entry.localPort === c.remotePort &&
+        entry.remote === c.local &&
+        entry.remotePort === c.localPort
+      ) {
+        otherEnd = inode;
+        break;
+      }
+    if (otherEnd === null) return null;
+    const proxy = this.#holderOf(target, otherEnd);
+    if (proxy === null || proxy === pid) return null;
+    const served = new Map<string, TcpConnection>();
+    for (const inode of socketInodes(proxy)) {
+      const entry = table.get(inode);
+      if (entry?.state === 'ESTABLISHED' && players.has(entry.remote)) served.set(entry.remote, entry);
+    }
+    if (served.size !== 1) return null;
+    const [player] = served.values();
+    const key = `${netns}|${player!.local}:${player!.localPort}>${player!.remote}:${player!.remotePort}`;
+    return {
+      remote: player!.remote,
+      remotePort: player!.remotePort,
+      openedAt: () => this.#opened.get(key) ?? null,
+    };
+  }
+
+  /** The box's process holding socket `inode` (its cgroup's processes' descriptors, looked at briefly). */
+  #holderOf(target: RefereeTarget, inode: string): number | null {
+    let holders = this.#holders.get(target.boxId);
+    if (!holders || holders.at < Date.now() - CONNTRACK_FRESH_MS) {
+      holders = { at: Date.now(), byInode: new Map() };
+      for (const pid of cgroupPids(target.cgroupPath))
+        for (const socket of socketInodes(pid)) holders.byInode.set(socket, pid);
+      this.#holders.set(target.boxId, holders);
+    }
+    return holders.byInode.get(inode) ?? null;
+  }
+
+  /**
+   * The original peer of a connection whose addresses the box's own NAT rewrote (a `snat` in its
+   * input hook hides who connected), from the connection tracking of its network namespace:
+   * the entry whose reply is this socket's view names the peer as it arrived. Null when nothing
+   * was rewritten (or the kernel keeps no table to read).
+   */
+  #natPeer(pid: number, netns: string, c: TcpConnection): { address: string; port: number } | null {
+    let entries = this.#conntrack.get(netns);
+    if (!entries || entries.at < Date.now() - CONNTRACK_FRESH_MS) {
+      entries = { at: Date.now(), replies: readConntrack(pid) };
+      if (this.#conntrack.size > 1000) this.#conntrack.clear();
+      this.#conntrack.set(netns, entries);
+    }
+    const original = entries.replies.get(`${c.local}:${c.localPort}>${c.remote}:${c.remotePort}`);
+    if (!original || (original.address === c.remote && original.port === c.remotePort)) return null;
+    return original;
   }
 
   /** The command line: whole from /proc while the process lives, else what the event carried. */
@@ -485,6 +664,9 @@ export class HostReferee implements Referee {
     }
     this.#load.passes++;
     this.#load.passMs += performance.now() - started;
+    await this.#saveHeld(watch).catch((err: unknown) =>
+      this.#log.warn({ err }, 'Could not keep the attacker’s processes on disk'),
+    );
     const attackId = watch.attack.id;
     const held = live > 0;
     const changed = held !== watch.held;
@@ -505,6 +687,63 @@ export class HostReferee implements Referee {
     await this.pass();
     await this.#writes.idle();
   }
+}
+
+/** Where the host's cgroup tree is mounted, and whether it is the unified (v2) hierarchy. */
+const CGROUP_ROOT = '/sys/fs/cgroup';
+const UNIFIED = existsSync(path.join(CGROUP_ROOT, 'cgroup.controllers'));
+
+/**
+ * The processes of a cgroup and of those below it: the unified hierarchy's, or on a host with
+ * the legacy ones the pids controller's (where the runtime puts every box too).
+ */
+function cgroupPids(cgroupPath: string): number[] {
+  const pids: number[] = [];
+  const walk = (dir: string, depth: number) => {
+    const procs = readText(path.join(dir, 'cgroup.procs'));
+    if (procs === null) return;
+    for (const line of procs.split('\n')) if (line) pids.push(Number(line));
+    if (depth > 16) return;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) if (entry.isDirectory()) walk(path.join(dir, entry.name), depth + 1);
+  };
+  walk(UNIFIED ? path.join(CGROUP_ROOT, cgroupPath) : path.join(CGROUP_ROOT, 'pids', cgroupPath), 0);
+  return pids;
+}
+
+/** The network namespace of a process (its inode number), or '?' when it is gone. */
+function netnsOf(pid: number): string {
+  return /^net:\[(\d+)\]$/.exec(readLink(`/proc/${pid}/ns/net`) ?? '')?.[1] ?? '?';
+}
+
+/** How long a box namespace's connection tracking table, once read, is used again. */
+const CONNTRACK_FRESH_MS = 200;
+
+/**
+ * The TCP entries of the connection tracking of `pid`'s network namespace (the kernel's
+ * `/proc/PID/net/nf_conntrack`), by reply tuple (`local:port>remote:port` as the socket sees
+ * it) → the original source. Empty when the kernel offers no such file or tracks nothing there.
+ */
+function readConntrack(pid: number): Map<string, { address: string; port: number }> {
+  const replies = new Map<string, { address: string; port: number }>();
+  const text = readText(`/proc/${pid}/net/nf_conntrack`);
+  if (!text) return replies;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('ipv4') || !line.includes(' tcp ')) continue;
+    const src = [...line.matchAll(/\bsrc=(\S+)/g)].map((m) => m[1]!);
+    const dst = [...line.matchAll(/\bdst=(\S+)/g)].map((m) => m[1]!);
+    const sport = [...line.matchAll(/\bsport=(\d+)/g)].map((m) => Number(m[1]));
+    const dport = [...line.matchAll(/\bdport=(\d+)/g)].map((m) => Number(m[1]));
+    if (src.length < 2 || dst.length < 2 || sport.length < 2 || dport.length < 2) continue;
+    // The reply tuple runs from this host's socket (src) to the peer it talks to (dst).
+    replies.set(`${src[1]}:${sport[1]}>${dst[1]}:${dport[1]}`, { address: src[0]!, port: sport[0]! });
+  }
+  return replies;
 }
 
 /** Linux reports process start times in clock ticks of USER_HZ, 100 a second on every architecture it runs boxes on. */

@@ -256,10 +256,10 @@ export class ClientNamespace {
   async ssh(
     address: string,
     command: string,
-    auth: ({ password: string } | { keyFile: string }) & { user?: string },
+    auth: ({ password: string } | { keyFile: string }) & { user?: string; port?: number },
     params: string[] = [],
   ): Promise<string> {
-    const args = sshArgs(auth);
+    const args = [...sshArgs(auth), ...(auth.port ? ['-p', String(auth.port)] : [])];
     const { stdout } = await execFileAsync(
       'ip',
       [

