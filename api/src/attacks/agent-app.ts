@@ -18,7 +18,7 @@ const ALL_REPORTS_PER_SECOND = 2000;
  * The internal application box agents report to (`POST /internal/agent/report`), served apart
  * from the public one: only on the address boxes reach (the local runtime's transit link; a
  * cluster-internal Service on Kubernetes), never through the public port. Batches stay under
- * the JSON limit (100 kB): the agent splits them. Each box is held to a request rate.
+ * the JSON limit (1 MB; a heartbeat of 8,192 connections fits): the agent splits them. Each box is held to a request rate.
  */
 export function createAgentApp(deps: { ingest: AgentIngest; logger: Logger }): Express {
   const app = express();
@@ -44,7 +44,7 @@ export function createAgentApp(deps: { ingest: AgentIngest; logger: Logger }): E
       },
     );
   });
-  app.use(express.json({ limit: '100kb' }));
+  app.use(express.json({ limit: '1mb' }));
   app.use('/internal', agentRoutes({ ingest: deps.ingest }).router);
   app.use(apiNotFound);
   app.use(errorHandler(deps.logger));

@@ -128,7 +128,24 @@ describe('attacks: what box agents report, backed by what the routers saw', func
     const many = Array.from({ length: 501 }, () => beat([]));
     expect((await report(target.secret, { events: many })).status).to.equal(400);
     expect((await report(target.secret, { events: [exec(on, 0, 'x'.repeat(9000))] })).status).to.equal(400);
+    // No NUL character reaches the database (a command line's or a user name's).
+    expect((await report(target.secret, { events: [exec(on, 0, 'id\0-a')] })).status).to.equal(400);
+    expect(
+      (await report(target.secret, { events: [{ ...exec(on, 0, 'id'), user: 'ro\0ot' }] })).status,
+    ).to.equal(400);
+    // A heartbeat of every connection a router lets a player hold fits in a report; more do not.
+    const connections = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        peer: '10.201.0.2',
+        peerPort: (i % 60_000) + 1,
+        localPort: 22,
+      }));
+    expect(
+      (await report(target.secret, { events: [{ ...beat([]), connections: connections(8193) }] })).status,
+    ).to.equal(400);
     expect(await events(target, attack)).to.deep.equal([]);
+    const full = await report(target.secret, { events: [{ ...beat([]), connections: connections(8192) }] });
+    expect(full.status, 'a heartbeat of 8,192 connections').to.equal(200);
     await t.platform.attacks.settle(attack.id, 'CANCELLED');
   });
 

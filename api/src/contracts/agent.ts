@@ -7,7 +7,12 @@
  */
 import { z } from 'zod';
 
-const text = (max: number) => z.string().max(max);
+/** Text for the database: never a NUL character (an agent refused gives that one event up). */
+const text = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((value) => !value.includes('\0'), 'must not contain NUL characters');
 
 export const agentProcessSchema = z.strictObject({
   pid: z.number().int().min(1),
@@ -52,7 +57,7 @@ export const agentHeartbeatSchema = z.strictObject({
         localPort: z.number().int().min(1).max(65535),
       }),
     )
-    .max(65_536),
+    .max(8192),
 });
 
 export const agentReportSchema = z

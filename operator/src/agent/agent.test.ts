@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
-import { Agent, Spool, type AgentEvent } from './agent.ts';
+import { Agent, MAX_EVENT_BYTES, Spool, fitEvent, type AgentEvent } from './agent.ts';
 import type { ExecRecord } from './exec-hook.ts';
 
 describe('agent: spool', () => {
@@ -43,7 +43,55 @@ describe('agent: spool', () => {
       big.add({ kind: 'heartbeat', time: new Date().toISOString(), sessions: [], connections: [] });
     const batch = big.pending();
     expect(batch.length).to.equal(500);
-    expect(JSON.stringify({ events: batch }).length).to.be.lessThan(100_000);
+    expect(Buffer.byteLength(JSON.stringify({ events: batch }))).to.be.lessThan(1_000_000);
+  });
+
+  it('cuts a program start the attacker made huge to fit a report, parents first', () => {
+    // Control characters take six bytes each in JSON: 16 parents of 4 KB and an 8 KB command
+    // line of them would be a 480 KB event the API refuses.
+    const junk = (n: number) => '\x01'.repeat(n);
+    const event: AgentEvent = {
+      kind: 'exec',
+      seq: 7,
+      time: new Date().toISOString(),
+      pid: 4242,
+      ppid: 4241,
+      uid: 33,
+      euid: 33,
+      user: 'www-data',
+      cwd: `/tmp/${junk(4000)}`,
+      command: `bash -c ${junk(8000)}`,
+      chain: Array.from({ length: 16 }, (_, i) => ({ pid: 4241 - i, uid: 33, command: `sh ${junk(4090)}` })),
+      peer: '10.201.0.2',
+      peerPort: 4444,
+      source: 'scan',
+    };
+    expect(Buffer.byteLength(JSON.stringify(event))).to.be.greaterThan(400_000);
+    const fitted = fitEvent(event);
+    expect(Buffer.byteLength(JSON.stringify(fitted))).to.be.at.most(MAX_EVENT_BYTES);
+    if (fitted.kind !== 'exec') throw new Error('not an exec');
+    expect({
+      pid: fitted.pid,
+      peer: fitted.peer,
+      peerPort: fitted.peerPort,
+      uid: fitted.uid,
+      seq: fitted.seq,
+    }).to.deep.equal({
+      pid: 4242,
+      peer: '10.201.0.2',
+      peerPort: 4444,
+      uid: 33,
+      seq: 7,
+    });
+    expect(fitted.command.startsWith('bash -c \x01')).to.equal(true);
+    expect(fitted.command.endsWith('…')).to.equal(true);
+    // A small one is left alone, and so is a heartbeat.
+    const small = { ...event, cwd: '/tmp', command: 'id', chain: [] };
+    expect(fitEvent(small)).to.deep.equal(small);
+    // The spool fits what it keeps.
+    const spool = new Spool(dir);
+    const kept = spool.add({ ...event, seq: undefined } as unknown as Parameters<Spool['add']>[0]);
+    expect(Buffer.byteLength(JSON.stringify(kept))).to.be.at.most(MAX_EVENT_BYTES);
   });
 });
 
@@ -57,6 +105,8 @@ describe('agent: judging program starts and reporting them to the API', function
   const children: ChildProcess[] = [];
   /** What the stand-in API answers in `watch` (the peers whose connections heartbeats list). */
   let watch: string[] = [];
+  /** Events the stand-in API refuses (with any batch that holds them). */
+  let refuse: (event: AgentEvent) => boolean = () => false;
   let agent: Agent;
 
   const listen = () =>
@@ -70,6 +120,10 @@ describe('agent: judging program starts and reporting them to the API', function
             return;
           }
           const { events } = JSON.parse(body) as { events: AgentEvent[] };
+          if (events.some(refuse)) {
+            res.writeHead(413, { 'content-type': 'application/json' }).end('{"statusCode":413}');
+            return;
+          }
           const last = received.at(-1)?.seq ?? 0;
           received.push(...events.filter((e) => e.seq > last));
           res.writeHead(200, { 'content-type': 'application/json' });
@@ -215,6 +269,30 @@ describe('agent: judging program starts and reporting them to the API', function
     });
     watch = [];
     client.destroy();
+    listener.close();
+  });
+
+  it('gives up an event the API refuses, alone, and delivers the programs and heartbeats behind it', async () => {
+    const listener = net.createServer((socket) => socket.on('error', () => undefined));
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', () => resolve()));
+    const target = (listener.address() as AddressInfo).port;
+    refuse = (e) => e.kind === 'exec' && e.command.includes('refuse-me');
+    const dropped = agent.spool.dropped;
+    const beats = heartbeats().length;
+    run(
+      `exec 3<>/dev/tcp/127.0.0.1/${target}; sleep 0.1; /bin/sh -c 'sleep 0.4; true' refuse-me; /bin/sh -c 'sleep 0.4; true' after-it; sleep 2`,
+    );
+    await waitFor(
+      () => execs().some((e) => e.command.includes('after-it')),
+      'the program after the refused one',
+    );
+    await waitFor(() => heartbeats().length >= beats + 2, 'heartbeats after the refused event');
+    expect(execs().some((e) => e.command.includes('refuse-me'))).to.equal(false);
+    expect(agent.spool.dropped).to.equal(dropped + 1);
+    expect(agent.spool.pending().some((e) => e.kind === 'exec' && e.command.includes('refuse-me'))).to.equal(
+      false,
+    );
+    refuse = () => false;
     listener.close();
   });
 

@@ -34,7 +34,7 @@ import {
   programOf,
   readProcess,
   readStat,
-  tcpTable,
+  tcpEntries,
   type TcpConnection,
 } from './proc.ts';
 
@@ -70,7 +70,14 @@ export type AgentEvent =
 type Unnumbered<T> = T extends unknown ? Omit<T, 'seq'> : never;
 
 const MAX_BATCH_EVENTS = 500;
-const MAX_BATCH_BYTES = 90_000;
+/** Bytes of a batch's JSON, UTF-8 (the API takes 1 MB: a heartbeat of 8,192 connections fits). */
+const MAX_BATCH_BYTES = 900_000;
+/**
+ * Bytes of one program start's JSON at most: its command lines are cut to fit (the parents'
+ * first). A command line is the attacker's to choose, and escaped control characters take six
+ * bytes each: an event the API refuses must never hold back those behind it.
+ */
+export const MAX_EVENT_BYTES = 16_384;
 const MAX_COMMAND = 8192;
 const MAX_CWD = 4096;
 
@@ -117,7 +124,7 @@ export class Spool {
 
   /** Numbers an event and writes it down; answers the numbered event. */
   add(event: Unnumbered<AgentEvent>): AgentEvent {
-    const numbered = { ...event, seq: this.#nextSeq++ } as AgentEvent;
+    const numbered = fitEvent({ ...event, seq: this.#nextSeq++ } as AgentEvent);
     appendFileSync(path.join(this.#dir, 'spool.jsonl'), `${JSON.stringify(numbered)}\n`);
     this.#pending.push(numbered);
     if (this.#pending.length > MAX_SPOOLED) {
@@ -128,13 +135,13 @@ export class Spool {
     return numbered;
   }
 
-  /** The oldest events not yet stored by the API, within the batch limits. */
-  pending(): AgentEvent[] {
+  /** The oldest events not yet stored by the API, within the batch limits (`limit` events at most). */
+  pending(limit = MAX_BATCH_EVENTS): AgentEvent[] {
     const batch: AgentEvent[] = [];
     let bytes = 20;
     for (const event of this.#pending) {
-      const size = JSON.stringify(event).length + 1;
-      if (batch.length >= MAX_BATCH_EVENTS || (batch.length > 0 && bytes + size > MAX_BATCH_BYTES)) break;
+      const size = Buffer.byteLength(JSON.stringify(event)) + 1;
+      if (batch.length >= limit || (batch.length > 0 && bytes + size > MAX_BATCH_BYTES)) break;
       batch.push(event);
       bytes += size;
     }
@@ -156,6 +163,31 @@ export class Spool {
   get acked(): number {
     return this.#acked;
   }
+}
+
+/** Cuts a string to `max` characters, marked with an ellipsis when cut. */
+const cut = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
+/**
+ * A program start cut to MAX_EVENT_BYTES of JSON: the parents' command lines first, then fewer
+ * parents, then its own command line and directory (heartbeats are sized by their caps).
+ */
+export function fitEvent(event: AgentEvent): AgentEvent {
+  if (event.kind !== 'exec') return event;
+  const size = (e: AgentEvent) => Buffer.byteLength(JSON.stringify(e));
+  if (size(event) <= MAX_EVENT_BYTES) return event;
+  const steps: ((e: Extract<AgentEvent, { kind: 'exec' }>) => Extract<AgentEvent, { kind: 'exec' }>)[] = [
+    (e) => ({ ...e, chain: e.chain.map((p) => ({ ...p, command: cut(p.command, 256) })) }),
+    (e) => ({ ...e, chain: e.chain.slice(0, 4).map((p) => ({ ...p, command: cut(p.command, 64) })) }),
+    (e) => ({ ...e, command: cut(e.command, 1024), cwd: cut(e.cwd, 512), user: cut(e.user, 32) }),
+    (e) => ({ ...e, chain: [], command: cut(e.command, 256), cwd: cut(e.cwd, 128) }),
+  ];
+  let fitted = event;
+  for (const step of steps) {
+    fitted = step(fitted);
+    if (size(fitted) <= MAX_EVENT_BYTES) break;
+  }
+  return fitted;
 }
 
 /** uid → user name from the box's /etc/passwd (read again only when the file changed). */
@@ -206,8 +238,8 @@ const GONE_KEPT_MS = 60_000;
 /** How long a reported (pid, command) is remembered, so the scan and the hook report it once. */
 const RECENT_MS = 60_000;
 
-/** Connections a heartbeat lists at most (the API's schema). */
-const MAX_CONNECTIONS = 65_536;
+/** Connections a heartbeat lists at most (the API's schema; a router lets a player hold 4,096). */
+const MAX_CONNECTIONS = 8192;
 
 /**
  * One agent: an exec hook (every program start, short-lived ones too), a scan loop over /proc
@@ -512,7 +544,9 @@ export class Agent {
     }
     const found = new Map<string, { peer: string; peerPort: number; localPort: number }>();
     for (const pid of namespaces.values())
-      for (const c of tcpTable(pid, this.#o.proc).values()) {
+      // Sockets no process holds any more too (closing with data queued, TIME_WAIT): the router
+      // still sees their flows.
+      for (const c of tcpEntries(pid, this.#o.proc)) {
         if (c.state === 'LISTEN' || !this.#watched.has(c.remote) || found.size >= MAX_CONNECTIONS) continue;
         found.set(`${c.remote}:${c.remotePort}:${c.localPort}`, {
           peer: c.remote,
@@ -526,9 +560,11 @@ export class Agent {
   async flush(): Promise<void> {
     if (this.#sending) return;
     this.#sending = true;
+    // Events a batch may hold: halved while the API refuses batches as they are (400, 413).
+    let limit = MAX_BATCH_EVENTS;
     try {
       for (;;) {
-        const batch = this.spool.pending();
+        const batch = this.spool.pending(limit);
         if (batch.length === 0) return;
         let response: Response;
         try {
@@ -542,10 +578,24 @@ export class Agent {
           this.#o.log(`API unreachable, ${batch.length}+ events kept: ${(err as Error).message}`);
           return;
         }
+        if (response.status >= 400 && response.status < 500 && response.status !== 429) {
+          // Refused as it is, it would be refused for ever, and hold back every event behind
+          // it (heartbeats too: the defence would be forfeit for silence). Smaller batches find
+          // the event refused; that one alone is given up.
+          if (batch.length > 1) {
+            limit = Math.ceil(batch.length / 2);
+            continue;
+          }
+          this.spool.dropped++;
+          this.#o.log(`API refused event ${batch[0]!.seq} (${response.status}); given up`);
+          this.spool.ack(batch[0]!.seq);
+          continue;
+        }
         if (!response.ok) {
           this.#o.log(`API answered ${response.status}; events kept`);
           return;
         }
+        limit = MAX_BATCH_EVENTS;
         const { lastSeq, watch } = (await response.json()) as { lastSeq: number; watch?: string[] };
         this.spool.ack(Math.max(lastSeq, batch[batch.length - 1]!.seq));
         if (Array.isArray(watch)) this.#watched = new Set(watch.filter((w) => typeof w === 'string'));

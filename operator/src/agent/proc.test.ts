@@ -9,6 +9,7 @@ import {
   programOf,
   readProcess,
   socketInodes,
+  tcpEntries,
   tcpTable,
 } from './proc.ts';
 
@@ -85,6 +86,21 @@ describe('agent: reading /proc', function () {
     expect(heldConnections(process.pid, 'LISTEN').map((c) => c.localPort)).to.include(port);
     expect(listensOn(process.pid, port)).to.equal(true);
     expect(listensOn(bash, port)).to.equal(false);
+  });
+
+  it('lists the sockets nobody holds any more (TIME_WAIT) in the whole table, not by inode', async () => {
+    // Closed from this side first: the socket stays in TIME_WAIT, held by no process (inode 0).
+    const client = net.connect(port, '127.0.0.1');
+    await new Promise((resolve) => client.once('connect', resolve));
+    const localPort = client.localPort!;
+    client.end();
+    await new Promise((resolve) => client.once('close', resolve));
+    await sleep(200);
+    const waiting = tcpEntries(process.pid).filter((c) => c.localPort === localPort && c.remotePort === port);
+    expect(waiting.map((c) => [c.state, c.inode])).to.deep.include(['TIME_WAIT', '0']);
+    expect(
+      [...tcpTable(process.pid).values()].some((c) => c.localPort === localPort && c.remotePort === port),
+    ).to.equal(false);
   });
 
   it('names the program a process runs by its file, the same for a fork and another for an exec', async () => {

@@ -127,9 +127,12 @@ function hexAddress(hex: string): string {
   return groups.join(':');
 }
 
-/** The TCP sockets of the network namespace `pid` lives in, by inode. */
-export function tcpTable(pid: number, proc = '/proc'): Map<string, TcpConnection> {
-  const table = new Map<string, TcpConnection>();
+/**
+ * Every TCP socket of the network namespace `pid` lives in, those no process holds any more too
+ * (closing ones with data still queued, TIME_WAIT: their inode is 0).
+ */
+export function tcpEntries(pid: number, proc = '/proc'): (TcpConnection & { inode: string })[] {
+  const entries: (TcpConnection & { inode: string })[] = [];
   for (const file of ['tcp', 'tcp6']) {
     const text = read(`${proc}/${pid}/net/${file}`);
     if (!text) continue;
@@ -138,7 +141,8 @@ export function tcpTable(pid: number, proc = '/proc'): Map<string, TcpConnection
       if (f.length < 10) continue;
       const [localHex, localPortHex] = f[1]!.split(':');
       const [remoteHex, remotePortHex] = f[2]!.split(':');
-      table.set(f[9]!, {
+      entries.push({
+        inode: f[9]!,
         local: hexAddress(localHex!),
         localPort: parseInt(localPortHex!, 16),
         remote: hexAddress(remoteHex!),
@@ -147,6 +151,14 @@ export function tcpTable(pid: number, proc = '/proc'): Map<string, TcpConnection
       });
     }
   }
+  return entries;
+}
+
+/** The TCP sockets of the network namespace `pid` lives in that a process holds, by inode. */
+export function tcpTable(pid: number, proc = '/proc'): Map<string, TcpConnection> {
+  const table = new Map<string, TcpConnection>();
+  for (const { inode, ...connection } of tcpEntries(pid, proc))
+    if (inode !== '0') table.set(inode, connection);
   return table;
 }
 
