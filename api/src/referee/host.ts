@@ -33,7 +33,7 @@ import {
   type TcpEvent,
   type TraceEvent,
 } from './trace.ts';
-import type { Tracer } from './tracer.ts';
+import { TRACE_CAP_BYTES, type Tracer } from './tracer.ts';
 
 /** Where a box lives on this host, as the referee needs it. */
 export interface RefereeTarget {
@@ -73,6 +73,8 @@ export interface Referee {
   start(): Promise<void>;
   watch(attack: Attack): Promise<void>;
   unwatch(attackId: string): void;
+  /** Judges everything that happened so far and writes its verdicts (before attacks are settled). */
+  settled(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -179,6 +181,11 @@ export class HostReferee implements Referee {
     await writeFile(path.join(this.#tracer.dir, 'load.json'), JSON.stringify(this.load())).catch(
       () => undefined,
     );
+    if (this.#watches.size > 0 && (await this.#tracer.rotate(TRACE_CAP_BYTES).catch(() => false)))
+      this.#log.warn(
+        { watching: [...this.#watches.keys()] },
+        'The trace file reached its cap during attacks and was emptied (a box starts programs without end)',
+      );
   }
 
   async close(): Promise<void> {
@@ -448,22 +455,11 @@ export class HostReferee implements Referee {
       // Whatever the box's own address (box root may move its services to another one).
       if (c?.state !== 'ESTABLISHED') continue;
       const key = `${netns}|${c.local}:${c.localPort}>${c.remote}:${c.remotePort}`;
-      if (players.has(c.remote)) {
+      const peer = this.#playerPeer(pid, netns, c, players);
+      if (peer) {
         held.push({
-          remote: c.remote,
-          remotePort: c.remotePort,
-          localPort: c.localPort,
-          openedAt: () => this.#opened.get(key) ?? null,
-        });
-        continue;
-      }
-      // A peer that is no player may be one the box's own NAT renamed: its connection tracking
-      // remembers who it was.
-      const renamed = this.#natPeer(pid, netns, c);
-      if (renamed) {
-        held.push({
-          remote: renamed.address,
-          remotePort: renamed.port,
+          remote: peer.address,
+          remotePort: peer.port,
           localPort: c.localPort,
           openedAt: () => this.#opened.get(key) ?? null,
         });
@@ -478,11 +474,31 @@ export class HostReferee implements Referee {
   }
 
   /**
-   * The player behind a connection from a proxy in the box (`socat`, a reverse proxy in front of
-   * sshd or a web application, its upstream connection on loopback or another address of the
-   * box): the process at the connection's other end, when it holds an established connection
-   * with exactly one player. A proxy serving several players at once could be carrying anyone's
-   * request: nobody's then. The opening that counts is that of the player's connection.
+   * The player at the other end of a connection, as they arrived at the box's door: the box's
+   * own NAT may have renamed them (to an address of nobody's, or to another player's, the
+   * owner's), and its connection tracking remembers who it was. Null for no player.
+   */
+  #playerPeer(
+    pid: number,
+    netns: string,
+    c: TcpConnection,
+    players: Set<string>,
+  ): { address: string; port: number } | null {
+    const peer = this.#natPeer(pid, netns, c) ?? { address: c.remote, port: c.remotePort };
+    return players.has(peer.address) ? peer : null;
+  }
+
+  /**
+   * The player behind a connection through a proxy in the box (`socat`, a reverse proxy in
+   * front of sshd or a web application, its upstream connection on loopback or another address
+   * of the box): the process at the connection's other end, when it holds an established
+   * connection with exactly one player, and the connections chain one way: the player connected
+   * to the proxy and the proxy to this process (a service in front of which the proxy stands),
+   * or this process to the proxy and the proxy to the player (a relay for a shell going out).
+   * Not a server that a player and this process both connected to (a database the attacker
+   * holds an idle connection to is not the attacker's way into its other clients). The
+   * connection must have opened after the player's: one pooled before they came is not theirs.
+   * A proxy serving several players at once could be carrying anyone's request: nobody's then.
    */
   #proxiedPeer(
     pid: number,
@@ -507,18 +523,30 @@ export class HostReferee implements Referee {
     if (otherEnd === null) return null;
     const proxy = this.#holderOf(target, otherEnd);
     if (proxy === null || proxy === pid) return null;
-    const served = new Map<string, TcpConnection>();
+    const served = new Map<string, { connection: TcpConnection; peer: { address: string; port: number } }>();
     for (const inode of socketInodes(proxy)) {
       const entry = table.get(inode);
-      if (entry?.state === 'ESTABLISHED' && players.has(entry.remote)) served.set(entry.remote, entry);
+      if (entry?.state !== 'ESTABLISHED') continue;
+      const peer = this.#playerPeer(proxy, netns, entry, players);
+      if (peer) served.set(peer.address, { connection: entry, peer });
     }
     if (served.size !== 1) return null;
-    const [player] = served.values();
-    const key = `${netns}|${player!.local}:${player!.localPort}>${player!.remote}:${player!.remotePort}`;
+    const { connection: player, peer } = [...served.values()][0]!;
+    // Which way each hop was opened: the side that accepted it listens on its port.
+    const inbound = accepted(table, c);
+    if (inbound !== accepted(table, player)) return null;
+    const playerKey = `${netns}|${player.local}:${player.localPort}>${player.remote}:${player.remotePort}`;
+    const hopKey = `${netns}|${c.local}:${c.localPort}>${c.remote}:${c.remotePort}`;
     return {
-      remote: player!.remote,
-      remotePort: player!.remotePort,
-      openedAt: () => this.#opened.get(key) ?? null,
+      remote: peer.address,
+      remotePort: peer.port,
+      openedAt: () => {
+        const playerOpened = this.#opened.get(playerKey);
+        const hopOpened = this.#opened.get(hopKey);
+        if (playerOpened === undefined || hopOpened === undefined) return null;
+        // Opened before the player came (a pooled connection): never in their window.
+        return hopOpened + CLOCK_SLACK_MS >= playerOpened ? playerOpened : 0;
+      },
     };
   }
 
@@ -535,19 +563,25 @@ export class HostReferee implements Referee {
   }
 
   /**
-   * The original peer of a connection whose addresses the box's own NAT rewrote (a `snat` in its
-   * input hook hides who connected), from the connection tracking of its network namespace:
-   * the entry whose reply is this socket's view names the peer as it arrived. Null when nothing
-   * was rewritten (or the kernel keeps no table to read).
+   * The real peer of a connection whose addresses the box's own NAT rewrote (a `snat` in its
+   * input hook hides who connected, a `dnat` on the way out hides whom a shell reached), from
+   * the connection tracking of its network namespace. Null when nothing was rewritten (or the
+   * kernel keeps no table to read).
    */
   #natPeer(pid: number, netns: string, c: TcpConnection): { address: string; port: number } | null {
+    const view = `${c.local}:${c.localPort}>${c.remote}:${c.remotePort}`;
     let entries = this.#conntrack.get(netns);
-    if (!entries || entries.at < Date.now() - CONNTRACK_FRESH_MS) {
+    // Read again when old, or when it tracks connections (a NAT is in use) but not this one yet.
+    const stale =
+      !entries ||
+      entries.at < Date.now() - CONNTRACK_FRESH_MS ||
+      (entries.replies.size > 0 && !entries.replies.has(view) && entries.at < Date.now() - 20);
+    if (stale) {
       entries = { at: Date.now(), replies: readConntrack(pid) };
       if (this.#conntrack.size > 1000) this.#conntrack.clear();
       this.#conntrack.set(netns, entries);
     }
-    const original = entries.replies.get(`${c.local}:${c.localPort}>${c.remote}:${c.remotePort}`);
+    const original = entries!.replies.get(view);
     if (!original || (original.address === c.remote && original.port === c.remotePort)) return null;
     return original;
   }
@@ -679,7 +713,7 @@ export class HostReferee implements Referee {
     });
   }
 
-  /** Reads what the tracer has written and writes every verdict it leads to (tests). */
+  /** Reads what the tracer has written and writes every verdict it leads to. */
   async settled(): Promise<void> {
     await this.#tracer.flush();
     for (let i = 0; i < 100 && [...this.#watches.values()].some((w) => w.waiting); i++)
@@ -721,13 +755,34 @@ function netnsOf(pid: number): string {
   return /^net:\[(\d+)\]$/.exec(readLink(`/proc/${pid}/ns/net`) ?? '')?.[1] ?? '?';
 }
 
+/**
+ * Whether the socket's side accepted the connection (a socket of its namespace listens on its
+ * local port) rather than opened it.
+ */
+function accepted(table: Map<string, TcpConnection>, c: TcpConnection): boolean {
+  for (const entry of table.values())
+    if (
+      entry.state === 'LISTEN' &&
+      entry.localPort === c.localPort &&
+      (entry.local === c.local || ANY_ADDRESS.test(entry.local))
+    )
+      return true;
+  return false;
+}
+
+/** A socket bound to every address: IPv4's, or IPv6's as /proc's table spells it. */
+const ANY_ADDRESS = /^(0\.0\.0\.0|::|0(:0){7})$/;
+
+/** Slack between openings the tracer timed on different CPUs. */
+const CLOCK_SLACK_MS = 50;
+
 /** How long a box namespace's connection tracking table, once read, is used again. */
 const CONNTRACK_FRESH_MS = 200;
 
 /**
  * The TCP entries of the connection tracking of `pid`'s network namespace (the kernel's
- * `/proc/PID/net/nf_conntrack`), by reply tuple (`local:port>remote:port` as the socket sees
- * it) → the original source. Empty when the kernel offers no such file or tracks nothing there.
+ * `/proc/PID/net/nf_conntrack`), by a box socket's view (`local:port>remote:port`) → the peer
+ * really at the other end. Empty when the kernel offers no such file or tracks nothing there.
  */
 function readConntrack(pid: number): Map<string, { address: string; port: number }> {
   const replies = new Map<string, { address: string; port: number }>();
@@ -740,8 +795,12 @@ function readConntrack(pid: number): Map<string, { address: string; port: number
     const sport = [...line.matchAll(/\bsport=(\d+)/g)].map((m) => Number(m[1]));
     const dport = [...line.matchAll(/\bdport=(\d+)/g)].map((m) => Number(m[1]));
     if (src.length < 2 || dst.length < 2 || sport.length < 2 || dport.length < 2) continue;
-    // The reply tuple runs from this host's socket (src) to the peer it talks to (dst).
+    // A connection that came in: its reply tuple runs from the box's socket to the peer as the
+    // socket sees it, and the original source is who arrived.
     replies.set(`${src[1]}:${sport[1]}>${dst[1]}:${dport[1]}`, { address: src[0]!, port: sport[0]! });
+    // One that went out: its original tuple is the socket's view, and who answered is the peer
+    // it reached (a destination NAT may have sent it elsewhere).
+    replies.set(`${src[0]}:${sport[0]}>${dst[0]}:${dport[0]}`, { address: src[1]!, port: sport[1]! });
   }
   return replies;
 }

@@ -29,6 +29,11 @@ export interface TraceScriptOptions {
    * its peers' addresses away keeps its own), as [base, prefix].
    */
   networks: { base: number; prefix: number }[];
+  /**
+   * The host's network namespace (its inode): connections in every other one are traced whatever
+   * their addresses (a box's NAT or local proxy hides players behind addresses of its own).
+   */
+  hostNetns?: number;
 }
 
 /** The bpftrace program the referee runs on the host. */
@@ -115,14 +120,17 @@ tracepoint:sched:sched_process_fork
 }
 
 // IPv4, and IPv4 on a dual-stack socket (its v4 addresses are filled in too); with the socket's
-// network namespace, so only the box's own connections count.
+// network namespace, so only the box's own connections count. Every connection outside the
+// host's own namespace, and the host's with the arena's and the players' addresses.
 tracepoint:sock:inet_sock_set_state
-/ args->protocol == 6 && (args->family == 2 || args->family == 10) && (args->newstate == 1 || args->oldstate == 1) &&
-  (${inNetworks('args->saddr')} || ${inNetworks('args->daddr')}) /
+/ args->protocol == 6 && (args->family == 2 || args->family == 10) && (args->newstate == 1 || args->oldstate == 1) /
 {
   $sk = (struct sock *)args->skaddr;
-  printf("S %llu %d %d %d %d %rx %rx %u\\n", nsecs, args->oldstate, args->newstate, args->sport, args->dport,
-    buf(args->saddr, 4), buf(args->daddr, 4), $sk->__sk_common.skc_net.net->ns.inum);
+  $ns = $sk->__sk_common.skc_net.net->ns.inum;
+  if (${options.hostNetns === undefined ? '0' : `$ns != ${options.hostNetns}`} || ${inNetworks('args->saddr')} || ${inNetworks('args->daddr')}) {
+    printf("S %llu %d %d %d %d %rx %rx %u\\n", nsecs, args->oldstate, args->newstate, args->sport, args->dport,
+      buf(args->saddr, 4), buf(args->daddr, 4), $ns);
+  }
 }
 `;
 }

@@ -9,6 +9,12 @@ import { TraceParser, type TraceEvent } from './trace.ts';
 
 /** The trace file is emptied when it is this large and nothing needs its history. */
 const ROTATE_BYTES = 64 * 1024 * 1024;
+/**
+ * The trace file's size at most, attacks running or not: a box that starts programs without end
+ * (about 10 kB a program at most) must not fill the host's disk. What is emptied is history an
+ * API restart would read again; the attacker's processes are kept apart (held/).
+ */
+export const TRACE_CAP_BYTES = 1024 * 1024 * 1024;
 const READ_CHUNK = 1024 * 1024;
 /** How often the file is looked at besides inotify's word (a missed notification costs no more). */
 const POLL_MS = 250;
@@ -203,16 +209,20 @@ export class Tracer {
     while (this.#reading) await this.#reading;
   }
 
-  /** Empties a large trace file (call when no attack needs its history). */
-  async rotate(): Promise<void> {
+  /**
+   * Empties the trace file once it holds `limit` bytes (call without one when no attack needs
+   * its history); answers whether it did.
+   */
+  async rotate(limit = ROTATE_BYTES): Promise<boolean> {
     const size = await stat(this.#traceFile)
       .then((s) => s.size)
       .catch(() => 0);
-    if (size < ROTATE_BYTES) return;
+    if (size < limit) return false;
     await this.flush();
     await truncate(this.#traceFile, 0);
     this.#offset = 0;
     this.#partial = '';
+    return true;
   }
 
   /** Stops reading; the tracer keeps running for the next API. */

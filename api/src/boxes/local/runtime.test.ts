@@ -649,6 +649,7 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
 
   it('sees through a NAT of the defender’s own that renames the attacker’s address at the box’s door', async () => {
     const id = await attack();
+    let second: string | null = null;
     // Box root has every connection from Bob's address arrive from another one (snat at input).
     await asOwner(
       [
@@ -667,8 +668,57 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
       const seen = await judged(id);
       expect(seen.find((v) => v.kind === 'FOOTHOLD')?.detail).to.match(/^User shell as dev: /);
       expect(seen.some((v) => v.kind === 'COMMAND uid=1000 dev /tmp' && v.detail === 'id')).to.equal(true);
+      await end(id);
+      // Renamed to the owner's own address, a player's too: still Bob's.
+      second = await attack();
+      await asOwner(
+        ['nft flush chain ip hide in', 'nft add rule ip hide in ip saddr "$1" snat to "$2"'].join(' && '),
+        [session(users.bob)!.vpnAddress, session(users.alice)!.vpnAddress],
+      );
+      const asOwnersAddress = await bob.ssh(
+        ip(aliceBox),
+        'cd /tmp && id >/dev/null; echo "$SSH_CONNECTION"',
+        {
+          password: DEV_PASSWORD,
+          user: 'dev',
+        },
+      );
+      expect(asOwnersAddress.split(' ')[0], 'the address sshd saw').to.equal(
+        session(users.alice)!.vpnAddress,
+      );
+      const again = await judged(second);
+      expect(again.find((v) => v.kind === 'FOOTHOLD')?.detail).to.match(/^User shell as dev: /);
     } finally {
       await asOwner('nft delete table ip hide');
+      await end(second ?? id);
+    }
+  });
+
+  it('does not give the attacker the other clients of a server they only hold a connection to', async () => {
+    const id = await attack();
+    // A datastore of one process (run by root), and a root job of the defender's that uses it.
+    const store = `require('net').createServer((c) => { c.on('error', () => undefined); c.resume(); }).listen(6379);`;
+    await asOwner(
+      [
+        'systemd-run --quiet --unit=store /usr/bin/node -e "$1"',
+        'for i in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null && break; sleep 0.1; done',
+      ].join('\n'),
+      [store],
+    );
+    try {
+      const idle = bob.holdConnection(ip(aliceBox), 6379, 4000);
+      await sleep(500);
+      await asOwner(
+        "systemd-run --quiet --unit=storejob /bin/bash -c 'exec 3<>/dev/tcp/127.0.0.1/6379; sleep 0.3; /usr/bin/id >/dev/null; sleep 0.5'",
+      );
+      await sleep(1500);
+      const seen = await judged(id);
+      expect(seen.map((v) => v.kind))
+        .to.not.include('OWN')
+        .and.not.include('FOOTHOLD');
+      await idle;
+    } finally {
+      await asOwner('systemctl stop store storejob 2>/dev/null; true');
       await end(id);
     }
   });

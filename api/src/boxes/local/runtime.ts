@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { VpnProtocol } from '../../contracts/boxes.ts';
@@ -452,8 +452,8 @@ export class LocalRuntime implements BoxOrchestrator {
       host: { target: (boxId) => this.refereeTarget(boxId), vpnSessions: () => this.vpnSessions() },
       tracer: new Tracer({
         dir: this.#refereeDir,
-        // The arena too: a box that rewrites its peers' addresses (NAT of its own) still has its own.
-        script: traceScript({ networks: [vpnUdp, vpnTcp, arena] }),
+        // Every box namespace's connections, whatever their addresses (a box's NAT or local proxy).
+        script: traceScript({ networks: [vpnUdp, vpnTcp, arena], hostNetns: hostNetns() }),
         logger: this.#o.logger,
       }),
       sink,
@@ -740,4 +740,14 @@ function toVpnSession(session: VpnClientSession): VpnSession {
     vpnAddress: session.vpnAddress,
     connectedAt: session.connectedAt,
   };
+}
+
+/** The inode of the network namespace this process runs in (the host's), when it can be read. */
+function hostNetns(): number | undefined {
+  try {
+    const inode = /^net:\[(\d+)\]$/.exec(readlinkSync('/proc/self/ns/net'))?.[1];
+    return inode === undefined ? undefined : Number(inode);
+  } catch {
+    return undefined;
+  }
 }
