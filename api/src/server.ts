@@ -188,6 +188,7 @@ export async function startPlatform(
         await referee.start();
         attacks.events.on('attackStarted', (attack) => void referee.watch(attack));
         attacks.events.on('attackEnded', ({ attackId }) => referee.unwatch(attackId));
+        attacks.refereeSettled = () => referee.settled();
         cleanups.push(() => referee.close());
       } catch (err) {
         logger.error({ err }, 'The referee could not start: attacks are off');

@@ -522,6 +522,27 @@ describe('attacks: lifecycle through the API', function () {
     expect(events.map((e) => e.type)).to.deep.equal(['FOOTHOLD', 'EVICTED']);
   });
 
+  it('hears the referee out before settling at the time limit: a root shell in the last moment counts', async () => {
+    const attacker = await player();
+    const target = await player();
+    const id = (await attack(attacker, target.box!.id)).body.attack.id;
+    await t.db.query('update attacks set ends_at = now() where id = $1', [id]);
+    // The referee is still judging the last second when the time is up.
+    let asked = 0;
+    t.platform.attacks.refereeSettled = async () => {
+      asked++;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await t.platform.attacks.recordOwn(id, 'Root shell: id');
+    };
+    try {
+      await t.platform.attacks.settleDue();
+    } finally {
+      t.platform.attacks.refereeSettled = null;
+    }
+    expect(asked).to.equal(1);
+    expect((await t.platform.attacks.get(id))!.outcome).to.equal('OWNED');
+  });
+
   it('stores a batch of programs in order, each exec once (in the batch and across batches), none after the end', async () => {
     const attacker = await player();
     const target = await player();

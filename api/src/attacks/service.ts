@@ -102,6 +102,9 @@ export interface RecordedCommand {
  * seen by the agent (FOOTHOLD, OWN), cancel, and settlement at the time limit — each attack
  * settled exactly once, with its Elo change, by a conditional update in one transaction.
  */
+/** How long settlement waits for the referee to catch up at most (a stuck one must not hold attacks open). */
+const REFEREE_SETTLE_MS = 5000;
+
 export class AttackService {
   readonly events = new EventEmitter<AttackServiceEvents>();
   readonly #o: AttackServiceOptions;
@@ -114,6 +117,11 @@ export class AttackService {
   readonly #forfeits = new KeyedLock();
   /** Why attacks cannot start (no referee can watch them), or null. */
   refereeProblem: string | null = null;
+  /**
+   * Waits until the referee has judged everything that happened so far (its verdicts written),
+   * before attacks whose time is up are settled: a root shell in the last second still counts.
+   */
+  refereeSettled: (() => Promise<void>) | null = null;
 
   /** The target box as last published, by attack (only changes are published). */
   readonly #publishedBoxes = new Map<string, string>();
@@ -491,6 +499,20 @@ export class AttackService {
     if (this.#stopped) return Promise.resolve();
     this.#settling ??= (async () => {
       try {
+        const anyDue = await this.#sql().one<{ id: string }>(
+          `select id from attacks where status = 'PENDING' and ends_at <= now() limit 1`,
+        );
+        if (!anyDue) return;
+        // What the referee has still to say about the time before now (at most a few seconds).
+        if (this.refereeSettled) {
+          let timer: NodeJS.Timeout | undefined;
+          await Promise.race([
+            this.refereeSettled().catch((err: unknown) =>
+              this.#log.warn({ err }, 'The referee could not settle before attacks ended'),
+            ),
+            new Promise((resolve) => (timer = setTimeout(resolve, REFEREE_SETTLE_MS))),
+          ]).finally(() => clearTimeout(timer));
+        }
         const due = await this.#sql().all<{ id: string; foothold_at: string | null; foothold_held: boolean }>(
           `select id, foothold_at, foothold_held from attacks where status = 'PENDING' and ends_at <= now()`,
         );
