@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { clientConfig } from '../../api/src/boxes/local/openvpn.ts';
 import { parseSubnet } from '../../operator/src/box/addresses.ts';
@@ -383,6 +384,40 @@ describe('A VPN server pod (entrypoint, OpenVPN, hooks, access) in network names
       10_000,
     );
     expect(ended.openedSecondsAgo).to.be.within(5, 12);
+
+    // A flow is dated by its handshake, once: one the router let go of (as it does two minutes
+    // after the opening) is not told again with a new opening while it goes on.
+    const longTalk = talk(ns.other, 8);
+    children.push(longTalk);
+    const longPort = await port(longTalk);
+    const longFlow = (report: { flows: Flow[] }) => report.flows.find((f) => f.clientPort === longPort);
+    const told = reports().length;
+    await until('the report of the long flow', async () => reports().slice(told).find(longFlow), 10_000);
+    await inNs(
+      ns.pod,
+      `nft delete element inet eg opened '{ ${address} . ${longPort} . ${boxAddress} . 7778 }'`,
+    );
+    await sleep(500);
+    const forgotten = reports().length;
+    await sleep(4500);
+    expect(reports().slice(forgotten).length, 'reports while the flow went on').to.be.at.least(2);
+    expect(reports().slice(forgotten).some(longFlow), 'the long flow told again').to.equal(false);
+    longTalk.kill();
+
+    // Handshakes churned without end fill nothing: 20 a second per attacker address, 200 at once.
+    const churn = await inNs(
+      ns.other,
+      `${process.execPath} -e "const net = require('net'); let n = 0;
+        for (let i = 0; i < 600; i++) { const s = net.connect(7778, '${boxAddress}', () => { n++; s.destroy(); }); s.on('error', () => {}); }
+        setTimeout(() => { console.log(n); process.exit(0); }, 3000);"`,
+    );
+    const opened = JSON.parse((await inNs(ns.pod, 'nft -j list set inet eg opened')).stdout) as {
+      nftables: { set?: { elem?: unknown[] } }[];
+    };
+    const elements = opened.nftables.find((e) => e.set)?.set?.elem ?? [];
+    const established = Number(churn.stdout.trim());
+    expect(established, 'connections of the churn that got through').to.be.within(150, 200 + 3 * 20 + 20);
+    expect(elements.length, 'flows the router keeps').to.be.at.most(200 + 3 * 20 + 20 + 5);
     await writeAccess({ owners: { [ownerId]: [boxAddress] }, windows: [] });
   });
 

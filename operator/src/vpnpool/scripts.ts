@@ -38,8 +38,10 @@ table inet eg {
   }
   # The attack windows' pairs (attacker's VPN address . box), a subset of access: the router
   # witnesses their TCP flows for the referee (docs/detection.md): when each became established
-  # (kept 2 minutes, enough for the API to have heard of it) and whether the box still sends on
-  # it (refreshed by every packet from the box, gone 15 s after its last or at a FIN or RST).
+  # (its handshake's SYN-ACK, once: kept 2 minutes, enough for the API to have heard of it, and
+  # never told again, so a connection older than the window is never dated into it) and whether
+  # the box still sends on it (refreshed by every packet from the box, gone 15 s after its last or
+  # at a FIN or RST).
   set windows {
     type ipv4_addr . ipv4_addr
     flags timeout
@@ -48,24 +50,32 @@ table inet eg {
     type ipv4_addr . inet_service . ipv4_addr . inet_service
     flags dynamic,timeout
     timeout 2m
-    size 65536
+    size 262144
   }
   set active {
     type ipv4_addr . inet_service . ipv4_addr . inet_service
     flags dynamic,timeout
     timeout 15s
-    size 65536
+    size 262144
   }
   set ended {
     type ipv4_addr . inet_service . ipv4_addr . inet_service
     flags dynamic,timeout
     timeout 2m
-    size 65536
+    size 262144
   }
   # Connections per attacker address (what one player can make the routers and agents track).
   set attackers {
     type ipv4_addr
     flags dynamic
+    size 65536
+  }
+  # Handshakes per attacker address, a second: one who opens and closes connections without end
+  # must not fill the sets above (20 a second, 200 at once; a port scan's closed ports cost none).
+  set handshakes {
+    type ipv4_addr
+    flags dynamic,timeout
+    timeout 1m
     size 65536
   }
   chain input {
@@ -76,8 +86,10 @@ table inet eg {
   chain forward {
     type filter hook forward priority 0; policy drop;
     iifname "tun0" oifname "arena0" meta l4proto tcp ct state new ip saddr . ip daddr @windows add @attackers { ip saddr ct count over 4096 } drop
-    iifname "tun0" oifname "arena0" meta l4proto tcp ct state established ip saddr . ip daddr @windows add @opened { ip saddr . tcp sport . ip daddr . tcp dport }
-    iifname "arena0" oifname "tun0" meta l4proto tcp ct state established ip daddr . ip saddr @windows add @opened { ip daddr . tcp dport . ip saddr . tcp sport }
+    iifname "arena0" oifname "tun0" meta l4proto tcp tcp flags & (syn | ack) == syn | ack ip daddr . ip saddr @windows update @handshakes { ip daddr limit rate over 20/second burst 200 packets } drop
+    iifname "tun0" oifname "arena0" meta l4proto tcp tcp flags & (syn | ack) == syn | ack ip saddr . ip daddr @windows update @handshakes { ip saddr limit rate over 20/second burst 200 packets } drop
+    iifname "tun0" oifname "arena0" meta l4proto tcp tcp flags & (syn | ack) == syn | ack ct state established ip saddr . ip daddr @windows add @opened { ip saddr . tcp sport . ip daddr . tcp dport }
+    iifname "arena0" oifname "tun0" meta l4proto tcp tcp flags & (syn | ack) == syn | ack ct state established ip daddr . ip saddr @windows add @opened { ip daddr . tcp dport . ip saddr . tcp sport }
     iifname "tun0" oifname "arena0" meta l4proto tcp tcp flags & (fin | rst) != 0 ip saddr . ip daddr @windows add @ended { ip saddr . tcp sport . ip daddr . tcp dport } delete @active { ip saddr . tcp sport . ip daddr . tcp dport }
     iifname "arena0" oifname "tun0" meta l4proto tcp tcp flags & (fin | rst) != 0 ip daddr . ip saddr @windows add @ended { ip daddr . tcp dport . ip saddr . tcp sport } delete @active { ip daddr . tcp dport . ip saddr . tcp sport }
     iifname "arena0" oifname "tun0" meta l4proto tcp ct state established ip daddr . ip saddr @windows ip daddr . tcp dport . ip saddr . tcp sport != @ended update @active { ip daddr . tcp dport . ip saddr . tcp sport }
