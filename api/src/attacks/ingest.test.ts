@@ -101,7 +101,7 @@ describe('attacks: what box agents report, backed by what the routers saw', func
     peerPort: on.clientPort,
   });
   const beat = (
-    sessions: { peer: string; uid: number }[],
+    sessions: { peer: string; peerPort: number; uid: number }[],
     connections: { peer: string; peerPort: number; localPort: number }[] = [],
     time = new Date(),
   ) => ({ kind: 'heartbeat' as const, seq: ++seq, time: time.toISOString(), sessions, connections });
@@ -274,9 +274,11 @@ describe('attacks: what box agents report, backed by what the routers saw', func
     const { attacker, target, attack } = await fight();
     const on = flow(attacker, target, { active: false });
     await report(target.secret, { events: [exec(on, 1000, 'sh')] });
-    await report(target.secret, { events: [beat([{ peer: attacker.vpn, uid: 1000 }])] });
+    await report(target.secret, {
+      events: [beat([{ peer: attacker.vpn, peerPort: on.clientPort, uid: 1000 }])],
+    });
     // The owner's own root session is not the attacker's.
-    await report(target.secret, { events: [beat([{ peer: target.vpn, uid: 0 }])] });
+    await report(target.secret, { events: [beat([{ peer: target.vpn, peerPort: 50000, uid: 0 }])] });
     expect((await events(attacker, attack)).map((e) => e.type)).to.deep.equal([
       'COMMAND',
       'FOOTHOLD',
@@ -289,7 +291,15 @@ describe('attacks: what box agents report, backed by what the routers saw', func
     const second = await fight();
     const shell = flow(second.attacker, second.target, { active: false });
     await report(second.target.secret, { events: [exec(shell, 1000, 'python3 exploit.py')] });
-    await report(second.target.secret, { events: [beat([{ peer: second.attacker.vpn, uid: 0 }])] });
+    // Root on a connection no router saw opening in this window (what an earlier holder of the
+    // address left running) is nobody's; on the attacker's own flow it is OWNED.
+    await report(second.target.secret, {
+      events: [beat([{ peer: second.attacker.vpn, peerPort: shell.clientPort + 1000, uid: 0 }])],
+    });
+    expect(await outcome(second.attack)).to.equal('PENDING');
+    await report(second.target.secret, {
+      events: [beat([{ peer: second.attacker.vpn, peerPort: shell.clientPort, uid: 0 }])],
+    });
     expect(await outcome(second.attack)).to.equal('OWNED');
   });
 

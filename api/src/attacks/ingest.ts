@@ -269,8 +269,10 @@ export class AgentIngest {
   async #heartbeat(attack: RunningAttack, item: Heartbeat): Promise<void> {
     const { attacker } = this.#peers(attack);
     const flows = this.#flows(attack).filter((f) => attacker.has(f.client));
-    const witnessed = new Set(flows.map((f) => f.client));
-    const held = item.event.sessions.filter((s) => witnessed.has(s.peer));
+    // By the connection that made the programs theirs (address and port), not the address alone:
+    // what an earlier holder of the address left running is not the attacker's.
+    const witnessed = new Set(flows.map((f) => `${f.client}:${f.clientPort}`));
+    const held = item.event.sessions.filter((s) => witnessed.has(`${s.peer}:${s.peerPort}`));
     if (held.some((s) => s.uid === 0))
       await this.#attacks.recordOwn(attack.id, 'Root shell: a program of the attacker’s runs as root.');
     else if (held.length) await this.#attacks.recordFoothold(attack.id, 'The attacker holds a shell.');

@@ -46,8 +46,19 @@ export const agentHeartbeatSchema = z.strictObject({
   kind: z.literal('heartbeat'),
   seq: z.number().int().min(1),
   time: z.iso.datetime(),
-  /** Peers whose programs run right now, with the lowest real uid among them. */
-  sessions: z.array(z.strictObject({ peer: z.ipv4(), uid: z.number().int().min(0) })).max(256),
+  /**
+   * Peers whose programs run right now, by the connection that made them theirs (the peer's
+   * address and port), with the lowest real uid among them.
+   */
+  sessions: z
+    .array(
+      z.strictObject({
+        peer: z.ipv4(),
+        peerPort: z.number().int().min(1).max(65535),
+        uid: z.number().int().min(0),
+      }),
+    )
+    .max(256),
   /** The box's TCP connections with the peers the API watches (its last answer's `watch`). */
   connections: z
     .array(

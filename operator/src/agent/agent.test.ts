@@ -207,7 +207,7 @@ describe('agent: judging program starts and reporting them to the API', function
     // The bash itself started before it connected: not the peer's program.
     expect(execs().some((e) => e.pid === shell.pid)).to.equal(false);
     const [beat] = await nextHeartbeats(1);
-    expect(beat!.sessions).to.deep.include({ peer: '127.0.0.1', uid: process.getuid!() });
+    expect(beat!.sessions).to.deep.include({ peer: '127.0.0.1', peerPort: target, uid: process.getuid!() });
     process.kill(-shell.pid!, 'SIGKILL');
     await sleep(200);
     const [after] = await nextHeartbeats(2).then((b) => b.slice(-1));

@@ -61,8 +61,11 @@ export type AgentEvent =
       kind: 'heartbeat';
       seq: number;
       time: string;
-      /** Peers who run something on the box now, with the lowest real uid among their programs. */
-      sessions: { peer: string; uid: number }[];
+      /**
+       * Peers who run something on the box now, by the connection that made it theirs (address
+       * and port), with the lowest real uid among their programs.
+       */
+      sessions: { peer: string; peerPort: number; uid: number }[];
       /** The box's TCP connections with the watched peers (whatever their state but listening). */
       connections: { peer: string; peerPort: number; localPort: number }[];
     };
@@ -518,18 +521,20 @@ export class Agent {
    * root for a moment of its own), and the box's connections with the watched peers.
    */
   heartbeat(): void {
-    const sessions = new Map<string, number>();
+    const sessions = new Map<string, { peer: string; peerPort: number; uid: number }>();
     for (const p of this.#judge.processes()) {
       if (this.#gone.has(p.pid)) continue;
       const info = readProcess(p.pid, this.#o.proc);
       if (!info) continue;
       const uid = p.setUid ? p.uid : info.uid;
-      sessions.set(p.peer, Math.min(uid, sessions.get(p.peer) ?? uid));
+      const key = `${p.peer}:${p.peerPort}`;
+      const known = sessions.get(key);
+      sessions.set(key, { peer: p.peer, peerPort: p.peerPort, uid: Math.min(uid, known?.uid ?? uid) });
     }
     this.spool.add({
       kind: 'heartbeat',
       time: new Date().toISOString(),
-      sessions: [...sessions].slice(0, 256).map(([peer, uid]) => ({ peer, uid })),
+      sessions: [...sessions.values()].slice(0, 256),
       connections: this.#watchedConnections(),
     });
   }
