@@ -38,7 +38,10 @@ export interface ReportedFlow {
 
 /** Flows are remembered this long after they opened (longer than any attack window). */
 const KEEP_MS = 2 * 60 * 60 * 1000;
-/** Flows remembered at most (the routers hold 65,536 each; reports only add a few at a time). */
+/**
+ * Flows remembered at most (a router holds 262,144, and lets a player complete 20 handshakes a
+ * second; reports only add a few at a time).
+ */
 const MAX_FLOWS = 500_000;
 /** A flow told again with an opening this much later is a new connection on the same ports. */
 const REUSED_AFTER_MS = 5000;
@@ -56,6 +59,11 @@ export class FlowRecord implements RouterWitness {
   readonly events = new EventEmitter<{ report: [] }>();
   readonly #byBox = new Map<string, Map<string, Entry>>();
   #size = 0;
+  readonly #maxFlows: number;
+
+  constructor(options: { maxFlows?: number } = {}) {
+    this.#maxFlows = options.maxFlows ?? MAX_FLOWS;
+  }
 
   flows(boxAddress: string): WitnessedFlow[] {
     const flows = this.#byBox.get(boxAddress);
@@ -107,13 +115,38 @@ export class FlowRecord implements RouterWitness {
     if (flows.size === 0) this.#byBox.delete(box);
   }
 
-  /** The oldest flows go first when there are too many. */
+  /**
+   * When there are too many flows, those of the clients holding the most go (each one's oldest
+   * first), down to a level that leaves the rest alone: a player churning connections must not
+   * push out the few flows of another's attack.
+   */
   #trim(): void {
-    if (this.#size <= MAX_FLOWS) return;
-    const all = [...this.#byBox].flatMap(([box, flows]) =>
-      [...flows].map(([key, entry]) => ({ box, key, openedAt: entry.openedAt })),
-    );
-    all.sort((a, b) => a.openedAt - b.openedAt);
-    for (const { box, key } of all.slice(0, this.#size - MAX_FLOWS)) this.#delete(box, key);
+    let excess = this.#size - this.#maxFlows;
+    if (excess <= 0) return;
+    const byClient = new Map<string, { box: string; key: string; openedAt: number }[]>();
+    for (const [box, flows] of this.#byBox)
+      for (const [key, entry] of flows) {
+        let list = byClient.get(entry.client);
+        if (!list) byClient.set(entry.client, (list = []));
+        list.push({ box, key, openedAt: entry.openedAt });
+      }
+    // The highest level every client may keep with the total under the cap.
+    const counts = [...byClient.values()].map((l) => l.length);
+    const over = (level: number) => counts.reduce((sum, n) => sum + Math.max(0, n - level), 0);
+    let low = 0;
+    let high = Math.max(...counts);
+    while (low < high) {
+      const mid = Math.ceil((low + high) / 2);
+      if (over(mid) >= excess) low = mid;
+      else high = mid - 1;
+    }
+    for (const list of byClient.values()) {
+      if (list.length <= low || excess <= 0) continue;
+      list.sort((a, b) => a.openedAt - b.openedAt);
+      for (const { box, key } of list.slice(0, Math.min(list.length - low, excess))) {
+        this.#delete(box, key);
+        excess--;
+      }
+    }
   }
 }
