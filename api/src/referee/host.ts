@@ -56,6 +56,8 @@ export interface RefereeTarget {
 export interface RefereeHost {
   target(boxId: string): Promise<RefereeTarget | null>;
   vpnSessions(): VpnSession[];
+  /** Whether a box (by the host uid of its root) has an attack window open: it is about to be watched. */
+  windowOpen?(uidBase: number): boolean;
 }
 
 /** Where verdicts go (the attack service). */
@@ -140,8 +142,14 @@ export class HostReferee implements Referee {
   >();
   /** Which box process holds which socket, by box, briefly (see #holderOf). */
   readonly #holders = new Map<string, { at: number; byInode: Map<string, number> }>();
-  /** Box-side TCP connections with VPN peers: `box:port>peer:port` → when they became established. */
-  readonly #opened = new Map<string, number>();
+  /**
+   * TCP connections of box namespaces, `netns|local:port>remote:port` → when they became
+   * established: those with a player's address at one end apart from the rest, so that a box
+   * churning connections of its own (on loopback) cannot push a player's out.
+   */
+  readonly #opened = { players: new Map<string, number>(), others: new Map<string, number>() };
+  /** The players' VPN addresses, as of the last pass. */
+  #players = new Set<string>();
   /** Verdicts of one attack are written in the order they were made. */
   readonly #writes = new KeyedLock();
   #timer: NodeJS.Timeout | null = null;
@@ -164,6 +172,7 @@ export class HostReferee implements Referee {
 
   async start(): Promise<void> {
     this.#syncClock();
+    this.#players = new Set(this.#host.vpnSessions().map((s) => s.vpnAddress));
     for (const attack of await this.#sink.running()) await this.watch(attack);
     await this.#tracer.start((event) => this.#event(event));
     this.#timer = setInterval(() => void this.pass(), PASS_MS);
@@ -181,7 +190,10 @@ export class HostReferee implements Referee {
     await writeFile(path.join(this.#tracer.dir, 'load.json'), JSON.stringify(this.load())).catch(
       () => undefined,
     );
-    if (this.#watches.size > 0 && (await this.#tracer.rotate(TRACE_CAP_BYTES).catch(() => false)))
+    // Emptied when large and no attack needs its history; at its cap even while attacks run.
+    const watching = this.#watches.size > 0;
+    const rotated = await this.#tracer.rotate(watching ? TRACE_CAP_BYTES : undefined).catch(() => false);
+    if (rotated && watching)
       this.#log.warn(
         { watching: [...this.#watches.keys()] },
         'The trace file reached its cap during attacks and was emptied (a box starts programs without end)',
@@ -296,6 +308,15 @@ export class HostReferee implements Referee {
     if (this.#watches.size === 0) void this.#tracer.rotate().catch(() => undefined);
   }
 
+  /**
+   * Whether the program starts of a host uid matter: a box's under attack (watched, or its
+   * window open and the watch about to begin). The tracer leaves the others undecoded.
+   */
+  wants(uid: number): boolean {
+    const base = uid - (uid % BOX_UID_RANGE);
+    return this.#watchOf(uid) !== null || (this.#host.windowOpen?.(base) ?? true);
+  }
+
   #watchOf(uid: number): Watch | null {
     const base = uid - (uid % BOX_UID_RANGE);
     for (const watch of this.#watches.values()) if (watch.target.uidBase === base) return watch;
@@ -408,12 +429,20 @@ export class HostReferee implements Referee {
   #tcp(event: TcpEvent): void {
     const key = `${event.netns}|${event.source}:${event.sourcePort}>${event.destination}:${event.destinationPort}`;
     if (event.change === 'close') {
-      this.#opened.delete(key);
+      this.#opened.players.delete(key);
+      this.#opened.others.delete(key);
       return;
     }
-    this.#opened.set(key, this.#wall(event.ns));
+    const player = this.#players.has(event.source) || this.#players.has(event.destination);
+    const opened = player ? this.#opened.players : this.#opened.others;
+    opened.set(key, this.#wall(event.ns));
     // Connections whose close was never seen (a box destroyed under them) must not pile up.
-    if (this.#opened.size > 200_000) this.#opened.delete(this.#opened.keys().next().value!);
+    if (opened.size > 200_000) opened.delete(opened.keys().next().value!);
+  }
+
+  /** When a connection became established, as the tracer told (null: not told yet). */
+  #openedAt(key: string): number | null {
+    return this.#opened.players.get(key) ?? this.#opened.others.get(key) ?? null;
   }
 
   /** Whether an exec event is of this box's processes (its cgroup), judged by the process or its parent. */
@@ -461,7 +490,7 @@ export class HostReferee implements Referee {
           remote: peer.address,
           remotePort: peer.port,
           localPort: c.localPort,
-          openedAt: () => this.#opened.get(key) ?? null,
+          openedAt: () => this.#openedAt(key),
         });
         continue;
       }
@@ -541,9 +570,9 @@ export class HostReferee implements Referee {
       remote: peer.address,
       remotePort: peer.port,
       openedAt: () => {
-        const playerOpened = this.#opened.get(playerKey);
-        const hopOpened = this.#opened.get(hopKey);
-        if (playerOpened === undefined || hopOpened === undefined) return null;
+        const playerOpened = this.#openedAt(playerKey);
+        const hopOpened = this.#openedAt(hopKey);
+        if (playerOpened === null || hopOpened === null) return null;
         // Opened before the player came (a pooled connection): never in their window.
         return hopOpened + CLOCK_SLACK_MS >= playerOpened ? playerOpened : 0;
       },
@@ -672,6 +701,7 @@ export class HostReferee implements Referee {
   async #passAll(): Promise<void> {
     try {
       this.#syncClock();
+      this.#players = new Set(this.#host.vpnSessions().map((s) => s.vpnAddress));
       for (const watch of this.#watches.values()) await this.#passOne(watch);
     } catch (err) {
       this.#log.error({ err }, 'Referee pass failed');

@@ -34,6 +34,27 @@ describe('referee: the trace parser', () => {
     });
   });
 
+  it('passes over the program starts of boxes nobody attacks, line by line, and reads the others', () => {
+    const attacked = 268435456 + 65536;
+    const parser = new TraceParser({ wants: (uid) => uid - (uid % 65536) === attacked });
+    const lines = [
+      `X 4000 70 ${268435456 + 33} ${268435456 + 33} 1 2 33261 4 7 1`,
+      `X 4000 71 ${attacked + 33} ${attacked + 33} 1 2 33261 4 7 1`,
+      'P 4000 70 69',
+      'P 4000 71 69',
+      `A 4000 70 ${hex('top\0')}`,
+      `A 4000 71 ${hex('id\0')}`,
+      'Z 4000 70',
+      'Z 4000 71',
+      // The skipped event's key is forgotten at its Z: a stray line of it is malformed again.
+      'P 4000 70 1',
+    ];
+    const events = lines.map((line) => parser.line(line)).filter((e) => e !== null);
+    expect(events).to.have.length(1);
+    expect(events[0]).to.deep.include({ pid: 71, ancestors: [69], argv: ['id'] });
+    expect(parser.dropped).to.equal(1);
+  });
+
   it('cannot be fed a line by a command: arguments are hex, a newline in one stays in it', () => {
     const parser = new TraceParser();
     const argv = 'sh\0-c\0echo hi\nZ 1 1\nX 5 5 0 0 0 0 0 0 0 0\0';

@@ -189,7 +189,18 @@ const hexBytes = (text: string): Buffer => Buffer.from(text.replace(/\\x/g, ''),
  */
 export class TraceParser {
   readonly #pending = new Map<string, PartialExec>();
+  /** Exec events not wanted (keys), whose other lines are passed over unread. */
+  readonly #skipping = new Set<string>();
+  readonly #wants: (uid: number) => boolean;
   dropped = 0;
+
+  /**
+   * `wants`: whether the program starts of a uid matter (the boxes under attack): the others are
+   * not decoded, so a box that starts programs without end costs little while nobody attacks it.
+   */
+  constructor(options: { wants?: (uid: number) => boolean } = {}) {
+    this.#wants = options.wants ?? (() => true);
+  }
 
   /** Feeds one line; answers the event it completes, if any. */
   line(text: string): TraceEvent | null {
@@ -200,6 +211,12 @@ export class TraceParser {
         case 'X': {
           if (fields.length !== 11) break;
           const key = `${fields[1]} ${fields[2]}`;
+          if (!this.#wants(int(fields[3]))) {
+            this.#skipping.add(key);
+            // A lost Z must not keep keys forever.
+            if (this.#skipping.size > 4096) this.#skipping.delete(this.#skipping.values().next().value!);
+            return null;
+          }
           this.#pending.set(key, {
             header: {
               kind: 'exec',
@@ -230,14 +247,19 @@ export class TraceParser {
         case 'A':
         case 'D':
         case 'Z': {
-          const partial = this.#pending.get(`${fields[1]} ${fields[2]}`);
-          if (!partial) break;
+          const key = `${fields[1]} ${fields[2]}`;
+          const partial = this.#pending.get(key);
+          if (!partial) {
+            if (!this.#skipping.has(key)) break;
+            if (kind === 'Z') this.#skipping.delete(key);
+            return null;
+          }
           if (kind === 'P' && fields.length === 4) partial.ancestors.push(int(fields[3]));
           else if (kind === 'A' && fields.length === 4) partial.argv.push(hexBytes(fields[3]!));
           else if (kind === 'D' && fields.length === 5)
             partial.cwd.push(hexBytes(fields[4]!).subarray(0, int(fields[3])).toString('utf8'));
           else if (kind === 'Z' && fields.length === 3) {
-            this.#pending.delete(`${fields[1]} ${fields[2]}`);
+            this.#pending.delete(key);
             return finishExec(partial);
           } else break;
           return null;

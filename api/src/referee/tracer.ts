@@ -29,7 +29,7 @@ export class Tracer {
   readonly #dir: string;
   readonly #script: string;
   readonly #log: Logger;
-  readonly #parser = new TraceParser();
+  readonly #parser: TraceParser;
   #onEvent: (event: TraceEvent) => void = () => undefined;
   #file: FileHandle | null = null;
   #offset = 0;
@@ -43,7 +43,9 @@ export class Tracer {
   /** When the running tracer started (epoch ms). */
   startedAt = 0;
 
-  constructor(options: { dir: string; script: string; logger: Logger }) {
+  /** `wants`: whose program starts to decode (see TraceParser). */
+  constructor(options: { dir: string; script: string; logger: Logger; wants?: (uid: number) => boolean }) {
+    this.#parser = new TraceParser({ wants: options.wants });
     this.#dir = options.dir;
     this.#script = options.script;
     this.#log = options.logger.child({ component: 'tracer' });

@@ -448,17 +448,34 @@ export class LocalRuntime implements BoxOrchestrator {
   /** The referee of this runtime: it watches attacked boxes from the host (docs/detection.md). */
   referee(sink: VerdictSink): HostReferee {
     const { vpnUdp, vpnTcp, arena } = this.router.layout;
-    return new HostReferee({
-      host: { target: (boxId) => this.refereeTarget(boxId), vpnSessions: () => this.vpnSessions() },
+    const referee: HostReferee = new HostReferee({
+      host: {
+        target: (boxId) => this.refereeTarget(boxId),
+        vpnSessions: () => this.vpnSessions(),
+        windowOpen: (uidBase) => this.#windowOpen(uidBase),
+      },
       tracer: new Tracer({
         dir: this.#refereeDir,
         // Every box namespace's connections, whatever their addresses (a box's NAT or local proxy).
         script: traceScript({ networks: [vpnUdp, vpnTcp, arena], hostNetns: hostNetns() }),
         logger: this.#o.logger,
+        wants: (uid) => referee.wants(uid),
       }),
       sink,
       logger: this.#o.logger,
     });
+    return referee;
+  }
+
+  /** Whether the box whose root is host uid `uidBase` has an attack window open. */
+  #windowOpen(uidBase: number): boolean {
+    const now = Date.now();
+    for (const window of this.#windows.values()) {
+      if (window.until <= now) continue;
+      const spec = this.#specs.get(window.boxId);
+      if (spec && Machine.uidBase(spec.slot) === uidBase) return true;
+    }
+    return false;
   }
 
   get #refereeDir(): string {
