@@ -10,6 +10,7 @@ import { API_BASE, type SocialProvider } from './contracts/index.ts';
 import type { Orm } from './db/orm.ts';
 import { healthRoutes } from './health/routes.ts';
 import { apiNotFound, errorHandler } from './http/errors.ts';
+import { refuseNul } from './http/nul.ts';
 import { buildOpenApiDocument } from './http/openapi.ts';
 import { requestLog } from './http/request-log.ts';
 import { securityHeaders } from './http/security-headers.ts';
@@ -92,6 +93,7 @@ export function createApp({
   );
   app.use(requestLog(logger));
   app.use(express.json({ limit: '100kb' }));
+  app.use(refuseNul);
 
   // Feature routers (accounts, boxes, ...) are listed here; each is mounted under /api/v1
   // and documented in the OpenAPI document.

@@ -16,6 +16,7 @@ import {
 import { startTestPlatform, type TestPlatform } from '../testing/fixtures.ts';
 import { Mailbox, linkIn } from '../testing/mailbox.ts';
 import { REFRESH_COOKIE } from './routes.ts';
+import { NUL_MESSAGE } from '../http/nul.ts';
 
 interface Answer {
   status: number;
@@ -347,6 +348,22 @@ describe('accounts and sessions', () => {
   });
 
   describe('sign-in', () => {
+    it('refuses a NUL character anywhere in a request with a clear 400, before any route runs', async () => {
+      const identity = await signUp();
+      await verify(identity.email);
+      for (const body of [
+        { email: `${identity.email}\u0000`, password: identity.password },
+        { email: identity.email, password: `${identity.password}\u0000` },
+        { email: identity.email, password: identity.password, ['x\u0000']: 1 },
+      ]) {
+        const res = await call('POST', '/auth/login', { body });
+        expect(res.status, JSON.stringify(body)).to.equal(400);
+        expect(res.body.message).to.equal(NUL_MESSAGE);
+      }
+      expect((await call('GET', '/users/me?x=%00')).status).to.equal(400);
+      expect((await call('GET', '/users/%00')).body.message).to.equal(NUL_MESSAGE);
+    });
+
     it('answers EMAIL_NOT_VERIFIED before verification', async () => {
       const identity = await signUp();
       const res = await call('POST', '/auth/login', {

@@ -15,6 +15,7 @@ import {
   type PrivateMessageFailedEvent,
 } from '../contracts/index.ts';
 import type { TestAccount } from '../testing/accounts.ts';
+import { NUL_MESSAGE } from '../http/nul.ts';
 import { joinGrid, type GridClient } from '../testing/grid-client.ts';
 import { startBoxPlatform, waitFor, type BoxTestPlatform } from '../testing/boxes.ts';
 
@@ -126,6 +127,14 @@ describe('chat: the global channel and private chats on /grid, and /chat', funct
       );
       a.socket.emit('chat:global', { message: '1 < 2 and 3 > 2', tempId: 'ok2' });
       expect((await a.next<GlobalChatMessageEvent>('globalChatMessage')).content).to.equal('1 < 2 and 3 > 2');
+    });
+
+    it('refuses a NUL character in words (PostgreSQL text cannot hold one), storing nothing', async () => {
+      const alice = await t.account();
+      const a = await join(alice);
+      a.socket.emit('chat:global', { message: 'hi\u0000there', tempId: 'nul' });
+      expect(await a.next('error')).to.deep.equal({ message: NUL_MESSAGE, tempId: 'nul' });
+      expect(await globalCount(alice)).to.equal(0);
     });
 
     it('delivers messages sent at once by several players to each socket once, in the order stored, without blocked senders', async () => {

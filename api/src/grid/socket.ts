@@ -26,6 +26,7 @@ import { GlobalChannel } from '../chat/global-channel.ts';
 import type { Orm } from '../db/orm.ts';
 import { Sql } from '../db/sql.ts';
 import { HttpError } from '../http/errors.ts';
+import { NUL_MESSAGE, containsNul } from '../http/nul.ts';
 import { KeyedLock } from '../keyed-lock.ts';
 import type { Logger } from '../logger.ts';
 import { userRoom, type GridNamespace, type Realtime, type SocketData } from '../realtime/io.ts';
@@ -208,6 +209,11 @@ export function wireGrid(deps: GridSocketDeps): void {
         else log.error({ err }, 'Rate limiter failed');
         return;
       }
+    }
+    // No NUL reaches the database (PostgreSQL text cannot hold one): said, not a failure.
+    if (containsNul(raw)) {
+      fail(NUL_MESSAGE);
+      return;
     }
     let payload: unknown = undefined;
     if (handler.schema) {
