@@ -86,38 +86,46 @@ export const AttackPage = observer(function AttackPage(_props: AttackPageProps) 
         </Typography>
       )}
 
-      {/* Left: matchmaking. Right: the attack, the challenges and the target. */}
+      {/* Left: matchmaking. Right: the attack, the challenges, the target and the operators. */}
       <Stack spacing={2} sx={{ position: 'absolute', top: 16, left: 16, zIndex: 2, pointerEvents: 'none' }}>
         <MatchmakingPanel grid={grid} />
       </Stack>
+      {/* One column on the right: the cards on top, the operators below; they never overlap, however
+          tall the cards grow. */}
       <Stack
         spacing={2}
+        useFlexGap
         sx={{
           position: 'absolute',
           top: 16,
           right: 16,
+          bottom: 88,
           zIndex: 2,
-          maxHeight: 'calc(100% - 32px)',
-          overflowY: 'auto',
+          alignItems: 'flex-end',
+          pointerEvents: 'none',
+          '& > *': { pointerEvents: 'auto' },
         }}
       >
-        <PvpPrompts grid={grid} />
-        <ChatRequestPrompts chat={chat} />
-        <AttackCards grid={grid} />
-        <Box sx={{ position: 'relative' }}>
-          <TargetPopup grid={grid} vpnConnected={realtime.vpnConnected} />
-        </Box>
-      </Stack>
-      <Stack
-        spacing={1}
-        sx={{ position: 'absolute', bottom: 88, right: 16, zIndex: 2, alignItems: 'flex-end' }}
-      >
-        <PlayerList grid={grid} />
-        <Typography variant="caption" color="text.secondary">
-          <Link href={GEO_ATTRIBUTION_URL} target="_blank" rel="noopener noreferrer" color="inherit">
-            {GEO_ATTRIBUTION}
-          </Link>
-        </Typography>
+        <Stack spacing={2} sx={{ flex: '0 1 auto', minHeight: 0, overflowY: 'auto' }}>
+          <PvpPrompts grid={grid} />
+          <ChatRequestPrompts chat={chat} />
+          <AttackCards grid={grid} />
+          <Box sx={{ position: 'relative' }}>
+            <TargetPopup grid={grid} vpnConnected={realtime.vpnConnected} />
+          </Box>
+        </Stack>
+        {/* The operators give way first (they scroll): the attack's cards and buttons stay in view. */}
+        <Stack
+          spacing={1}
+          sx={{ mt: 'auto', flex: '0 1000 auto', minHeight: 96, overflowY: 'auto', alignItems: 'flex-end' }}
+        >
+          <PlayerList grid={grid} />
+          <Typography variant="caption" color="text.secondary">
+            <Link href={GEO_ATTRIBUTION_URL} target="_blank" rel="noopener noreferrer" color="inherit">
+              {GEO_ATTRIBUTION}
+            </Link>
+          </Typography>
+        </Stack>
       </Stack>
       <ChatPanel chat={chat} grid={grid} />
       <OutcomeOverlay grid={grid} />
