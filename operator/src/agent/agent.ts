@@ -534,7 +534,8 @@ export class Agent {
     this.spool.add({
       kind: 'heartbeat',
       time: new Date().toISOString(),
-      sessions: [...sessions.values()].slice(0, 256),
+      // Root first: a cap must never leave out the session that decides OWNED.
+      sessions: [...sessions.values()].sort((a, b) => a.uid - b.uid).slice(0, 256),
       connections: this.#watchedConnections(),
     });
   }
