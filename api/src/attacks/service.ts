@@ -97,14 +97,14 @@ export interface RecordedCommand {
   peer: string | null;
 }
 
-/**
- * The attack lifecycle (DESIGN.md "Game rules"): start (checks, cost, attack window), shells
- * seen by the agent (FOOTHOLD, OWN), cancel, and settlement at the time limit — each attack
- * settled exactly once, with its Elo change, by a conditional update in one transaction.
- */
 /** How long settlement waits for the referee to catch up at most (a stuck one must not hold attacks open). */
 const REFEREE_SETTLE_MS = 5000;
 
+/**
+ * The attack lifecycle (DESIGN.md "Game rules"): start (checks, cost, attack window), shells
+ * seen by the referee (FOOTHOLD, OWN), cancel, and settlement at the time limit — each attack
+ * settled exactly once, with its Elo change, by a conditional update in one transaction.
+ */
 export class AttackService {
   readonly events = new EventEmitter<AttackServiceEvents>();
   readonly #o: AttackServiceOptions;
