@@ -148,8 +148,8 @@ export class HostReferee implements Referee {
    * churning connections of its own (on loopback) cannot push a player's out.
    */
   readonly #opened = { players: new Map<string, number>(), others: new Map<string, number>() };
-  /** The players' VPN addresses, as of the last pass. */
-  #players = new Set<string>();
+  /** The players' VPN addresses, read again when older than PLAYERS_FRESH_MS (see #playerAddresses). */
+  #players = { at: 0, addresses: new Set<string>() };
   /** Verdicts of one attack are written in the order they were made. */
   readonly #writes = new KeyedLock();
   #timer: NodeJS.Timeout | null = null;
@@ -172,7 +172,6 @@ export class HostReferee implements Referee {
 
   async start(): Promise<void> {
     this.#syncClock();
-    this.#players = new Set(this.#host.vpnSessions().map((s) => s.vpnAddress));
     for (const attack of await this.#sink.running()) await this.watch(attack);
     await this.#tracer.start((event) => this.#event(event));
     this.#timer = setInterval(() => void this.pass(), PASS_MS);
@@ -433,11 +432,23 @@ export class HostReferee implements Referee {
       this.#opened.others.delete(key);
       return;
     }
-    const player = this.#players.has(event.source) || this.#players.has(event.destination);
+    const players = this.#playerAddresses();
+    const player = players.has(event.source) || players.has(event.destination);
     const opened = player ? this.#opened.players : this.#opened.others;
     opened.set(key, this.#wall(event.ns));
     // Connections whose close was never seen (a box destroyed under them) must not pile up.
     if (opened.size > 200_000) opened.delete(opened.keys().next().value!);
+  }
+
+  /**
+   * The players' VPN addresses: read once for a storm of events and judgements (every connection
+   * event and every exec asks), not once each.
+   */
+  #playerAddresses(): Set<string> {
+    const now = Date.now();
+    if (now - this.#players.at > PLAYERS_FRESH_MS)
+      this.#players = { at: now, addresses: new Set(this.#host.vpnSessions().map((s) => s.vpnAddress)) };
+    return this.#players.addresses;
   }
 
   /** When a connection became established, as the tracer told (null: not told yet). */
@@ -477,7 +488,7 @@ export class HostReferee implements Referee {
     const table = tcpTable(pid);
     // The namespace the sockets live in: an opening told from another namespace is not theirs.
     const netns = netnsOf(pid);
-    const players = new Set(this.#host.vpnSessions().map((s) => s.vpnAddress));
+    const players = this.#playerAddresses();
     const held: HeldConnection[] = [];
     for (const inode of inodes) {
       const c: TcpConnection | undefined = table.get(inode);
@@ -701,7 +712,6 @@ export class HostReferee implements Referee {
   async #passAll(): Promise<void> {
     try {
       this.#syncClock();
-      this.#players = new Set(this.#host.vpnSessions().map((s) => s.vpnAddress));
       for (const watch of this.#watches.values()) await this.#passOne(watch);
     } catch (err) {
       this.#log.error({ err }, 'Referee pass failed');
@@ -799,6 +809,9 @@ function accepted(table: Map<string, TcpConnection>, c: TcpConnection): boolean 
       return true;
   return false;
 }
+
+/** How long the players' addresses, once read, are used again (a player's new session is seen within it). */
+const PLAYERS_FRESH_MS = 100;
 
 /** A socket bound to every address: IPv4's, or IPv6's as /proc's table spells it. */
 const ANY_ADDRESS = /^(0\.0\.0\.0|::|0(:0){7})$/;

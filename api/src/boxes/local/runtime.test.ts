@@ -562,6 +562,23 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     return of(id);
   }
 
+  /** Bob logs in to Alice's box as dev (on `port`) and runs `id` in /tmp; answers the address sshd saw. */
+  async function devLogin(port?: number): Promise<string> {
+    const out = await bob.ssh(ip(aliceBox), 'cd /tmp && id >/dev/null; echo "$SSH_CONNECTION"', {
+      password: DEV_PASSWORD,
+      user: 'dev',
+      ...(port ? { port } : {}),
+    });
+    return out.split(' ')[0]!;
+  }
+  /** The referee saw dev's shell as Bob's FOOTHOLD and its `id` in the kill chain. */
+  async function expectDevShell(id: string) {
+    const seen = await judged(id);
+    expect(seen.find((v) => v.kind === 'FOOTHOLD')?.detail).to.match(/^User shell as dev: /);
+    expect(seen.some((v) => v.kind === 'COMMAND uid=1000 dev /tmp' && v.detail === 'id')).to.equal(true);
+    return seen;
+  }
+
   /** The referee and the defender's services, made once for the referee's cases. */
   async function refereeReady(): Promise<HostReferee> {
     if (referee) return referee;
@@ -660,14 +677,8 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
       [session(users.bob)!.vpnAddress],
     );
     try {
-      const seenBySshd = await bob.ssh(ip(aliceBox), 'cd /tmp && id >/dev/null; echo "$SSH_CONNECTION"', {
-        password: DEV_PASSWORD,
-        user: 'dev',
-      });
-      expect(seenBySshd.split(' ')[0], 'the address sshd saw').to.equal('10.200.1.250');
-      const seen = await judged(id);
-      expect(seen.find((v) => v.kind === 'FOOTHOLD')?.detail).to.match(/^User shell as dev: /);
-      expect(seen.some((v) => v.kind === 'COMMAND uid=1000 dev /tmp' && v.detail === 'id')).to.equal(true);
+      expect(await devLogin(), 'the address sshd saw').to.equal('10.200.1.250');
+      await expectDevShell(id);
       await end(id);
       // Renamed to the owner's own address, a player's too: still Bob's.
       second = await attack();
@@ -675,19 +686,8 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
         ['nft flush chain ip hide in', 'nft add rule ip hide in ip saddr "$1" snat to "$2"'].join(' && '),
         [session(users.bob)!.vpnAddress, session(users.alice)!.vpnAddress],
       );
-      const asOwnersAddress = await bob.ssh(
-        ip(aliceBox),
-        'cd /tmp && id >/dev/null; echo "$SSH_CONNECTION"',
-        {
-          password: DEV_PASSWORD,
-          user: 'dev',
-        },
-      );
-      expect(asOwnersAddress.split(' ')[0], 'the address sshd saw').to.equal(
-        session(users.alice)!.vpnAddress,
-      );
-      const again = await judged(second);
-      expect(again.find((v) => v.kind === 'FOOTHOLD')?.detail).to.match(/^User shell as dev: /);
+      expect(await devLogin(), 'the address sshd saw').to.equal(session(users.alice)!.vpnAddress);
+      await expectDevShell(second);
     } finally {
       await asOwner('nft delete table ip hide');
       await end(second ?? id);
@@ -738,15 +738,8 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     );
     let second: string | null = null;
     try {
-      const through = await bob.ssh(ip(aliceBox), 'cd /tmp && id >/dev/null; echo "$SSH_CONNECTION"', {
-        password: DEV_PASSWORD,
-        user: 'dev',
-        port: 2222,
-      });
-      expect(through.split(' ')[0], 'the address sshd saw').to.equal('127.0.0.1');
-      let seen = await judged(id);
-      expect(seen.find((v) => v.kind === 'FOOTHOLD')?.detail).to.match(/^User shell as dev: /);
-      expect(seen.some((v) => v.kind === 'COMMAND uid=1000 dev /tmp' && v.detail === 'id')).to.equal(true);
+      expect(await devLogin(2222), 'the address sshd saw').to.equal('127.0.0.1');
+      let seen = await expectDevShell(id);
       await end(id);
       // While the owner holds a connection through it too, the proxy could carry either's
       // login: nobody's (docs/detection.md, limits).
