@@ -27,6 +27,10 @@ export const configSchema = z
     HOST: z.string().min(1).default('127.0.0.1'),
     PORT: port.default(3000),
     DATA_DIR: z.string().min(1).default('.data'),
+    API_USER: z
+      .string()
+      .regex(/^[a-z_][a-z0-9_-]{0,31}$/, 'must be a user name like exploit-grid')
+      .default('exploit-grid'),
     DATABASE_URL: postgresUrl,
     PUBLIC_URL: httpUrl.optional(),
     LOG_LEVEL: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
@@ -139,6 +143,8 @@ export const configSchema = z
     host: env.HOST,
     port: env.PORT,
     dataDir: path.resolve(env.DATA_DIR),
+    /** Started as root, the API runs as this user; the host work stays in a root process beside it. */
+    apiUser: env.API_USER,
     databaseUrl: env.DATABASE_URL,
     publicUrl: (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
     logLevel: env.LOG_LEVEL,

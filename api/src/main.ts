@@ -1,6 +1,8 @@
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createLogger } from './logger.ts';
 import { startPlatform } from './server.ts';
+import { HOST_CHANNEL_ENV } from './host/protocol.ts';
+import { runAsHost } from './host/launch.ts';
 
 /** Entry point of `make run` and of the container image. */
 async function main(): Promise<void> {
@@ -15,6 +17,17 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger(config);
+
+  // As root, this process does the host work and runs the API as its own user beside it.
+  if (process.getuid?.() === 0 && config.apiUser !== 'root') {
+    try {
+      process.exit(await runAsHost(config, logger));
+    } catch (err) {
+      logger.fatal({ err }, 'Could not start');
+      setTimeout(() => process.exit(1), 100);
+      return;
+    }
+  }
 
   let shuttingDown = false;
   let firstSignalAt = 0;
@@ -45,6 +58,8 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
+  // Started by the host process: without it there are no boxes to run, so stop as well.
+  if (process.env[HOST_CHANNEL_ENV] === '1') process.once('disconnect', () => shutdown('SIGTERM'));
 
   try {
     platform = await startPlatform(config, logger);

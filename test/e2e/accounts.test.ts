@@ -55,7 +55,7 @@ describe('accounts in Chromium: sign up, verify by mail, sign in, stay signed in
   });
 
   it('verifies through the link in the mail', async () => {
-    const link = await linkFromMailFile(platform.dataDir, identity.email, '/api/v1/auth/verify-email');
+    const link = await linkFromMailFile(platform.apiDataDir, identity.email, '/api/v1/auth/verify-email');
     const target = new URL(link);
     await page.goto(`${platform.url}${target.pathname}${target.search}`);
     await page.waitForURL(/\/login\?verified=true$/);
@@ -84,7 +84,7 @@ describe('accounts in Chromium: sign up, verify by mail, sign in, stay signed in
   it('refreshes an expired access token without the operator noticing', async () => {
     const stored = JSON.parse((await page.evaluate((key) => localStorage.getItem(key), AUTH_STORAGE_KEY))!);
     const claims = decodeJwt(stored.state?.accessToken ?? stored.accessToken);
-    const secret = (await readFile(path.join(platform.dataDir, 'jwt.secret'), 'utf8')).trim();
+    const secret = (await readFile(path.join(platform.apiDataDir, 'jwt.secret'), 'utf8')).trim();
     const expired = await new SignJWT({ sid: claims.sid })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(claims.sub!)

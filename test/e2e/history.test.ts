@@ -204,8 +204,8 @@ describe('Kill Chains in Chromium: /history, the attack timeline and the dashboa
 
 /** The URL of the platform's embedded PostgreSQL: its port from the server's pid file, its password from DATA_DIR. */
 async function databaseUrl(platform: RunningPlatform): Promise<string> {
-  const pidFile = await readFile(path.join(platform.dataDir, 'postgres', 'postmaster.pid'), 'utf8');
+  const pidFile = await readFile(path.join(platform.apiDataDir, 'postgres', 'postmaster.pid'), 'utf8');
   const port = pidFile.split('\n')[3]?.trim();
-  const password = (await readFile(path.join(platform.dataDir, 'postgres.secret'), 'utf8')).trim();
+  const password = (await readFile(path.join(platform.apiDataDir, 'postgres.secret'), 'utf8')).trim();
   return `postgresql://exploit_grid:${encodeURIComponent(password)}@127.0.0.1:${port}/exploit_grid`;
 }

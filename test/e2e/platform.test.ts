@@ -60,7 +60,7 @@ describe('the platform process', () => {
     // of a signal during the start is the SIGTERM test's below).
     await until('the platform up', async () => platform.output().includes('Exploit Grid is up'), 20_000);
     const pgPid = Number(
-      (await readFile(path.join(platform.dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0],
+      (await readFile(path.join(platform.apiDataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0],
     );
     expect(isAlive(pgPid)).to.equal(true);
     const code = await platform.stop('SIGINT');
@@ -72,7 +72,7 @@ describe('the platform process', () => {
   it('stops everything on SIGTERM to the API process alone (as Kubernetes does)', async () => {
     const platform = await startPlatform();
     const pgPid = Number(
-      (await readFile(path.join(platform.dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0],
+      (await readFile(path.join(platform.apiDataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0],
     );
     expect(await platform.stop('SIGTERM')).to.equal(0);
     expect(isAlive(pgPid)).to.equal(false);

@@ -12,7 +12,7 @@ export async function createVerifiedAccount(
   headers: Record<string, string> = {},
 ): Promise<{ id: string; accessToken: string }> {
   const account = await createAccount(
-    { baseUrl: platform.url, dataDir: platform.dataDir },
+    { baseUrl: platform.url, dataDir: platform.apiDataDir },
     { ...identity, headers },
   );
   return { id: account.id, accessToken: account.token };

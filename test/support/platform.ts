@@ -59,6 +59,11 @@ export async function takeDownBoxes(env: Record<string, string>, dataDir: string
 export interface RunningPlatform {
   url: string;
   dataDir: string;
+  /**
+   * Where the API keeps its own state (database, secrets, mail): DATA_DIR/api when started as
+   * root (the API then runs as its own user, docs/architecture.md), DATA_DIR otherwise.
+   */
+  apiDataDir: string;
   process: ChildProcess;
   output(): string;
   /** Sends `signal` (SIGTERM by default) and waits for exit; resolves with the exit code. */
@@ -105,9 +110,11 @@ export async function startPlatform(
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
 
+  const asHost = process.getuid?.() === 0 && (env.API_USER ?? process.env.API_USER ?? '') !== 'root';
   const platform: RunningPlatform = {
     url,
     dataDir,
+    apiDataDir: asHost ? path.join(dataDir, 'api') : dataDir,
     process: child,
     output: () => output,
     stop: async (signal: NodeJS.Signals = 'SIGTERM') => {

@@ -6,6 +6,8 @@ import { KubernetesRuntime } from './kubernetes/runtime.ts';
 import { LocalRuntime } from './local/runtime.ts';
 import type { BoxOrchestrator } from './orchestrator.ts';
 import { UnavailableOrchestrator } from './unavailable.ts';
+import { HostOrchestrator } from '../host/client.ts';
+import { HOST_CHANNEL_ENV } from '../host/protocol.ts';
 
 /** The box runtime the configuration asks for (ORCHESTRATOR). */
 export async function createOrchestrator(config: Config, logger: Logger): Promise<BoxOrchestrator> {
@@ -31,6 +33,9 @@ export async function createOrchestrator(config: Config, logger: Logger): Promis
       });
     }
     case 'local': {
+      // Started by the host process (make run as root): the runtime runs there, as root.
+      if (process.env[HOST_CHANNEL_ENV] === '1' && process.channel)
+        return new HostOrchestrator(process, logger);
       const problem = await LocalRuntime.hostProblem();
       if (problem) {
         logger.warn(`Boxes cannot run on this host: ${problem}`);

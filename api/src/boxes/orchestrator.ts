@@ -25,6 +25,11 @@ export interface BoxOrchestrator {
   boxIds(): Promise<string[]>;
   /** A new client certificate for a player, from the VPN's CA. */
   issueVpnIdentity(userId: string): Promise<VpnIdentity>;
+  /**
+   * Optional: what every client configuration holds besides the player's own certificate
+   * (null while the VPN is not ready), for a runtime served from another process.
+   */
+  vpnProfile?(): VpnProfile | null;
   /** The `.ovpn` file for one protocol with an identity issued earlier. */
   vpnClientConfig(protocol: VpnProtocol, identity: VpnIdentity, label: string): string;
   /** Replaces the revocation list and cuts live sessions of revoked players. */
@@ -119,6 +124,14 @@ export interface VpnIdentity {
   certificatePem: string;
   privateKeyPem: string;
   serialNumber: string;
+}
+
+export interface VpnProfile {
+  remoteHost: string;
+  ports: Record<VpnProtocol, number>;
+  serverName: string;
+  caPem: string;
+  tlsCryptKey: string;
 }
 
 export interface RevokedIdentity {

@@ -11,6 +11,7 @@ import type {
   OrchestratorStatus,
   RevokedIdentity,
   VpnIdentity,
+  VpnProfile,
   VpnSession,
 } from '../boxes/orchestrator.ts';
 import { VpnPki, newTlsCryptKey } from '@exploit-grid/operator/pki';
@@ -228,17 +229,29 @@ export class TestOrchestrator implements BoxOrchestrator {
     return identity;
   }
 
-  vpnClientConfig(protocol: VpnProtocol, identity: VpnIdentity, label: string): string {
-    if (!this.#pki) throw new Error('VPN is not ready');
-    return clientConfig({
-      protocol,
+  vpnProfile(): VpnProfile | null {
+    if (!this.#pki) return null;
+    return {
       remoteHost: this.#o.publicHost,
-      remotePort: protocol === 'UDP' ? this.#o.udpPort : this.#o.tcpPort,
+      ports: { UDP: this.#o.udpPort, TCP: this.#o.tcpPort },
       serverName: SERVER_NAME,
       caPem: this.#pki.caCertificatePem,
+      tlsCryptKey: this.#tlsCryptKey,
+    };
+  }
+
+  vpnClientConfig(protocol: VpnProtocol, identity: VpnIdentity, label: string): string {
+    const profile = this.vpnProfile();
+    if (!profile) throw new Error('VPN is not ready');
+    return clientConfig({
+      protocol,
+      remoteHost: profile.remoteHost,
+      remotePort: profile.ports[protocol],
+      serverName: profile.serverName,
+      caPem: profile.caPem,
       certificatePem: identity.certificatePem,
       privateKeyPem: identity.privateKeyPem,
-      tlsCryptKey: this.#tlsCryptKey,
+      tlsCryptKey: profile.tlsCryptKey,
       label,
     });
   }

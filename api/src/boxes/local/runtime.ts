@@ -13,6 +13,7 @@ import type {
   OrchestratorStatus,
   RevokedIdentity,
   VpnIdentity,
+  VpnProfile,
   VpnSession,
 } from '../orchestrator.ts';
 import { KeyedLock } from '../../keyed-lock.ts';
@@ -634,20 +635,32 @@ export class LocalRuntime implements BoxOrchestrator {
     return this.#pki.issueClient(userId);
   }
 
-  vpnClientConfig(protocol: VpnProtocol, identity: VpnIdentity, label: string): string {
-    if (!this.#pki) throw new Error(this.#unavailable ?? 'VPN is not ready');
-    return clientConfig({
-      protocol,
+  vpnProfile(): VpnProfile | null {
+    if (!this.#pki) return null;
+    return {
       remoteHost: this.#o.vpnPublicHost,
-      remotePort:
-        protocol === 'UDP'
-          ? this.#relay.udpPort || this.#o.vpnUdpPort
-          : this.#relay.tcpPort || this.#o.vpnTcpPort,
+      ports: {
+        UDP: this.#relay.udpPort || this.#o.vpnUdpPort,
+        TCP: this.#relay.tcpPort || this.#o.vpnTcpPort,
+      },
       serverName: this.#serverName,
       caPem: this.#pki.caCertificatePem,
+      tlsCryptKey: this.#tlsCryptKey,
+    };
+  }
+
+  vpnClientConfig(protocol: VpnProtocol, identity: VpnIdentity, label: string): string {
+    const profile = this.vpnProfile();
+    if (!profile) throw new Error(this.#unavailable ?? 'VPN is not ready');
+    return clientConfig({
+      protocol,
+      remoteHost: profile.remoteHost,
+      remotePort: profile.ports[protocol],
+      serverName: profile.serverName,
+      caPem: profile.caPem,
       certificatePem: identity.certificatePem,
       privateKeyPem: identity.privateKeyPem,
-      tlsCryptKey: this.#tlsCryptKey,
+      tlsCryptKey: profile.tlsCryptKey,
       label,
     });
   }
