@@ -3,7 +3,14 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { freePort, mainScript, repoRoot, startPlatform, type RunningPlatform } from '../support/platform.ts';
+import {
+  apiDataDirOf,
+  freePort,
+  mainScript,
+  repoRoot,
+  startPlatform,
+  type RunningPlatform,
+} from '../support/platform.ts';
 import { until } from '../support/until.ts';
 
 function isAlive(pid: number): boolean {
@@ -102,7 +109,9 @@ describe('the platform process', () => {
         }),
       );
       const pgPid = Number(
-        (await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0],
+        (await readFile(path.join(apiDataDirOf(dataDir), 'postgres', 'postmaster.pid'), 'utf8')).split(
+          '\n',
+        )[0],
       );
       child.kill('SIGTERM');
       expect(await exited).to.equal(0);

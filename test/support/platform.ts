@@ -56,13 +56,19 @@ export async function takeDownBoxes(env: Record<string, string>, dataDir: string
   });
 }
 
+/**
+ * Where the API keeps its own state (database, secrets, mail) in a DATA_DIR: DATA_DIR/api when
+ * started as root (the API then runs as its own user, docs/architecture.md), else DATA_DIR.
+ */
+export function apiDataDirOf(dataDir: string, env: Record<string, string> = {}): string {
+  const asHost = process.getuid?.() === 0 && (env.API_USER ?? process.env.API_USER ?? '') !== 'root';
+  return asHost ? path.join(dataDir, 'api') : dataDir;
+}
+
 export interface RunningPlatform {
   url: string;
   dataDir: string;
-  /**
-   * Where the API keeps its own state (database, secrets, mail): DATA_DIR/api when started as
-   * root (the API then runs as its own user, docs/architecture.md), DATA_DIR otherwise.
-   */
+  /** Where the API keeps its own state: `apiDataDirOf(dataDir)`. */
   apiDataDir: string;
   process: ChildProcess;
   output(): string;
@@ -110,11 +116,10 @@ export async function startPlatform(
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
 
-  const asHost = process.getuid?.() === 0 && (env.API_USER ?? process.env.API_USER ?? '') !== 'root';
   const platform: RunningPlatform = {
     url,
     dataDir,
-    apiDataDir: asHost ? path.join(dataDir, 'api') : dataDir,
+    apiDataDir: apiDataDirOf(dataDir, env),
     process: child,
     output: () => output,
     stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
