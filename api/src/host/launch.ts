@@ -39,6 +39,9 @@ export async function runAsHost(config: Config, logger: Logger): Promise<number>
   const user = await ensureServiceUser(config.apiUser, log);
   const apiData = await prepareApiData(config.dataDir, user, log);
 
+  // Boxes, VPN servers and the tracer outlive this process: they must not hold the checkout as
+  // their working directory (every path the runtime uses is absolute).
+  process.chdir('/');
   const runtime: BoxOrchestrator | null =
     config.orchestrator === 'local' ? await createOrchestrator(config, logger) : null;
 
