@@ -96,6 +96,29 @@ describe('HTTP application', () => {
       });
     });
 
+    it('answers a known path asked with a method it does not serve with 405 and Allow', async () => {
+      const cases: [string, string, string][] = [
+        ['PUT', '/api/v1/boxes', 'POST, OPTIONS'],
+        ['PATCH', '/api/v1/boxes/my', 'GET, HEAD, OPTIONS, DELETE'],
+        ['DELETE', '/api/v1/users/me', 'GET, HEAD, OPTIONS'],
+        ['POST', '/healthz', 'GET, HEAD, OPTIONS'],
+        ['DELETE', '/api/v1/openapi.json', 'GET, HEAD, OPTIONS'],
+      ];
+      for (const [method, p, allow] of cases) {
+        const res = await get(p, { method });
+        expect(res.status, `${method} ${p}`).to.equal(405);
+        expect(res.headers.get('allow'), `${method} ${p}`).to.equal(allow);
+        expect(await res.json()).to.deep.equal({
+          statusCode: 405,
+          message: `${method} is not supported here; use ${allow}.`,
+          error: 'Method Not Allowed',
+        });
+      }
+      // A served method still works, and an unknown path is still 404.
+      expect((await get('/api/v1/boxes/my')).status).to.equal(401);
+      expect((await get('/api/v1/boxes/my/extra', { method: 'PUT' })).status).to.equal(404);
+    });
+
     it('refuses a body over the size limit with 413', async () => {
       const res = await get('/api/v1/anything', {
         method: 'POST',

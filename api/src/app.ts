@@ -14,7 +14,7 @@ import { refuseNul } from './http/nul.ts';
 import { buildOpenApiDocument } from './http/openapi.ts';
 import { requestLog } from './http/request-log.ts';
 import { securityHeaders } from './http/security-headers.ts';
-import type { ApiRouter } from './http/route.ts';
+import { methodNotAllowed, type ApiRouter } from './http/route.ts';
 import type { Logger } from './logger.ts';
 import { portalStatic } from './portal/static.ts';
 import type { UserService } from './users/service.ts';
@@ -134,6 +134,14 @@ export function createApp({
       secureCookies: secure,
       signupGiftCents: config.startingFreeCreditsCents,
     }),
+  );
+  // A known path asked with another method: 405 with Allow, not 404.
+  app.use(
+    methodNotAllowed([
+      ...health.routes(),
+      { method: 'get', path: `${API_BASE}/openapi.json` },
+      ...apiRouters.flatMap((r) => r.routes(API_BASE)),
+    ]),
   );
   // Box agents report to an application of their own on an address only boxes reach
   // (attacks/agent-app.ts): never on the public port.

@@ -3,7 +3,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-openapi';
 import { errorSchema } from '../contracts/index.ts';
-import { badRequest } from './errors.ts';
+import { HttpError, badRequest } from './errors.ts';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type AnyObject = z.ZodType<Record<string, unknown>, Record<string, unknown>>;
@@ -65,6 +65,7 @@ function parse<T extends z.ZodType>(schema: T | undefined, value: unknown, where
 export class ApiRouter {
   readonly router = Router();
   readonly #paths: ZodOpenApiPathsObject = {};
+  readonly #routes: KnownRoute[] = [];
 
   route<
     P extends AnyObject = z.ZodObject<Record<string, never>>,
@@ -90,6 +91,7 @@ export class ApiRouter {
       }
     };
     this.router[def.method](def.path, ...(def.before ?? []), handler);
+    this.#routes.push({ method: def.method, path: def.path });
     this.#document(def, status);
     return this;
   }
@@ -119,6 +121,11 @@ export class ApiRouter {
     this.#paths[openApiPath] = { ...this.#paths[openApiPath], [def.method]: operation };
   }
 
+  /** Its routes (Express path syntax), prefixed with where the router is mounted. */
+  routes(prefix = ''): KnownRoute[] {
+    return this.#routes.map((r) => ({ method: r.method, path: `${prefix}${r.path}` }));
+  }
+
   /** The documented paths, relative to where the router is mounted. */
   paths(prefix = ''): ZodOpenApiPathsObject {
     return Object.fromEntries(Object.entries(this.#paths).map(([p, item]) => [`${prefix}${p}`, item]));
@@ -126,3 +133,45 @@ export class ApiRouter {
 }
 
 const strictEmpty = z.strictObject({});
+
+/** A route the application serves: its method and its path in Express syntax (`/boxes/:id`). */
+export interface KnownRoute {
+  method: string;
+  path: string;
+}
+
+/**
+ * Answers a known path asked with a method it does not serve with 405 and `Allow` (RFC 9110), instead of
+ * a 404 that says the path does not exist. Mounted after the routes: what reaches it was not served.
+ */
+export function methodNotAllowed(routes: KnownRoute[]): RequestHandler {
+  const byPattern = new Map<string, Set<string>>();
+  for (const { method, path } of routes) {
+    const pattern = path
+      .split('/')
+      .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/');
+    const methods = byPattern.get(pattern) ?? new Set<string>();
+    methods.add(method.toUpperCase());
+    // Express answers HEAD with a GET route, and OPTIONS for every path it knows.
+    if (method === 'get') methods.add('HEAD');
+    methods.add('OPTIONS');
+    byPattern.set(pattern, methods);
+  }
+  const known = [...byPattern].map(([pattern, methods]) => ({
+    regex: new RegExp(`^${pattern}/?$`, 'i'),
+    methods,
+  }));
+  return (req, _res, next) => {
+    const allowed = new Set<string>();
+    for (const { regex, methods } of known) if (regex.test(req.path)) for (const m of methods) allowed.add(m);
+    if (allowed.size === 0 || allowed.has(req.method)) {
+      next();
+      return;
+    }
+    const allow = [...allowed].join(', ');
+    next(
+      new HttpError(405, `${req.method} is not supported here; use ${allow}.`, { headers: { Allow: allow } }),
+    );
+  };
+}
