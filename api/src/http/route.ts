@@ -141,35 +141,49 @@ export interface KnownRoute {
 }
 
 /**
- * Answers a known path asked with a method it does not serve with 405 and `Allow` (RFC 9110), instead of
- * a 404 that says the path does not exist. Mounted after the routes: what reaches it was not served.
+ * Answers for the methods of a known path (RFC 9110): OPTIONS gets 204 and `Allow`; a method the path does
+ * not serve gets 405 and `Allow`, instead of a 404 that says the path does not exist. Mounted before the
+ * routes. Where several routes match (`/boxes/my` and `/boxes/:id`), the most specific ones (fewest
+ * parameters) decide, as the OpenAPI document describes them.
  */
-export function methodNotAllowed(routes: KnownRoute[]): RequestHandler {
-  const byPattern = new Map<string, Set<string>>();
+export function allowedMethods(routes: KnownRoute[]): RequestHandler {
+  const byPattern = new Map<string, { params: number; methods: Set<string> }>();
   for (const { method, path } of routes) {
-    const pattern = path
-      .split('/')
+    const parts = path.split('/');
+    const pattern = parts
       .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
       .join('/');
-    const methods = byPattern.get(pattern) ?? new Set<string>();
-    methods.add(method.toUpperCase());
-    // Express answers HEAD with a GET route, and OPTIONS for every path it knows.
-    if (method === 'get') methods.add('HEAD');
-    methods.add('OPTIONS');
-    byPattern.set(pattern, methods);
+    const entry = byPattern.get(pattern) ?? {
+      params: parts.filter((p) => p.startsWith(':')).length,
+      methods: new Set<string>(['OPTIONS']),
+    };
+    entry.methods.add(method.toUpperCase());
+    // Express answers HEAD with a GET route.
+    if (method === 'get') entry.methods.add('HEAD');
+    byPattern.set(pattern, entry);
   }
-  const known = [...byPattern].map(([pattern, methods]) => ({
+  const known = [...byPattern].map(([pattern, entry]) => ({
     regex: new RegExp(`^${pattern}/?$`, 'i'),
-    methods,
+    ...entry,
   }));
-  return (req, _res, next) => {
+  return (req, res, next) => {
+    let fewest = Infinity;
     const allowed = new Set<string>();
-    for (const { regex, methods } of known) if (regex.test(req.path)) for (const m of methods) allowed.add(m);
-    if (allowed.size === 0 || allowed.has(req.method)) {
+    for (const { regex, params, methods } of known) {
+      if (params > fewest || !regex.test(req.path)) continue;
+      if (params < fewest) allowed.clear();
+      fewest = params;
+      for (const m of methods) allowed.add(m);
+    }
+    if (allowed.size === 0 || (allowed.has(req.method) && req.method !== 'OPTIONS')) {
       next();
       return;
     }
     const allow = [...allowed].join(', ');
+    if (req.method === 'OPTIONS') {
+      res.set('Allow', allow).status(204).end();
+      return;
+    }
     next(
       new HttpError(405, `${req.method} is not supported here; use ${allow}.`, { headers: { Allow: allow } }),
     );
