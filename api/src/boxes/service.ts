@@ -169,8 +169,9 @@ export class BoxService {
         this.#log.info({ userId, hostname }, 'Box created');
         const box = await this.my(userId);
         // The runtime prepares the new box's disk now, so its first start is quick.
-        if (box) void this.kick(box.id);
-        return box!;
+        if (!box) throw notFound(BOX_MESSAGES.noBox);
+        void this.kick(box.id);
+        return box;
       } catch (err) {
         const constraint = uniqueViolation(err);
         if (constraint === 'boxes_user_id_key') throw conflict(BOX_MESSAGES.alreadyHaveBox);
@@ -222,7 +223,10 @@ export class BoxService {
     }
     await this.#publish(row.id);
     void this.kick(row.id);
-    return (await this.my(userId))!;
+    // Deleted meanwhile (another tab): said, not answered with null.
+    const box = await this.my(userId);
+    if (!box) throw notFound(BOX_MESSAGES.noBox);
+    return box;
   }
 
   async delete(userId: string, id: string): Promise<void> {
