@@ -106,7 +106,10 @@ export async function startPlatform(
     });
     cleanups.push(async () => mailer.close());
     const serverSecret = await loadJwtSecret(config.jwtSecret, config.dataDir);
-    const throttle = new Throttle(throttlePool, options.throttleLimits);
+    const throttle = new Throttle(throttlePool, {
+      userCalls: { points: config.userCallsPerMinute, durationSeconds: 60, blockSeconds: 0 },
+      ...options.throttleLimits,
+    });
     const auth = new AuthService({
       orm,
       logger,
