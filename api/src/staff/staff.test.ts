@@ -181,6 +181,29 @@ describe('the staff CLI: bans', function () {
     ]);
   });
 
+  it('still hears of bans after the connection it listens on was cut', async () => {
+    const { account } = await playing();
+    const listening = () =>
+      t.db.query<{ pid: number }>(
+        "select pid from pg_stat_activity where datname = current_database() and query ilike 'listen %' and pid <> pg_backend_pid()",
+      );
+    const [before] = (await listening()).rows;
+    expect(before, 'a LISTEN connection').to.not.equal(undefined);
+    await t.db.query('select pg_terminate_backend($1)', [before!.pid]);
+    await waitFor(
+      async () => (await listening()).rows.map((r) => r.pid),
+      (pids) => pids.length === 1 && pids[0] !== before!.pid,
+      { what: 'the listener connected again' },
+    );
+    const tunnelDropped = new Promise<void>((resolve) =>
+      t.orchestrator.events.on('vpnDisconnected', (s) => {
+        if (s.userId === account.id) resolve();
+      }),
+    );
+    expect((await staff('ban', account.handle, '--reason', 'after a reconnect')).code).to.equal(0);
+    await tunnelDropped;
+  });
+
   it('refuses a missing reason, an unknown account and an unknown command, changing nothing', async () => {
     const account = await t.account();
     const count = async () =>
