@@ -85,7 +85,7 @@ generate-kubevirt: deps ## Regenerate the operator's typed KubeVirt API (operato
 ##@ Test
 
 .PHONY: test
-test: lint test-unit test-operator test-e2e ## Everything CI runs: lint, unit tests, operator tests on a real API server, end-to-end tests in Chromium.
+test: lint test-unit test-operator test-e2e test-api-fuzz ## Everything CI runs: lint, unit tests, operator tests on a real API server, end-to-end tests in Chromium, the API fuzzer.
 
 .PHONY: test-unit
 test-unit: deps box-deps operator/dist/agent.cjs ## API and operator tests (mocha, real PostgreSQL, real boxes and VPN when root), portal tests (vitest).
@@ -124,6 +124,12 @@ test-e2e: build ## End-to-end tests: the platform as `make run` starts it, drive
 	@hack/ensure-chromium.sh
 	@hack/ensure-box-deps.sh
 	mocha --config test/e2e/.mocharc.json $(MOCHA_FLAGS)
+
+# Schemathesis is pinned in hack/ensure-schemathesis.sh (a virtual environment of its own, made once in
+# ~/.cache/exploit-grid); FUZZ_MAX_EXAMPLES and FUZZ_SEED (a number, or random) tune a run.
+.PHONY: test-api-fuzz
+test-api-fuzz: build ## Schemathesis over the OpenAPI document as a signed-in player (platform as make run starts it, no boxes); fails on any finding.
+	@st="$$(hack/ensure-schemathesis.sh)"; node test/fuzz/api.ts "$$st"
 
 .PHONY: lint
 lint: deps ## Type-check everything, ESLint and Prettier.
@@ -166,6 +172,13 @@ bench-leaderboard: deps ## The leaderboard with 1,000,000 players: page query p5
 bench-operator: build ## The operator with 500 Boxes at once on the test API server: time to every VM, reconcile p95, memory.
 	@hack/ensure-kube-testbin.sh >/dev/null
 	node test/bench/operator.ts
+
+##@ Staff
+
+# ARGS: the command line, e.g. ARGS='ban alice --reason "flooding the chat"' (make staff ARGS=--help).
+.PHONY: staff
+staff: build ## The staff CLI (ban, unban, log) on this machine's platform: make staff ARGS='ban <handle|email> --reason ...'.
+	@node api/dist/staff.js $(ARGS)
 
 ##@ Clean
 

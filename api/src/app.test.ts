@@ -2,6 +2,7 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import { NUL_MESSAGE } from './http/nul.ts';
 import { startTestPlatform, type TestPlatform } from './testing/fixtures.ts';
 
 describe('HTTP application', () => {
@@ -94,6 +95,60 @@ describe('HTTP application', () => {
         message: 'Request body is not valid JSON.',
         error: 'Bad Request',
       });
+    });
+
+    it('answers a known path asked with a method it does not serve with 405 and Allow', async () => {
+      const cases: [string, string, string][] = [
+        ['PUT', '/api/v1/boxes', 'OPTIONS, POST'],
+        // /boxes/my is not a box id: DELETE /boxes/:id does not apply to it.
+        ['DELETE', '/api/v1/boxes/my', 'OPTIONS, GET, HEAD'],
+        ['DELETE', '/api/v1/users/me', 'OPTIONS, GET, HEAD'],
+        ['POST', '/healthz', 'OPTIONS, GET, HEAD'],
+        ['DELETE', '/api/v1/openapi.json', 'OPTIONS, GET, HEAD'],
+      ];
+      for (const [method, p, allow] of cases) {
+        const res = await get(p, { method });
+        expect(res.status, `${method} ${p}`).to.equal(405);
+        expect(res.headers.get('allow'), `${method} ${p}`).to.equal(allow);
+        expect(await res.json()).to.deep.equal({
+          statusCode: 405,
+          message: `${method} is not supported here; use ${allow}.`,
+          error: 'Method Not Allowed',
+        });
+      }
+      const options = await get('/api/v1/boxes/my', { method: 'OPTIONS' });
+      expect(options.status).to.equal(204);
+      expect(options.headers.get('allow')).to.equal('OPTIONS, GET, HEAD');
+      // A served method still works, and an unknown path is still 404.
+      expect((await get('/api/v1/boxes/my')).status).to.equal(401);
+      expect((await get('/api/v1/boxes/my/extra', { method: 'PUT' })).status).to.equal(404);
+    });
+
+    it('refuses a NUL character anywhere in a request before any route sees it', async () => {
+      const requests: [string, RequestInit?][] = [
+        ['/api/v1/leaderboard?search=a%00b'],
+        ['/api/v1/leaderboard?x%00=1'],
+        ['/api/v1/leaderboard?search=a&search=b%00'],
+        ['/api/v1/boxes/a%00b', { method: 'DELETE' }],
+        [
+          '/api/v1/auth/signup',
+          {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({
+              handle: 'nul_test',
+              email: 'n@example.test',
+              password: 'x',
+              deep: [{ 'k\u0000': 1 }],
+            }),
+          },
+        ],
+      ];
+      for (const [p, init] of requests) {
+        const res = await get(p, init);
+        expect(res.status, p).to.equal(400);
+        expect(((await res.json()) as { message: string }).message, p).to.equal(NUL_MESSAGE);
+      }
     });
 
     it('refuses a body over the size limit with 413', async () => {

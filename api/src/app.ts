@@ -14,7 +14,7 @@ import { refuseNul } from './http/nul.ts';
 import { buildOpenApiDocument } from './http/openapi.ts';
 import { requestLog } from './http/request-log.ts';
 import { securityHeaders } from './http/security-headers.ts';
-import type { ApiRouter } from './http/route.ts';
+import { allowedMethods, type ApiRouter } from './http/route.ts';
 import type { Logger } from './logger.ts';
 import { portalStatic } from './portal/static.ts';
 import type { UserService } from './users/service.ts';
@@ -122,6 +122,14 @@ export function createApp({
     res.setHeader('Cache-Control', 'no-store');
     next();
   });
+  // OPTIONS and methods a known path does not serve (405 with Allow, not 404), before any route.
+  app.use(
+    allowedMethods([
+      ...health.routes(),
+      { method: 'get', path: `${API_BASE}/openapi.json` },
+      ...apiRouters.flatMap((r) => r.routes(API_BASE)),
+    ]),
+  );
   for (const router of apiRouters) app.use(API_BASE, router.router);
   // Browser redirects of social sign-in (not JSON calls: not in the OpenAPI document).
   app.use(

@@ -50,6 +50,7 @@ export const configSchema = z
     ARGON2_MEMORY_KIB: z.coerce.number().int().min(8192).max(1_048_576).default(65_536),
     ARGON2_TIME_COST: z.coerce.number().int().min(1).max(10).default(3),
     HASH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+    USER_CALLS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(120),
     STARTING_FREE_CREDITS: z.coerce
       .number({ error: 'must be a number of credits' })
       .min(0, 'must not be negative')
@@ -161,6 +162,8 @@ export const configSchema = z
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     argon2: { memoryKiB: env.ARGON2_MEMORY_KIB, timeCost: env.ARGON2_TIME_COST },
     hashConcurrency: env.HASH_CONCURRENCY,
+    /** Calls that change something (POST, PUT, PATCH, DELETE) one signed-in user may make a minute. */
+    userCallsPerMinute: env.USER_CALLS_PER_MINUTE,
     /** Free credits (hundredths) every new account starts with, so a new player can run a box. */
     startingFreeCreditsCents: Math.round(env.STARTING_FREE_CREDITS * 100),
     orchestrator: env.ORCHESTRATOR,

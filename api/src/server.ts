@@ -14,11 +14,20 @@ import { startHousekeeping } from './auth/housekeeping.ts';
 import { configureSocial } from './auth/social.ts';
 import { Throttle, type ThrottleLimit, type ThrottleName } from './auth/throttle.ts';
 import { createMailer } from './mail/mailer.ts';
-import { createRealtime, disconnectSessions, type Realtime, type TokenVerifier } from './realtime/io.ts';
+import {
+  createRealtime,
+  disconnectSessions,
+  watchSessions,
+  type Realtime,
+  type TokenVerifier,
+} from './realtime/io.ts';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { PgListener } from './db/listen.ts';
+import { BANS_CHANNEL, type BanNotice } from './staff/bans.ts';
 import { UserService } from './users/service.ts';
 import { BoxService } from './boxes/service.ts';
 import { AttackService } from './attacks/service.ts';
-import { ATTACK_MESSAGES } from './contracts/index.ts';
+import { ATTACK_MESSAGES, SOCKET_RATE_LIMITED } from './contracts/index.ts';
 import { createAgentApp } from './attacks/agent-app.ts';
 import { AgentIngest } from './attacks/ingest.ts';
 import { createOrchestrator } from './boxes/factory.ts';
@@ -49,6 +58,8 @@ export interface PlatformOptions {
   throttleLimits?: Partial<Record<ThrottleName, ThrottleLimit>>;
   /** A box runtime made by the caller (tests); it is started here but not closed. */
   orchestrator?: BoxOrchestrator;
+  /** How often the sessions of open sockets are re-checked (default 30 s; tests shorten it). */
+  socketSessionCheckMs?: number;
 }
 
 /** Starts the database (embedded when DATABASE_URL is unset), the HTTP server and Socket.IO. */
@@ -95,12 +106,16 @@ export async function startPlatform(
     });
     cleanups.push(async () => mailer.close());
     const serverSecret = await loadJwtSecret(config.jwtSecret, config.dataDir);
+    const throttle = new Throttle(throttlePool, {
+      userCalls: { points: config.userCallsPerMinute, durationSeconds: 60, blockSeconds: 0 },
+      ...options.throttleLimits,
+    });
     const auth = new AuthService({
       orm,
       logger,
       hasher: new PasswordHasher({ ...config.argon2, concurrency: config.hashConcurrency }),
       accessTokens: new AccessTokens(serverSecret, config.publicUrl),
-      throttle: new Throttle(throttlePool, options.throttleLimits),
+      throttle,
       mailer,
       publicUrl: config.publicUrl,
       signupGiftCents: config.startingFreeCreditsCents,
@@ -119,6 +134,7 @@ export async function startPlatform(
       tickMs: config.boxes.tickMs,
       basicDailyLimitSeconds: config.boxes.basicDailyLimitSeconds,
       vpnLimitedPercent: config.vpn.limitedPercent,
+      throttle,
     });
 
     const attacks = new AttackService({
@@ -150,6 +166,33 @@ export async function startPlatform(
     const realtime = createRealtime(httpServer, { verifyToken, logger });
     // Logout, password reset and token reuse end sessions at once: their sockets too.
     auth.events.on('sessionsRevoked', (ended) => disconnectSessions(realtime, ended));
+    // Sessions that expire, end on another replica or whose account is banned: found by a re-check.
+    // (A test's own token verifier names sessions that are not in the database: nothing to re-check.)
+    if (!options.verifyToken) {
+      const stopWatching = watchSessions(realtime, {
+        liveSessions: (ids) => auth.liveSessions(ids),
+        intervalMs: options.socketSessionCheckMs ?? 30_000,
+        logger,
+      });
+      cleanups.push(async () => stopWatching());
+    }
+    // Staff bans come from the staff CLI, another process: through the database, at once, to every replica.
+    const bans = new PgListener({
+      url: databaseUrl,
+      logger,
+      onReconnect: () =>
+        void boxes
+          .syncRevocations()
+          .catch((err: unknown) => logger.error({ err }, 'Could not push VPN revocations')),
+    }).on(BANS_CHANNEL, (payload) => {
+      const notice = JSON.parse(payload) as BanNotice;
+      if (notice.banned) disconnectSessions(realtime, { userId: notice.userId });
+      boxes
+        .banChanged(notice.userId)
+        .catch((err: unknown) => logger.error({ err, userId: notice.userId }, 'Could not apply a ban'));
+    });
+    await bans.start();
+    cleanups.push(() => bans.close());
     wireBoxEvents(realtime, boxes, logger);
     const trust = app.get('trust proxy fn') as Parameters<typeof proxyaddr>[1];
     wireGrid({
@@ -232,9 +275,18 @@ function wireBoxEvents(realtime: Realtime, boxes: BoxService, logger: Logger): v
   boxes.events.on('vpnStatus', (userId, connected) =>
     realtime.vpnStatus.to(userRoom(userId)).emit('status', { status: connected }),
   );
+  // The portal asks once a connection; a client that loops is told to slow down.
+  const limiter = new RateLimiterMemory({ points: 10, duration: 10 });
   realtime.vpnStatus.on('connection', (socket) => {
     const { userId } = socket.data;
-    socket.on('requestStatus', () => {
+    socket.on('requestStatus', async () => {
+      try {
+        await limiter.consume(userId);
+      } catch (err) {
+        if (err instanceof RateLimiterRes) socket.emit('error', { message: SOCKET_RATE_LIMITED });
+        else logger.error({ err }, 'Rate limiter failed');
+        return;
+      }
       socket.emit('status', { status: boxes.isVpnConnected(userId) });
       boxes
         .currentUpdate(userId)

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import express, { type Express } from 'express';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { refuseNul } from '../http/nul.ts';
 import { apiNotFound, errorHandler } from '../http/errors.ts';
 import type { Logger } from '../logger.ts';
 import { agentRoutes } from './agent-routes.ts';
@@ -45,6 +46,7 @@ export function createAgentApp(deps: { ingest: AgentIngest; logger: Logger }): E
     );
   });
   app.use(express.json({ limit: '1mb' }));
+  app.use(refuseNul);
   app.use('/internal', agentRoutes({ ingest: deps.ingest }).router);
   app.use(apiNotFound);
   app.use(errorHandler(deps.logger));

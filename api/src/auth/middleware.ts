@@ -3,7 +3,12 @@ import { HttpError } from '../http/errors.ts';
 import type { AccessClaims } from './jwt.ts';
 import type { AuthService } from './service.ts';
 
-/** Refuses the request unless it carries a valid bearer token of a live session. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Refuses the request unless it carries a valid bearer token of a live session. Calls that change something
+ * (any method but GET, HEAD and OPTIONS) also count against the caller's per-user limit (429 past it).
+ */
 export function requireAuth(auth: AuthService): RequestHandler {
   return (req, res, next) => {
     const header = req.headers.authorization;
@@ -18,7 +23,8 @@ export function requireAuth(auth: AuthService): RequestHandler {
         return;
       }
       res.locals.auth = claims;
-      next();
+      if (SAFE_METHODS.has(req.method)) next();
+      else auth.consumeCall(claims.userId).then(() => next(), next);
     }, next);
   };
 }

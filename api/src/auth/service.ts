@@ -9,6 +9,7 @@ import type { Logger } from '../logger.ts';
 import type { Mailer, MailMessage } from '../mail/mailer.ts';
 import { accountExistsMail, resetPasswordMail, verifyEmailMail } from '../mail/templates.ts';
 import {
+  ACCOUNT_BANNED,
   EMAIL_NOT_VERIFIED,
   INVALID_CREDENTIALS,
   INVALID_OR_EXPIRED_TOKEN,
@@ -245,6 +246,11 @@ export class AuthService {
         { sessionId: outcome.sessionId, userId: outcome.userId },
         'Revoked session: refresh token reused',
       );
+      this.events.emit('sessionsRevoked', {
+        userId: outcome.userId,
+        sessionIds: [outcome.sessionId],
+        reason: 'refresh_token_reuse',
+      });
     }
     if (outcome.kind !== 'ok') throw unauthorized(INVALID_OR_EXPIRED_TOKEN);
     return {
@@ -382,13 +388,37 @@ export class AuthService {
     const claims = await this.#deps.accessTokens.verify(accessToken);
     if (!claims) return null;
     const live = await this.#sql().one(
-      'select 1 from sessions where id = ? and user_id = ? and revoked_at is null and expires_at > now()',
+      `select 1 from sessions s join users u on u.id = s.user_id
+        where s.id = ? and s.user_id = ? and s.revoked_at is null and s.expires_at > now() and u.banned_at is null`,
       [claims.sessionId, claims.userId],
     );
     return live ? claims : null;
   }
 
+  /** Counts a call that changes something against its user's limit; 429 with Retry-After past it. */
+  async consumeCall(userId: string): Promise<void> {
+    await this.#deps.throttle.consume(['userCalls', userId]);
+  }
+
+  /**
+   * Of these sessions, the ones still live (not ended, not expired, their account not banned): sockets
+   * of the others are cut (realtime/io.ts, watchSessions).
+   */
+  async liveSessions(sessionIds: string[]): Promise<Set<string>> {
+    if (sessionIds.length === 0) return new Set();
+    const rows = await this.#sql().all<{ id: string }>(
+      `select s.id from sessions s join users u on u.id = s.user_id
+        where s.id in (select value::uuid from jsonb_array_elements_text(?::jsonb))
+          and s.revoked_at is null and s.expires_at > now() and u.banned_at is null`,
+      [JSON.stringify(sessionIds)],
+    );
+    return new Set(rows.map((r) => r.id));
+  }
+
   async #startSession(sql: Sql, userId: string, ctx: ClientContext): Promise<IssuedSession> {
+    // Only callers who proved who they are get here: telling them of the ban reveals nothing to others.
+    const banned = await sql.one('select 1 from users where id = ? and banned_at is not null', [userId]);
+    if (banned) throw forbidden(ACCOUNT_BANNED, 'ACCOUNT_BANNED');
     const sessionId = randomUUID();
     const refreshToken = newToken(32);
     const refreshExpiresAt = new Date(Date.now() + SESSION_TTL_MS);

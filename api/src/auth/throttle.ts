@@ -4,7 +4,7 @@ import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { tooManyRequests } from '../http/errors.ts';
 
 /**
- * Throttles for the unauthenticated calls, kept in PostgreSQL (shared by every API
+ * Throttles for the unauthenticated calls and per-user limits of the authenticated ones, kept in PostgreSQL (shared by every API
  * replica). Each `consume` costs a point; when none are left the call answers 429 with
  * Retry-After.
  */
@@ -42,7 +42,7 @@ export class Throttle {
         await this.#limiters[name].consume(throttleKey(key));
       } catch (err) {
         if (!(err instanceof RateLimiterRes)) throw err;
-        throw tooManyRequests(err.msBeforeNext / 1000);
+        throw tooManyRequests(err.msBeforeNext / 1000, MESSAGES[name]?.(err.msBeforeNext / 1000));
       }
     }
   }
@@ -114,6 +114,9 @@ const THROTTLES = [
   'mailAccount',
   'tokenIp',
   'noticeAccount',
+  'userCalls',
+  'boxCooldown',
+  'boxChanges',
 ] as const;
 export type ThrottleName = (typeof THROTTLES)[number];
 
@@ -131,4 +134,21 @@ const DEFAULT_LIMITS: Record<ThrottleName, ThrottleLimit> = {
   tokenIp: { points: 60, durationSeconds: 15 * 60, blockSeconds: 15 * 60 },
   // "Someone tried to sign up with your address" notices to one address.
   noticeAccount: { points: 2, durationSeconds: 24 * 60 * 60, blockSeconds: 0 },
+  // Mutating REST calls (POST, PUT, PATCH, DELETE) of one signed-in user, from anywhere: a player clicks a
+  // few a minute; a script that loops gets 429s.
+  userCalls: { points: 120, durationSeconds: 60, blockSeconds: 0 },
+  // Creating or deleting a box makes the host prepare or shift a disk: one a quarter minute, twelve an hour.
+  boxCooldown: { points: 1, durationSeconds: 15, blockSeconds: 0 },
+  boxChanges: { points: 12, durationSeconds: 60 * 60, blockSeconds: 0 },
+};
+
+const waitFor = (seconds: number) => {
+  const s = Math.max(1, Math.ceil(seconds));
+  return s < 120 ? `${s} second${s === 1 ? '' : 's'}` : `${Math.ceil(s / 60)} minutes`;
+};
+
+/** Sentences for limits a player can hit by hand (the rest say 'Too many requests. Try again later.'). */
+const MESSAGES: Partial<Record<ThrottleName, (seconds: number) => string>> = {
+  boxCooldown: (s) => `Boxes can be created or deleted once every 15 seconds. Try again in ${waitFor(s)}.`,
+  boxChanges: (s) => `Too many boxes created or deleted in the last hour. Try again in ${waitFor(s)}.`,
 };

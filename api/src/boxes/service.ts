@@ -2,6 +2,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
+  ACCOUNT_BANNED,
   ATTACK_MESSAGES,
   BOX_MESSAGES,
   TIER_PERKS,
@@ -25,6 +26,7 @@ import { Sql, uniqueViolation } from '../db/sql.ts';
 import type { Orm } from '../db/orm.ts';
 import { HttpError, conflict, forbidden, notFound, serviceUnavailable } from '../http/errors.ts';
 import type { Logger } from '../logger.ts';
+import type { Throttle } from '../auth/throttle.ts';
 import type { BoxObservation, BoxOrchestrator, BoxResources, BoxSpec, VpnSession } from './orchestrator.ts';
 
 interface BoxRow {
@@ -58,6 +60,8 @@ export interface BoxServiceOptions {
   tickMs: number;
   basicDailyLimitSeconds: number;
   vpnLimitedPercent: number;
+  /** The cooldown of box creation and deletion (boxCooldown, boxChanges); none when absent. */
+  throttle?: Throttle;
 }
 
 export interface BoxServiceEvents {
@@ -131,8 +135,15 @@ export class BoxService {
 
   async create(userId: string, request: { sshPublicKey?: string }): Promise<Box> {
     const sql = this.#sql();
-    const user = await sql.one<{ handle: string }>('select handle from users where id = ?', [userId]);
+    const user = await sql.one<{ handle: string; banned_at: string | null }>(
+      'select handle, banned_at from users where id = ?',
+      [userId],
+    );
     if (!user) throw notFound('User not found');
+    if (user.banned_at) throw forbidden(ACCOUNT_BANNED, 'ACCOUNT_BANNED');
+    if (await sql.one('select 1 from boxes where user_id = ?', [userId]))
+      throw conflict(BOX_MESSAGES.alreadyHaveBox);
+    await this.#churn(userId);
     const base = hostnameBase(user.handle);
     const password = randomBytes(12).toString('base64url');
     // The box agent's secret: what it reports is taken as coming from this box.
@@ -158,8 +169,9 @@ export class BoxService {
         this.#log.info({ userId, hostname }, 'Box created');
         const box = await this.my(userId);
         // The runtime prepares the new box's disk now, so its first start is quick.
-        if (box) void this.kick(box.id);
-        return box!;
+        if (!box) throw notFound(BOX_MESSAGES.noBox);
+        void this.kick(box.id);
+        return box;
       } catch (err) {
         const constraint = uniqueViolation(err);
         if (constraint === 'boxes_user_id_key') throw conflict(BOX_MESSAGES.alreadyHaveBox);
@@ -179,6 +191,8 @@ export class BoxService {
     ]);
     if (!row) throw notFound(BOX_MESSAGES.noBox);
     if (on) {
+      if (await sql.one('select 1 from users where id = ? and banned_at is not null', [userId]))
+        throw forbidden(ACCOUNT_BANNED, 'ACCOUNT_BANNED');
       const runtime = this.#o.orchestrator.status();
       if (!runtime.available) throw serviceUnavailable(runtime.reason ?? BOX_MESSAGES.runtimeUnavailable);
       if (this.#dailyLimitFor(row.tier) !== null && (await this.#dailyRemaining(sql, row)) <= 0)
@@ -209,7 +223,10 @@ export class BoxService {
     }
     await this.#publish(row.id);
     void this.kick(row.id);
-    return (await this.my(userId))!;
+    // Deleted meanwhile (another tab): said, not answered with null.
+    const box = await this.my(userId);
+    if (!box) throw notFound(BOX_MESSAGES.noBox);
+    return box;
   }
 
   async delete(userId: string, id: string): Promise<void> {
@@ -217,6 +234,7 @@ export class BoxService {
     const sql = this.#sql();
     const row = await sql.one<BoxRow>(`${SELECT_BOX} where b.id = ? and b.user_id = ?`, [id, userId]);
     if (!row) throw notFound(BOX_MESSAGES.noBox);
+    await this.#churn(userId);
     await this.#locks.run(id, async () => {
       await this.#account(row.id, new Date());
       const deleted = await sql.transaction(async (tx) => {
@@ -235,6 +253,34 @@ export class BoxService {
       .run(id, () => this.#o.orchestrator.deleteBox(id))
       .catch((err: unknown) => this.#log.error({ err, box: id }, 'Box removal failed; the loop will retry'));
     this.#log.info({ userId, box: id }, 'Box deleted');
+  }
+
+  /**
+   * Creating or deleting a box costs the host a disk to prepare or shift: a cooldown between two, and a
+   * budget an hour (429 with Retry-After). Counted only for calls that would go through.
+   */
+  async #churn(userId: string): Promise<void> {
+    await this.#o.throttle?.consume(['boxCooldown', userId], ['boxChanges', userId]);
+  }
+
+  /**
+   * A staff ban or unban of this user (staff CLI, through the database's notification): the revocation
+   * list goes to the runtime, which cuts live tunnels of revoked certificates at once, and the box
+   * converges (the CLI already told it to power off).
+   */
+  async banChanged(userId: string): Promise<void> {
+    await this.#pushRevocations();
+    const box = await this.#sql().one<{ id: string }>('select id from boxes where user_id = ?', [userId]);
+    if (box) {
+      await this.#publish(box.id);
+      await this.kick(box.id);
+    }
+    this.#log.warn({ userId }, 'Applied a staff ban change');
+  }
+
+  /** Pushes the revocation list again (after the API missed notifications). */
+  async syncRevocations(): Promise<void> {
+    await this.#pushRevocations();
   }
 
   runtime(): BoxRuntime {
@@ -365,7 +411,7 @@ export class BoxService {
   async #mayUseVpn(commonName: string): Promise<boolean> {
     if (!isUuid(commonName)) return false;
     const row = await this.#sql().one<{ ok: boolean }>(
-      'select vpn_revoked_at is null as ok from users where id = ?',
+      'select vpn_revoked_at is null and banned_at is null as ok from users where id = ?',
       [commonName],
     );
     return row?.ok === true;

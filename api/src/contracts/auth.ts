@@ -20,6 +20,8 @@ export const EMAIL_INVALID = 'Enter a valid email address.';
 export const EMAIL_NOT_VERIFIED = 'EMAIL_NOT_VERIFIED';
 export const INVALID_CREDENTIALS = 'Invalid credentials.';
 export const INVALID_OR_EXPIRED_TOKEN = 'Invalid or expired token.';
+/** The message of the 403 a login of a banned account gets (only with the right password). */
+export const ACCOUNT_BANNED = 'This account has been banned.';
 
 /** Answers that never reveal whether an account exists. */
 export const SIGNUP_ACCEPTED = 'Check your inbox: we sent a verification link to that address.';

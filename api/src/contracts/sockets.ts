@@ -40,6 +40,9 @@ export const socketHandshakeSchema = z.object({
 });
 export type SocketHandshake = z.infer<typeof socketHandshakeSchema>;
 
+/** Message of the `error` a client gets for events past its per-user limit on /vpn-status. */
+export const SOCKET_RATE_LIMITED = 'Too many requests. Slow down.';
+
 /** Message of the `connect_error` a client gets when its handshake is refused. */
 export const SOCKET_UNAUTHORIZED = 'Unauthorized';
 
@@ -125,6 +128,8 @@ export interface VpnStatusServerToClientEvents {
   status: (payload: { status: boolean }) => void;
   /** The user's box changed (status, usage, VPN clients); `deleted` when it is gone. */
   boxUpdate: (payload: BoxUpdatePayload) => void;
+  /** A client event was refused (too many of them). */
+  error: (payload: SocketErrorPayload) => void;
 }
 export interface VpnStatusClientToServerEvents {
   requestStatus: () => void;

@@ -183,3 +183,17 @@ function isAlive(pid: number): boolean {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
+
+/**
+ * The URL of the embedded PostgreSQL a running platform started in `dataDir` (for the staff CLI, another
+ * process), read from the cluster's pid file; null when it is not running.
+ */
+export async function runningEmbeddedUrl(dataDir: string): Promise<string | null> {
+  const pidFile = await fs
+    .readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')
+    .catch(() => null);
+  const port = Number(pidFile?.split('\n')[3]);
+  if (!Number.isInteger(port) || port <= 0) return null;
+  const password = (await fs.readFile(path.join(dataDir, 'postgres.secret'), 'utf8')).trim();
+  return `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`;
+}

@@ -3,7 +3,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-openapi';
 import { errorSchema } from '../contracts/index.ts';
-import { badRequest } from './errors.ts';
+import { HttpError, badRequest } from './errors.ts';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type AnyObject = z.ZodType<Record<string, unknown>, Record<string, unknown>>;
@@ -65,6 +65,7 @@ function parse<T extends z.ZodType>(schema: T | undefined, value: unknown, where
 export class ApiRouter {
   readonly router = Router();
   readonly #paths: ZodOpenApiPathsObject = {};
+  readonly #routes: KnownRoute[] = [];
 
   route<
     P extends AnyObject = z.ZodObject<Record<string, never>>,
@@ -90,6 +91,7 @@ export class ApiRouter {
       }
     };
     this.router[def.method](def.path, ...(def.before ?? []), handler);
+    this.#routes.push({ method: def.method, path: def.path });
     this.#document(def, status);
     return this;
   }
@@ -119,6 +121,11 @@ export class ApiRouter {
     this.#paths[openApiPath] = { ...this.#paths[openApiPath], [def.method]: operation };
   }
 
+  /** Its routes (Express path syntax), prefixed with where the router is mounted. */
+  routes(prefix = ''): KnownRoute[] {
+    return this.#routes.map((r) => ({ method: r.method, path: `${prefix}${r.path}` }));
+  }
+
   /** The documented paths, relative to where the router is mounted. */
   paths(prefix = ''): ZodOpenApiPathsObject {
     return Object.fromEntries(Object.entries(this.#paths).map(([p, item]) => [`${prefix}${p}`, item]));
@@ -126,3 +133,59 @@ export class ApiRouter {
 }
 
 const strictEmpty = z.strictObject({});
+
+/** A route the application serves: its method and its path in Express syntax (`/boxes/:id`). */
+export interface KnownRoute {
+  method: string;
+  path: string;
+}
+
+/**
+ * Answers for the methods of a known path (RFC 9110): OPTIONS gets 204 and `Allow`; a method the path does
+ * not serve gets 405 and `Allow`, instead of a 404 that says the path does not exist. Mounted before the
+ * routes. Where several routes match (`/boxes/my` and `/boxes/:id`), the most specific ones (fewest
+ * parameters) decide, as the OpenAPI document describes them.
+ */
+export function allowedMethods(routes: KnownRoute[]): RequestHandler {
+  const byPattern = new Map<string, { params: number; methods: Set<string> }>();
+  for (const { method, path } of routes) {
+    const parts = path.split('/');
+    const pattern = parts
+      .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/');
+    const entry = byPattern.get(pattern) ?? {
+      params: parts.filter((p) => p.startsWith(':')).length,
+      methods: new Set<string>(['OPTIONS']),
+    };
+    entry.methods.add(method.toUpperCase());
+    // Express answers HEAD with a GET route.
+    if (method === 'get') entry.methods.add('HEAD');
+    byPattern.set(pattern, entry);
+  }
+  const known = [...byPattern].map(([pattern, entry]) => ({
+    regex: new RegExp(`^${pattern}/?$`, 'i'),
+    ...entry,
+  }));
+  return (req, res, next) => {
+    let fewest = Infinity;
+    const allowed = new Set<string>();
+    for (const { regex, params, methods } of known) {
+      if (params > fewest || !regex.test(req.path)) continue;
+      if (params < fewest) allowed.clear();
+      fewest = params;
+      for (const m of methods) allowed.add(m);
+    }
+    if (allowed.size === 0 || (allowed.has(req.method) && req.method !== 'OPTIONS')) {
+      next();
+      return;
+    }
+    const allow = [...allowed].join(', ');
+    if (req.method === 'OPTIONS') {
+      res.set('Allow', allow).status(204).end();
+      return;
+    }
+    next(
+      new HttpError(405, `${req.method} is not supported here; use ${allow}.`, { headers: { Allow: allow } }),
+    );
+  };
+}

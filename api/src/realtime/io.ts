@@ -109,3 +109,40 @@ export function disconnectSessions(
     namespace.in(rooms).disconnectSockets(true);
   }
 }
+
+/**
+ * Re-checks the sessions of every connected socket every `intervalMs` and cuts the sockets whose session is
+ * no longer live: it expired, was ended on another API replica, or its account was banned. Sessions ended
+ * in this process are cut at once (disconnectSessions); this catches everything else. Answers a stop function.
+ */
+export function watchSessions(
+  realtime: Realtime,
+  deps: { liveSessions: (ids: string[]) => Promise<Set<string>>; intervalMs: number; logger: Logger },
+): () => void {
+  const log = deps.logger.child({ component: 'realtime' });
+  const namespaces = [realtime.grid, realtime.vpnStatus] as Namespace[];
+  let running = false;
+  const sweep = async () => {
+    const ids = new Set<string>();
+    for (const namespace of namespaces)
+      for (const socket of namespace.sockets.values()) {
+        const { sessionId } = socket.data as Partial<SocketData>;
+        if (sessionId) ids.add(sessionId);
+      }
+    if (ids.size === 0) return;
+    const live = await deps.liveSessions([...ids]);
+    const ended = [...ids].filter((id) => !live.has(id));
+    if (ended.length === 0) return;
+    for (const namespace of namespaces) namespace.in(ended.map(sessionRoom)).disconnectSockets(true);
+    log.info({ sessions: ended.length }, 'Disconnected the sockets of ended sessions');
+  };
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    sweep()
+      .catch((err: unknown) => log.error({ err }, 'Could not re-check the sessions of sockets'))
+      .finally(() => (running = false));
+  }, deps.intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}

@@ -31,18 +31,38 @@ export interface BoxTestPlatform {
   close(): Promise<void>;
 }
 
-/** Many players sign up and sign in from 127.0.0.1 in these tests. */
+/**
+ * Many players sign up and sign in from 127.0.0.1 in these tests, and create and delete boxes faster than
+ * players do (the limits have tests of their own: api/src/http/limits.test.ts).
+ */
 const generous: ThrottleLimit = { points: 100_000, durationSeconds: 60, blockSeconds: 1 };
-const THROTTLES: ThrottleName[] = ['signupIp', 'loginIp', 'tokenIp', 'mailIp', 'mailAccount'];
+const THROTTLES: ThrottleName[] = [
+  'signupIp',
+  'loginIp',
+  'tokenIp',
+  'mailIp',
+  'mailAccount',
+  'userCalls',
+  'boxCooldown',
+  'boxChanges',
+];
 
 export async function startBoxPlatform(
-  options: { env?: Record<string, string>; orchestrator?: TestOrchestratorOptions } = {},
+  options: {
+    env?: Record<string, string>;
+    orchestrator?: TestOrchestratorOptions;
+    /** Limits to keep as they are (or set) instead of the generous ones. */
+    throttleLimits?: Partial<Record<ThrottleName, ThrottleLimit>>;
+  } = {},
 ): Promise<BoxTestPlatform> {
   const orchestrator = new TestOrchestrator(options.orchestrator);
   const platform = await startTestPlatform({
     orchestrator,
     env: { BOX_TICK_MS: '200', ...options.env },
-    throttleLimits: Object.fromEntries(THROTTLES.map((name) => [name, generous])),
+    throttleLimits: {
+      ...Object.fromEntries(THROTTLES.map((name) => [name, generous])),
+      ...options.throttleLimits,
+    },
   });
   const db = new pg.Client({ connectionString: platform.databaseUrl });
   await db.connect();

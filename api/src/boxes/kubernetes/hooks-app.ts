@@ -3,6 +3,7 @@ import express, { type Express } from 'express';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { z } from 'zod';
 import { apiNotFound, errorHandler } from '../../http/errors.ts';
+import { refuseNul } from '../../http/nul.ts';
 import type { Logger } from '../../logger.ts';
 
 /** Hook calls all VPN servers may make per second (a connect storm after a restart stays well under). */
@@ -104,7 +105,7 @@ export function createHooksApp(
     );
   });
   // A server's session list: at most 65,000 sessions of about 80 bytes.
-  app.post('/internal/vpn/sessions', express.json({ limit: '6mb' }), (req, res, next) => {
+  app.post('/internal/vpn/sessions', express.json({ limit: '6mb' }), refuseNul, (req, res, next) => {
     const parsed = sessionsBodySchema.safeParse(req.body);
     if (!parsed.success)
       return void res
@@ -113,7 +114,7 @@ export function createHooksApp(
     handlers.sessions(parsed.data).then(() => res.status(204).end(), next);
   });
   // At most 65,536 flows of about 130 bytes.
-  app.post('/internal/vpn/flows', express.json({ limit: '10mb' }), (req, res) => {
+  app.post('/internal/vpn/flows', express.json({ limit: '10mb' }), refuseNul, (req, res) => {
     const parsed = flowsBodySchema.safeParse(req.body);
     if (!parsed.success)
       return void res
@@ -123,6 +124,7 @@ export function createHooksApp(
     res.status(204).end();
   });
   app.use(express.json({ limit: '2kb' }));
+  app.use(refuseNul);
   const parse = (body: unknown) => {
     const parsed = hookBodySchema.safeParse(body);
     return parsed.success ? parsed.data : null;

@@ -12,6 +12,7 @@ import { Migration20261122090000_chat } from './Migration20261122090000_chat.ts'
 import { Migration20261125000000_referee } from './Migration20261125000000_referee.ts';
 import { Migration20261125010000_fair_play } from './Migration20261125010000_fair_play.ts';
 import { Migration20261125020000_agent_witness } from './Migration20261125020000_agent_witness.ts';
+import { Migration20261126050000_bans } from './Migration20261126050000_bans.ts';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered from files) so the same
@@ -31,4 +32,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261125000000_referee', class: Migration20261125000000_referee },
   { name: 'Migration20261125010000_fair_play', class: Migration20261125010000_fair_play },
   { name: 'Migration20261125020000_agent_witness', class: Migration20261125020000_agent_witness },
+  { name: 'Migration20261126050000_bans', class: Migration20261126050000_bans },
 ];

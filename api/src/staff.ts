@@ -1,0 +1,132 @@
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { ConfigError, loadConfig } from './config.ts';
+import { runningEmbeddedUrl } from './db/embedded-postgres.ts';
+import {
+  StaffError,
+  banAccount,
+  staffActions,
+  unbanAccount,
+  type BanOutcome,
+  type StaffAction,
+} from './staff/bans.ts';
+
+const USAGE = `Exploit Grid staff CLI: every action is written to staff_actions.
+
+Usage:
+  node api/dist/staff.js ban <handle|email> --reason <text> [--actor <name>]
+  node api/dist/staff.js unban <handle|email> --reason <text> [--actor <name>]
+  node api/dist/staff.js log [<handle|email>] [--limit <n>]
+
+ban     Ends every session and socket of the account, revokes its VPN certificates and drops its live
+        tunnels, stops its box; sign-in, the VPN and boxes are refused until an unban.
+unban   Lifts a ban: the account may sign in again and gets a new VPN certificate.
+log     The latest staff actions (of one account), newest first.
+
+--actor defaults to STAFF_ACTOR, else the login name. The database is DATABASE_URL's, else the
+embedded PostgreSQL of the running platform in DATA_DIR (start it with make run).`;
+
+/** `make staff ARGS=...` / `node api/dist/staff.js ...`: staff actions from the command line. */
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      reason: { type: 'string' },
+      actor: { type: 'string' },
+      limit: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [command, who, ...extra] = positionals;
+  if (values.help || !command) {
+    process.stdout.write(`${USAGE}\n`);
+    return values.help ? 0 : 1;
+  }
+  if (extra.length > 0) throw new StaffError(`Unexpected arguments: ${extra.join(' ')}`);
+  const actor = text('--actor', values.actor ?? process.env.STAFF_ACTOR ?? os.userInfo().username, 100);
+
+  const db = new pg.Client({ connectionString: await databaseUrl() });
+  await db.connect();
+  try {
+    switch (command) {
+      case 'ban':
+      case 'unban': {
+        if (!who) throw new StaffError(`Usage: ${command} <handle|email> --reason <text>`);
+        if (values.reason === undefined) throw new StaffError(`${command} needs --reason <text>.`);
+        const input = {
+          who: text('handle or email', who, 254),
+          reason: text('--reason', values.reason, 500),
+          actor,
+        };
+        const outcome = command === 'ban' ? await banAccount(db, input) : await unbanAccount(db, input);
+        process.stdout.write(`${describe(command, outcome)}\n`);
+        return 0;
+      }
+      case 'log': {
+        const limit = values.limit === undefined ? 20 : Number(values.limit);
+        if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+          throw new StaffError('--limit must be a whole number from 1 to 1000.');
+        const actions = await staffActions(db, {
+          who: who ? text('handle or email', who, 254) : undefined,
+          limit,
+        });
+        process.stdout.write(
+          actions.length ? `${actions.map(line).join('\n')}\n` : 'No staff actions yet.\n',
+        );
+        return 0;
+      }
+      default:
+        throw new StaffError(`Unknown command ${command}. Commands: ban, unban, log (--help).`);
+    }
+  } finally {
+    await db.end();
+  }
+}
+
+/** A trimmed, bounded, printable argument (it is stored; PostgreSQL text cannot hold NUL). */
+function text(name: string, value: string, max: number): string {
+  const trimmed = value.trim();
+  if (!trimmed) throw new StaffError(`${name} must not be empty.`);
+  if (trimmed.length > max) throw new StaffError(`${name} must be at most ${max} characters.`);
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(trimmed))
+    throw new StaffError(`${name} must not contain control characters.`);
+  return trimmed;
+}
+
+async function databaseUrl(): Promise<string> {
+  const config = loadConfig();
+  if (config.databaseUrl) return config.databaseUrl;
+  const url = await runningEmbeddedUrl(config.dataDir);
+  if (!url)
+    throw new StaffError(
+      `The platform's embedded PostgreSQL is not running (DATA_DIR ${config.dataDir}): start it with make run, or set DATABASE_URL.`,
+    );
+  return url;
+}
+
+function describe(command: string, o: BanOutcome): string {
+  const who = `${o.account.handle} (${o.account.email}, ${o.account.id})`;
+  if (command === 'unban') return o.changed ? `Unbanned ${who}.` : `${who} was not banned; logged anyway.`;
+  const head = o.changed ? `Banned ${who}` : `${who} was already banned; enforced again`;
+  return `${head}: ${o.sessionsEnded} session(s) ended, ${o.certificatesRevoked} VPN certificate(s) revoked, ${o.boxesStopped} box(es) stopped. Running API servers cut its sockets and tunnels now.`;
+}
+
+function line(a: StaffAction): string {
+  return `${a.at}  ${a.action.padEnd(5)}  ${a.target}  by ${a.actor}${a.reason ? `: ${a.reason}` : ''}`;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    const known =
+      err instanceof StaffError ||
+      err instanceof ConfigError ||
+      (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ||
+      (err as { code?: string }).code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE';
+    process.stderr.write(`${known ? (err as Error).message : String((err as Error).stack ?? err)}\n`);
+    process.exit(1);
+  },
+);
