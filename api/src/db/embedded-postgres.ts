@@ -189,11 +189,13 @@ function isAlive(pid: number): boolean {
  * process), read from the cluster's pid file; null when it is not running.
  */
 export async function runningEmbeddedUrl(dataDir: string): Promise<string | null> {
-  const pidFile = await fs
-    .readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')
-    .catch(() => null);
-  const port = Number(pidFile?.split('\n')[3]);
-  if (!Number.isInteger(port) || port <= 0) return null;
-  const password = (await fs.readFile(path.join(dataDir, 'postgres.secret'), 'utf8')).trim();
-  return `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`;
+  // Started as root, the API keeps its state in DATA_DIR/api (docs/architecture.md, "Privileges").
+  for (const dir of [path.join(dataDir, 'api'), dataDir]) {
+    const pidFile = await fs.readFile(path.join(dir, 'postgres', 'postmaster.pid'), 'utf8').catch(() => null);
+    const port = Number(pidFile?.split('\n')[3]);
+    if (!Number.isInteger(port) || port <= 0) continue;
+    const password = (await fs.readFile(path.join(dir, 'postgres.secret'), 'utf8')).trim();
+    return `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`;
+  }
+  return null;
 }
