@@ -479,8 +479,9 @@ async function mountDisk(dir: string, sizeMiB: number): Promise<void> {
   const image = path.join(dir, DISK_IMAGE);
   if (!existsSync(image)) await makeDiskImage(image, sizeMiB);
   // Blocks the file system gave back through the loop device (ext4 zeroes some ranges that way)
-  // are taken again before the box runs: its disk stays preallocated.
-  else await run('fallocate', ['-l', String((await lstat(image)).size), image]);
+  // are taken again before the box runs: its disk stays preallocated. Best effort: a host too
+  // full for them still holds the image to its size.
+  else await run('fallocate', ['-l', String((await lstat(image)).size), image]).catch(() => undefined);
   // `-o loop` attaches a loop device that goes away with the unmount (autoclear); after a host
   // reboot the next start attaches it again.
   await run('mount', ['-o', 'loop,noatime', image, mountPoint]);
@@ -488,7 +489,17 @@ async function mountDisk(dir: string, sizeMiB: number): Promise<void> {
   await chmod(mountPoint, 0o700);
   const legacy = path.join(dir, 'upper');
   if (existsSync(legacy) && !existsSync(path.join(mountPoint, 'upper'))) {
-    await run('cp', ['-a', legacy, path.join(mountPoint, 'upper')]);
+    // Copied aside first: a copy that does not fit leaves the old layer as it was.
+    const copy = path.join(mountPoint, 'upper.moving');
+    await rm(copy, { recursive: true, force: true });
+    try {
+      await run('cp', ['-a', legacy, copy]);
+    } catch (err) {
+      await rm(copy, { recursive: true, force: true });
+      await run('umount', [mountPoint]).catch(() => undefined);
+      throw err;
+    }
+    await rename(copy, path.join(mountPoint, 'upper'));
     await rm(legacy, { recursive: true, force: true });
     await rm(path.join(dir, 'work'), { recursive: true, force: true });
   }
