@@ -478,10 +478,13 @@ async function mountDisk(dir: string, sizeMiB: number): Promise<void> {
   await mkdir(mountPoint, { recursive: true, mode: 0o700 });
   const image = path.join(dir, DISK_IMAGE);
   if (!existsSync(image)) await makeDiskImage(image, sizeMiB);
-  // Blocks the file system gave back through the loop device (ext4 zeroes some ranges that way)
-  // are taken again before the box runs: its disk stays preallocated. Best effort: a host too
-  // full for them still holds the image to its size.
-  else await run('fallocate', ['-l', String((await lstat(image)).size), image]).catch(() => undefined);
+  else {
+    await growDisk(image, sizeMiB);
+    // Blocks the file system gave back through the loop device (ext4 zeroes some ranges that
+    // way) are taken again before the box runs: its disk stays preallocated. Best effort: a host
+    // too full for them still holds the image to its size.
+    await run('fallocate', ['-l', String((await lstat(image)).size), image]).catch(() => undefined);
+  }
   // `-o loop` attaches a loop device that goes away with the unmount (autoclear); after a host
   // reboot the next start attaches it again.
   await run('mount', ['-o', 'loop,noatime', image, mountPoint]);
@@ -507,6 +510,45 @@ async function mountDisk(dir: string, sizeMiB: number): Promise<void> {
     await mkdir(path.join(mountPoint, sub), { mode: 0o700 }).catch(() => undefined);
 }
 
+/**
+ * Grows a disk (not mounted) to `sizeMiB` when BOX_DISK_MIB was raised since it was made; never
+ * shrinks it. The image is extended (preallocated, within the host's reserve), checked and
+ * resized. A host without the room leaves the disk as it was.
+ */
+async function growDisk(image: string, sizeMiB: number): Promise<void> {
+  const size = sizeMiB * 1024 * 1024;
+  const current = (await lstat(image)).size;
+  if (current >= size || !(await hostHasRoom(path.dirname(image), size - current))) return;
+  // Not while the kernel still holds it (a lazy unmount not yet released): it is checked below.
+  if (await attachedToLoop(image)) return;
+  // resize2fs wants a file system checked since it was last mounted; one that needs more than
+  // that is left as it is.
+  if (
+    !(await run('e2fsck', ['-f', '-p', image]).then(
+      () => true,
+      () => false,
+    ))
+  )
+    return;
+  await run('fallocate', ['-l', String(size), image]);
+  await run('resize2fs', [image]);
+}
+
+async function attachedToLoop(image: string): Promise<boolean> {
+  for (const device of await readdir('/sys/block').catch(() => [])) {
+    const backing = await readFile(`/sys/block/${device}/loop/backing_file`, 'utf8').catch(() => '');
+    if (backing.trim() === image) return true;
+  }
+  return false;
+}
+
+/** Whether the host file system keeps its reserve (see HOST_RESERVE_FRACTION) after `bytes` more. */
+async function hostHasRoom(dir: string, bytes: number): Promise<boolean> {
+  const fs = await statfs(dir);
+  const reserve = Math.max(HOST_RESERVE_MIN_BYTES, fs.blocks * fs.bsize * HOST_RESERVE_FRACTION);
+  return fs.bavail * fs.bsize - bytes >= reserve;
+}
+
 /** Stops the disk's loop device from punching holes into its image (discards, unmapping zeroes). */
 async function keepPreallocated(mountPoint: string): Promise<void> {
   const mounts = await readFile('/proc/self/mounts', 'utf8');
@@ -521,14 +563,13 @@ async function keepPreallocated(mountPoint: string): Promise<void> {
 }
 
 async function makeDiskImage(image: string, sizeMiB: number): Promise<void> {
-  const fs = await statfs(path.dirname(image));
   const size = sizeMiB * 1024 * 1024;
-  const reserve = Math.max(HOST_RESERVE_MIN_BYTES, fs.blocks * fs.bsize * HOST_RESERVE_FRACTION);
-  if (fs.bavail * fs.bsize - size < reserve)
+  if (!(await hostHasRoom(path.dirname(image), size))) {
+    const fs = await statfs(path.dirname(image));
     throw new DiskSpaceError(
-      `no room for a ${sizeMiB} MiB box disk: ${Math.floor((fs.bavail * fs.bsize) / 1024 ** 2)} MiB free, ` +
-        `${Math.ceil(reserve / 1024 ** 2)} MiB kept for the platform`,
+      `no room for a ${sizeMiB} MiB box disk: ${Math.floor((fs.bavail * fs.bsize) / 1024 ** 2)} MiB free`,
     );
+  }
   const partial = `${image}.new`;
   await rm(partial, { force: true });
   try {

@@ -72,6 +72,8 @@ const REQUIRED_COMMANDS: [string, string][] = [
   ['openssl', 'openssl'],
   // Box disks: an ext4 image each, on a loop device.
   ['mkfs.ext4', 'e2fsprogs'],
+  ['e2fsck', 'e2fsprogs'],
+  ['resize2fs', 'e2fsprogs'],
   ['fallocate', 'util-linux'],
   ['losetup', 'util-linux'],
   // box-init, the boxes' syscall filter, is compiled on the host (static, with libc6-dev).
