@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the local box runtime uses (containers, base image, VPN,
-# firewall, the referee's bpftrace, ssh and openssl clients; sshpass, jq and ping for the tests), once. Idempotent: returns at
+# firewall, the referee's bpftrace, ssh and openssl clients, box disks (e2fsprogs), the C
+# compiler of the boxes' syscall filter; sshpass, jq and ping for the tests), once. Idempotent: returns at
 # once when every command is there. Without root and without apt it explains and exits 0:
 # the platform then runs without boxes and says why.
 set -euo pipefail
@@ -15,6 +16,10 @@ declare -A packages=(
   [ssh-keygen]=openssh-client
   [ssh]=openssh-client
   [openssl]=openssl
+  [mkfs.ext4]=e2fsprogs
+  [fallocate]=util-linux
+  [losetup]=util-linux
+  [cc]=gcc
   [bpftrace]=bpftrace
   [sshpass]=sshpass
   [jq]=jq
@@ -24,6 +29,9 @@ missing=()
 for command in "${!packages[@]}"; do
   command -v "$command" >/dev/null 2>&1 || missing+=("${packages[$command]}")
 done
+# box-init (the boxes' syscall filter) is compiled static: it needs libc.a and the kernel's headers.
+[[ -e /usr/include/linux/seccomp.h ]] || missing+=(linux-libc-dev)
+compgen -G '/usr/lib/*/libc.a' >/dev/null || missing+=(libc6-dev)
 [[ ${#missing[@]} -eq 0 ]] && exit 0
 mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
 

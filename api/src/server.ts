@@ -133,6 +133,7 @@ export async function startPlatform(
       resources: config.boxes.resources,
       tickMs: config.boxes.tickMs,
       basicDailyLimitSeconds: config.boxes.basicDailyLimitSeconds,
+      minimumChargeMinutes: config.boxes.minimumChargeMinutes,
       vpnLimitedPercent: config.vpn.limitedPercent,
       throttle,
     });

@@ -85,17 +85,20 @@ export class Arena {
     const created = await this.call<{ hostname: string }>(token, 'POST', '/boxes', {});
     if (created.status !== 201) throw new Error(`box not created: ${JSON.stringify(created.body)}`);
     await this.call(token, 'POST', `/boxes/${created.body.hostname}/power`, { on: true });
+    // RUNNING is booted; sshd listens a moment later.
     const box = await until(
-      `${handle}'s box RUNNING`,
+      `${handle}'s box RUNNING with sshd listening`,
       async () => {
         const my = (
-          await this.call<{ id: string; ip: string; ssh_password: string; status: string }>(
-            token,
-            'GET',
-            '/boxes/my',
-          )
+          await this.call<{
+            id: string;
+            ip: string;
+            ssh_password: string;
+            status: string;
+            openPorts: Record<string, string>;
+          }>(token, 'GET', '/boxes/my')
         ).body;
-        return my.status === 'RUNNING' ? my : null;
+        return my.status === 'RUNNING' && my.openPorts['22'] ? my : null;
       },
       150_000,
     );

@@ -3,7 +3,7 @@ import { BOX_MESSAGES, type Box } from '../contracts/index.ts';
 import { Ledger } from '../credits/ledger.ts';
 import type { TestAccount } from '../testing/accounts.ts';
 import { startBoxPlatform, waitFor, type BoxTestPlatform } from '../testing/boxes.ts';
-import { minuteCost } from './service.ts';
+import { minuteCost, minutesCost } from './service.ts';
 
 const BASIC_HOUR = 40 * 100;
 const HACKER_HOUR = 60 * 100;
@@ -95,8 +95,9 @@ describe('box time: per-minute charging and the BASIC daily limit', function () 
   describe('charging', () => {
     let t: BoxTestPlatform;
     before(async () => {
-      // 100 free credits at sign-up (10000 hundredths).
-      t = await startBoxPlatform({ env: { STARTING_FREE_CREDITS: '100' } });
+      // 100 free credits at sign-up (10000 hundredths); minute by minute from the first (the
+      // minimum charge of a start has tests of its own below).
+      t = await startBoxPlatform({ env: { STARTING_FREE_CREDITS: '100', BOX_MINIMUM_CHARGE_MINUTES: '1' } });
     });
     after(() => t?.close());
     const h = helpers(() => t);
@@ -271,10 +272,107 @@ describe('box time: per-minute charging and the BASIC daily limit', function () 
     });
   });
 
+  describe('the minimum charge of a start (BOX_MINIMUM_CHARGE_MINUTES, five minutes by default)', () => {
+    let t: BoxTestPlatform;
+    before(async () => {
+      t = await startBoxPlatform({ env: { STARTING_FREE_CREDITS: '100' } });
+    });
+    after(() => t?.close());
+    const h = helpers(() => t);
+    const firstFive = [1, 2, 3, 4, 5].map((k) => minuteCost(BASIC_HOUR, k));
+
+    it('charges the first five minutes as the box boots, then each started minute after them', async () => {
+      const { user, box } = await h.withBox();
+      await h.power(user, box.hostname, true);
+      await h.waitStatus(user, 'RUNNING');
+      const first = await waitFor(
+        () => h.boxTime(user),
+        (rows) => rows.length >= 5,
+        { what: 'the first five minutes' },
+      );
+      expect(h.spent(first)).to.deep.equal(firstFive);
+      expect(first.map((r) => Number(r.reference!.split(':').at(-1)))).to.deep.equal([1, 2, 3, 4, 5]);
+      // Three minutes in, nothing more is due.
+      await h.elapse(box.id, 3 * 60 + 5);
+      await t.platform.boxes.tick();
+      await t.platform.boxes.tick();
+      expect(await h.boxTime(user)).to.have.length(5);
+      // The sixth minute is charged once it starts.
+      await h.elapse(box.id, 2 * 60);
+      const six = await waitFor(
+        () => h.boxTime(user),
+        (rows) => rows.length >= 6,
+        { what: 'minute 6' },
+      );
+      expect(h.spent(six)).to.deep.equal([...firstFive, minuteCost(BASIC_HOUR, 6)]);
+      expect(await h.balance(user)).to.equal(10_000 - minutesCost(BASIC_HOUR, 6));
+    });
+
+    it('charges the minimum again at each power-on, however short the run before', async () => {
+      const { user, box } = await h.withBox();
+      for (let start = 1; start <= 2; start++) {
+        await h.power(user, box.hostname, true);
+        await h.waitStatus(user, 'RUNNING');
+        await waitFor(
+          () => h.boxTime(user),
+          (rows) => rows.length >= 5 * start,
+          { what: `the minimum of start ${start}` },
+        );
+        await h.power(user, box.hostname, false);
+        await h.waitStatus(user, 'STOPPED');
+      }
+      const rows = await h.boxTime(user);
+      expect(h.spent(rows)).to.deep.equal([...firstFive, ...firstFive]);
+      expect(new Set(rows.map((r) => r.reference)).size, 'two sessions, no minute twice').to.equal(10);
+      expect(await h.balance(user)).to.equal(10_000 - 2 * minutesCost(BASIC_HOUR, 5));
+    });
+
+    it('refuses to power on with less than the minimum (402), and starts with exactly it', async () => {
+      const { user, box } = await h.withBox();
+      const minimum = minutesCost(BASIC_HOUR, 5);
+      const total = await h.balance(user);
+      await Ledger.charge(t.sql(), user.id, total - (minimum - 1), 'ADJUSTMENT', 'test');
+      const res = await h.power(user, box.hostname, true);
+      expect(res.status).to.equal(402);
+      expect(res.body.message).to.equal(BOX_MESSAGES.cannotPay);
+      expect(await h.boxRow(box.id)).to.include({ desired_power: false, status: 'STOPPED' });
+      await Ledger.grant(t.sql(), user.id, { creditsCents: 1 }, 'ADJUSTMENT');
+      expect((await h.power(user, box.hostname, true)).status).to.equal(200);
+      await h.waitStatus(user, 'RUNNING');
+      await waitFor(
+        () => h.boxTime(user),
+        (rows) => rows.length >= 5,
+        { what: 'the minimum' },
+      );
+      expect(await h.balance(user)).to.equal(0);
+    });
+
+    it('bills a booted box while nothing listens on port 22 (its owner moved sshd)', async () => {
+      const { user, box } = await h.withBox();
+      await h.power(user, box.hostname, true);
+      await h.waitStatus(user, 'RUNNING');
+      t.orchestrator.setOpenPorts(box.id, {});
+      await waitFor(
+        () => h.my(user),
+        (b) => Object.keys(b?.openPorts ?? { x: 1 }).length === 0,
+        { what: 'no open port shown' },
+      );
+      await h.elapse(box.id, 6 * 60 + 5);
+      const rows = await waitFor(
+        () => h.boxTime(user),
+        (r) => r.length >= 7,
+        { what: 'seven minutes' },
+      );
+      expect(rows).to.have.length(7);
+      expect((await h.my(user))?.status).to.equal('RUNNING');
+      expect(Number((await h.boxRow(box.id)).accumulated_usage_seconds)).to.be.at.least(6 * 60);
+    });
+  });
+
   describe('box time across UTC midnight', () => {
     let t: BoxTestPlatform;
     before(async () => {
-      t = await startBoxPlatform();
+      t = await startBoxPlatform({ env: { BOX_MINIMUM_CHARGE_MINUTES: '1' } });
     });
     after(() => t?.close());
     const h = helpers(() => t);
@@ -313,7 +411,9 @@ describe('box time: per-minute charging and the BASIC daily limit', function () 
   describe('BASIC daily limit', () => {
     let t: BoxTestPlatform;
     before(async () => {
-      t = await startBoxPlatform({ env: { BASIC_DAILY_LIMIT_MINUTES: '2' } });
+      t = await startBoxPlatform({
+        env: { BASIC_DAILY_LIMIT_MINUTES: '2', BOX_MINIMUM_CHARGE_MINUTES: '1' },
+      });
     });
     after(() => t?.close());
     const h = helpers(() => t);

@@ -57,6 +57,7 @@ export async function createOrchestrator(config: Config, logger: Logger): Promis
         vpnTcpPort: config.vpn.tcpPort,
         vpnMaxClients: config.vpn.maxClients,
         stopTimeoutMs: config.boxes.stopTimeoutMs,
+        diskMiB: config.boxes.diskMiB,
         logger,
       });
     }

@@ -110,9 +110,13 @@ export interface BoxSpec {
 }
 
 export interface BoxObservation {
-  /** RUNNING once ssh answers; CRASHED when the box died without being asked to stop. */
+  /**
+   * RUNNING once the box is booted (its init runs; what box time is billed on), whatever listens
+   * in it; CRASHED when the box died without being asked to stop.
+   */
   phase: BoxStatus;
   ip: string | null;
+  /** Listening TCP ports, for display (the box's sshd among them once it is up). */
   openPorts: Record<string, string>;
   /** A person-readable reason for PROVISIONING delays, a crash or a stop from inside. */
   reason: string | null;

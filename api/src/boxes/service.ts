@@ -59,6 +59,8 @@ export interface BoxServiceOptions {
   resources: BoxResources;
   tickMs: number;
   basicDailyLimitSeconds: number;
+  /** Minutes charged at each power-on, up front, however soon the box stops (BOX_MINIMUM_CHARGE_MINUTES). */
+  minimumChargeMinutes: number;
   vpnLimitedPercent: number;
   /** The cooldown of box creation and deletion (boxCooldown, boxChanges); none when absent. */
   throttle?: Throttle;
@@ -75,6 +77,19 @@ const MINUTE_MS = 60_000;
 /** Credits (hundredths) for minute `k` (1-based) of a session at `hourCents` an hour, rounding carried. */
 export function minuteCost(hourCents: number, k: number): number {
   return Math.floor((hourCents * k) / 60) - Math.floor((hourCents * (k - 1)) / 60);
+}
+
+/** Credits (hundredths) for the first `minutes` minutes of a session (the sum of their minuteCost). */
+export function minutesCost(hourCents: number, minutes: number): number {
+  return Math.floor((hourCents * minutes) / 60);
+}
+
+/**
+ * Minutes of a session due at `elapsedMs` into it: every started minute, and never fewer than
+ * the minimum charged at each power-on.
+ */
+export function dueMinutes(elapsedMs: number, minimumMinutes: number): number {
+  return Math.max(Math.floor(elapsedMs / MINUTE_MS) + 1, minimumMinutes);
 }
 
 const utcDay = (date: Date) => date.toISOString().slice(0, 10);
@@ -198,8 +213,9 @@ export class BoxService {
       if (this.#dailyLimitFor(row.tier) !== null && (await this.#dailyRemaining(sql, row)) <= 0)
         throw forbidden(BOX_MESSAGES.dailyLimit, 'DAILY_LIMIT');
       const balances = await Ledger.balances(sql, userId);
-      const firstMinute = minuteCost(TIER_PERKS[row.tier].machineHourCost * 100, 1);
-      if (!balances || balances.creditsCents + balances.freeCreditsCents < firstMinute)
+      // A start is charged its minimum up front: the owner must be able to pay it.
+      const minimum = minutesCost(TIER_PERKS[row.tier].machineHourCost * 100, this.#o.minimumChargeMinutes);
+      if (!balances || balances.creditsCents + balances.freeCreditsCents < minimum)
         throw new HttpError(402, BOX_MESSAGES.cannotPay, { code: 'INSUFFICIENT_CREDITS' });
       await sql.run(
         `update boxes set desired_power = true, last_powered_at = case when desired_power then last_powered_at else now() end,
@@ -565,11 +581,13 @@ export class BoxService {
         cursor = end;
       }
       const hourCents = TIER_PERKS[row.tier].machineHourCost * 100;
-      const dueMinutes =
-        Math.floor((now.getTime() - new Date(row.session_started_at).getTime()) / MINUTE_MS) + 1;
+      const due = dueMinutes(
+        now.getTime() - new Date(row.session_started_at).getTime(),
+        this.#o.minimumChargeMinutes,
+      );
       let minutes = row.session_charged_minutes;
       let stopReason: string | null = null;
-      while (minutes < dueMinutes) {
+      while (minutes < due) {
         const minute = minutes + 1;
         const entry = await Ledger.charge(
           tx,
@@ -657,12 +675,12 @@ export class BoxService {
       if (limit !== null && limit - row.used_seconds < seconds) continue;
       // Minutes still to charge by then, at the tier's rate (their costs telescope).
       const hourCents = TIER_PERKS[row.tier].machineHourCost * 100;
-      const dueMinutes = Math.floor((until - new Date(row.session_started_at).getTime()) / MINUTE_MS) + 1;
+      const due = dueMinutes(
+        until - new Date(row.session_started_at).getTime(),
+        this.#o.minimumChargeMinutes,
+      );
       const charged = row.session_charged_minutes;
-      const cost =
-        dueMinutes > charged
-          ? Math.floor((hourCents * dueMinutes) / 60) - Math.floor((hourCents * charged) / 60)
-          : 0;
+      const cost = due > charged ? minutesCost(hourCents, due) - minutesCost(hourCents, charged) : 0;
       if (Number(row.balance_cents) >= cost) can.add(row.user_id);
     }
     return can;

@@ -61,14 +61,23 @@ export function orchestratorContract(world: () => ContractWorld): void {
     }
   };
 
-  it('contract: boots a powered-on box through PROVISIONING to RUNNING at a stable address with ssh open', async () => {
+  it('contract: boots a powered-on box through PROVISIONING to RUNNING (booted) at a stable address, then ssh opens', async () => {
     const { orchestrator, box } = world();
     const first = await orchestrator.applyBox(box);
     expect(first.phase).to.be.oneOf(['PROVISIONING', 'RUNNING']);
     const running = await reach(box, 'RUNNING', ['PROVISIONING']);
     expect(running.ip).to.match(/^\d+\.\d+\.\d+\.\d+$/);
-    expect(running.openPorts).to.deep.include({ '22': 'ssh' });
     expect(running.reason).to.equal(null);
+    // RUNNING means booted (and billed), whatever listens: sshd follows shortly.
+    await eventually(
+      'sshd to listen',
+      async () => {
+        const observed = await orchestrator.applyBox(box);
+        expect(observed.phase).to.equal('RUNNING');
+        return observed.openPorts['22'] === 'ssh';
+      },
+      world().bootMs,
+    );
     // The same desired state again changes nothing.
     expect(await orchestrator.applyBox(box)).to.deep.include({ phase: 'RUNNING', ip: running.ip });
     expect(await orchestrator.boxIds()).to.include(box.id);

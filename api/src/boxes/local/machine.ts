@@ -11,6 +11,7 @@ import {
   rename,
   rm,
   realpath,
+  statfs,
   writeFile,
 } from 'node:fs/promises';
 import path from 'node:path';
@@ -18,10 +19,38 @@ import { AGENT_FILES, AGENT_SERVICE } from '@exploit-grid/operator/agent-install
 import { BOX_NETWORK_FILE } from './image.ts';
 import { BoxCgroup, type BoxLimits } from './cgroups.ts';
 import { run } from './command.ts';
+import { BOX_INIT_PATH, DENIED_SYSCALLS } from './syscall-filter.ts';
 
 /** Exit code of systemd-nspawn when the box asked for a reboot: start it again. */
 const REBOOT_EXIT = 133;
 const UID_RANGE = 65536;
+/** Each file of a box's console log (console.log, then console.log.1 once it is full). */
+export const CONSOLE_LOG_BYTES = 1024 * 1024;
+/**
+ * The box launcher's console writer (sh): copies its input to `$EG_BOX_DIR/console.log` and
+ * starts a new file each `$EG_CONSOLE_BYTES` bytes, keeping the one before as console.log.1
+ * (each launch starts a new file too). `head -c` reads no more than it writes.
+ */
+export const CONSOLE_WRITER = [
+  'while :; do',
+  '  mv -f "$EG_BOX_DIR/console.log" "$EG_BOX_DIR/console.log.1" 2>/dev/null',
+  '  head -c "$EG_CONSOLE_BYTES" > "$EG_BOX_DIR/console.log"',
+  '  [ "$(wc -c < "$EG_BOX_DIR/console.log")" -lt "$EG_CONSOLE_BYTES" ] && break',
+  'done',
+].join('\n');
+/**
+ * A box disk is made only while the file system keeps this much free after it (5 % of the file
+ * system, at least 1 GiB): the platform's own data (PostgreSQL, secrets) lives there too.
+ */
+const HOST_RESERVE_FRACTION = 0.05;
+const HOST_RESERVE_MIN_BYTES = 1024 ** 3;
+
+/** The box's disk image in its directory, and where it is mounted. */
+const DISK_IMAGE = 'disk.img';
+const DISK_MOUNT = 'disk';
+
+/** The host file system has no room for another box disk. */
+export class DiskSpaceError extends Error {}
 
 export interface MachineSpec {
   /** Runtime slot: names the machine and picks its UID range. */
@@ -79,12 +108,15 @@ export class Machine {
   readonly dir: string;
   readonly machineName: string;
   readonly #prefix: string;
+  /** Size of a new disk of this box (an existing disk keeps its size). */
+  readonly #diskMiB: number;
 
-  constructor(options: { id: string; slot: number; boxesDir: string; prefix: string }) {
+  constructor(options: { id: string; slot: number; boxesDir: string; prefix: string; diskMiB: number }) {
     this.id = options.id;
     this.dir = path.join(options.boxesDir, options.id);
     this.machineName = `${options.prefix}-b${options.slot}`;
     this.#prefix = options.prefix;
+    this.#diskMiB = options.diskMiB;
   }
 
   /** Whether the box's disk was made ready once (identity written). */
@@ -156,7 +188,8 @@ export class Machine {
         pid,
         known?.state === 'running' && known.pid === pid ? known.leader : undefined,
       );
-      if (leader !== null && (await this.openPorts(leader))[22]) return { state: 'running', pid, leader };
+      // Booted (and billed) from the moment the box's systemd runs, whatever listens in it.
+      if (leader !== null) return { state: 'running', pid, leader };
       return { state: 'starting', pid };
     }
     const exit = await readFile(path.join(this.dir, 'exit'), 'utf8').catch(() => null);
@@ -196,7 +229,10 @@ export class Machine {
       await writeFile(path.join(this.dir, 'image'), imagePath);
     }
     await chmod(this.dir, 0o700).catch(() => undefined);
-    if (!(await isMountPoint(this.rootDir))) await mountOverlay(imagePath, this.dir);
+    if (!(await isMountPoint(this.rootDir))) {
+      await mountDisk(this.dir, this.#diskMiB);
+      await mountOverlay(imagePath, this.dir);
+    }
     // The box's `/` is the upper directory, made 0700 above: every user of the box but root
     // (messagebus, sshd's privilege separation, services) could not get past `/`.
     // The box directory (0700) keeps host users out.
@@ -213,12 +249,12 @@ export class Machine {
   /** Takes over a spare disk made ready for this slot (see prepareSpare), when there is one. */
   async #claimSpare(imagePath: string, slot: number): Promise<void> {
     const spare = spareDir(path.dirname(this.dir), slot);
-    if (existsSync(path.join(this.dir, 'upper')) || !existsSync(path.join(spare, 'ready'))) return;
-    const image = await readFile(path.join(spare, 'ready'), 'utf8').catch(() => '');
-    if (image === imagePath) {
+    if (existsSync(path.join(this.dir, DISK_IMAGE)) || existsSync(path.join(this.dir, 'upper'))) return;
+    if (!existsSync(path.join(spare, 'ready'))) return;
+    const made = await readFile(path.join(spare, 'ready'), 'utf8').catch(() => '');
+    if (made === spareKey(imagePath, this.#diskMiB)) {
       await mkdir(this.dir, { recursive: true, mode: 0o700 });
-      await rename(path.join(spare, 'upper'), path.join(this.dir, 'upper'));
-      await rename(path.join(spare, 'work'), path.join(this.dir, 'work'));
+      await rename(path.join(spare, DISK_IMAGE), path.join(this.dir, DISK_IMAGE));
     }
     await rm(spare, { recursive: true, force: true });
   }
@@ -284,24 +320,45 @@ export class Machine {
    * router's network namespace (nspawn creates the box's own namespace and its bridge port
    * there) and restarts nspawn when the box reboots itself.
    */
-  async start(spec: MachineSpec, routerNamespacePath: string, bridge: string): Promise<number> {
+  async start(
+    spec: MachineSpec,
+    routerNamespacePath: string,
+    bridge: string,
+    boxInit: string,
+  ): Promise<number> {
     await rm(path.join(this.dir, 'exit'), { force: true });
     const nspawn = [
       'systemd-nspawn',
       '--quiet',
       '--register=no',
       '--keep-unit',
-      '--console=read-only',
+      // No console in the box: its systemd logs to its journal (on its disk), and box root has no
+      // /dev/console to write to the host without end. The log holds nspawn's own lines.
+      '--console=pipe',
       `--directory=${this.rootDir}`,
       `--machine=${this.machineName}`,
       `--hostname=${spec.hostname}`,
       `--private-users=${Machine.uidBase(spec.slot)}:${UID_RANGE}`,
       '--private-users-ownership=chown',
       `--network-bridge=${bridge}`,
-      '--boot',
+      `--system-call-filter=~${DENIED_SYSCALLS.join(' ')}`,
+      // The box's systemd starts under box-init's filter (no new user namespaces), so nspawn
+      // runs a command instead of --boot; SIGRTMIN+3 is what --boot would stop it with.
+      `--bind-ro=${boxInit}:${BOX_INIT_PATH}`,
+      '--kill-signal=SIGRTMIN+3',
+      '--',
+      BOX_INIT_PATH,
+      '/lib/systemd/systemd',
     ];
     const script = [
       'for f in $EG_CGROUP_PROCS; do echo $$ > "$f"; done',
+      // What nspawn writes goes through CONSOLE_WRITER: a box rebooting itself without end adds
+      // lines at each start, and they must not fill the host's disk.
+      'pipe="$EG_BOX_DIR/console.pipe"',
+      'rm -f "$pipe" && mkfifo -m 600 "$pipe" || exit 1',
+      `(${CONSOLE_WRITER}) < "$pipe" &`,
+      'exec > "$pipe" 2>&1',
+      'rm -f "$pipe"',
       'while :; do',
       `  nsenter --net="$EG_ROUTER_NETNS" "$@" </dev/null`,
       '  code=$?',
@@ -319,6 +376,7 @@ export class Machine {
           EG_CGROUP_PROCS: this.cgroup().procsFiles.join(' '),
           EG_ROUTER_NETNS: routerNamespacePath,
           EG_BOX_DIR: this.dir,
+          EG_CONSOLE_BYTES: String(CONSOLE_LOG_BYTES),
         },
       });
       const pid = child.pid;
@@ -350,9 +408,10 @@ export class Machine {
     await this.unmount();
   }
 
+  /** Unmounts the box's root, then its disk (which frees the disk's loop device). */
   async unmount(): Promise<void> {
-    if (await isMountPoint(this.rootDir))
-      await run('umount', [this.rootDir]).catch(() => run('umount', ['-l', this.rootDir]));
+    for (const dir of [this.rootDir, path.join(this.dir, DISK_MOUNT)])
+      if (await isMountPoint(dir)) await run('umount', [dir]).catch(() => run('umount', ['-l', dir]));
   }
 
   /** Stops the box and removes everything it had: disk, cgroup, logs. */
@@ -407,47 +466,203 @@ export async function listMachineDirs(boxesDir: string): Promise<string[]> {
 }
 
 /**
- * Mounts `dir/root` as an overlay: the image below, `dir/upper` for the box's own changes
- * (metacopy: a change of owner copies metadata only). Answers the root path.
+ * Mounts the box's own disk on `dir/disk`: an ext4 file system in `dir/disk.img` on a loop
+ * device, so the kernel holds box root to its size (this host's kernels have no project quotas).
+ * A new image is preallocated (fallocate, and mkfs told not to discard): the host's blocks are
+ * taken when the disk is made, never later, so a box filling its disk cannot fill the host.
+ * A box made before disks had a size moves its changes onto a disk of its own.
+ */
+async function mountDisk(dir: string, sizeMiB: number): Promise<void> {
+  const mountPoint = path.join(dir, DISK_MOUNT);
+  if (await isMountPoint(mountPoint)) return;
+  await mkdir(mountPoint, { recursive: true, mode: 0o700 });
+  const image = path.join(dir, DISK_IMAGE);
+  if (!existsSync(image)) await makeDiskImage(image, sizeMiB);
+  else {
+    await growDisk(image, sizeMiB);
+    // Blocks the file system gave back through the loop device (ext4 zeroes some ranges that
+    // way) are taken again before the box runs: its disk stays preallocated. Best effort: a host
+    // too full for them still holds the image to its size.
+    await run('fallocate', ['-l', String((await lstat(image)).size), image]).catch(() => undefined);
+  }
+  // `-o loop` attaches a loop device that goes away with the unmount (autoclear); after a host
+  // reboot the next start attaches it again.
+  await run('mount', ['-o', 'loop,noatime', image, mountPoint]);
+  await keepPreallocated(mountPoint);
+  await chmod(mountPoint, 0o700);
+  const legacy = path.join(dir, 'upper');
+  if (existsSync(legacy) && !existsSync(path.join(mountPoint, 'upper'))) {
+    // Copied aside first: a copy that does not fit leaves the old layer as it was.
+    const copy = path.join(mountPoint, 'upper.moving');
+    await rm(copy, { recursive: true, force: true });
+    try {
+      await run('cp', ['-a', legacy, copy]);
+    } catch (err) {
+      await rm(copy, { recursive: true, force: true });
+      await run('umount', [mountPoint]).catch(() => undefined);
+      throw err;
+    }
+    await rename(copy, path.join(mountPoint, 'upper'));
+    await rm(legacy, { recursive: true, force: true });
+    await rm(path.join(dir, 'work'), { recursive: true, force: true });
+  }
+  for (const sub of ['upper', 'work'])
+    await mkdir(path.join(mountPoint, sub), { mode: 0o700 }).catch(() => undefined);
+}
+
+/**
+ * Grows a disk (not mounted) to `sizeMiB` when BOX_DISK_MIB was raised since it was made; never
+ * shrinks it. The image is extended (preallocated, within the host's reserve), checked and
+ * resized. A host without the room leaves the disk as it was.
+ */
+async function growDisk(image: string, sizeMiB: number): Promise<void> {
+  const size = sizeMiB * 1024 * 1024;
+  const current = (await lstat(image)).size;
+  if (current >= size || !(await hostHasRoom(path.dirname(image), size - current))) return;
+  // Not while the kernel still holds it (a lazy unmount not yet released): it is checked below.
+  if (await attachedToLoop(image)) return;
+  // resize2fs wants a file system checked since it was last mounted; one that needs more than
+  // that is left as it is.
+  if (
+    !(await run('e2fsck', ['-f', '-p', image]).then(
+      () => true,
+      () => false,
+    ))
+  )
+    return;
+  await run('fallocate', ['-l', String(size), image]);
+  await run('resize2fs', [image]);
+}
+
+async function attachedToLoop(image: string): Promise<boolean> {
+  for (const device of await readdir('/sys/block').catch(() => [])) {
+    const backing = await readFile(`/sys/block/${device}/loop/backing_file`, 'utf8').catch(() => '');
+    if (backing.trim() === image) return true;
+  }
+  return false;
+}
+
+/** Whether the host file system keeps its reserve (see HOST_RESERVE_FRACTION) after `bytes` more. */
+async function hostHasRoom(dir: string, bytes: number): Promise<boolean> {
+  const fs = await statfs(dir);
+  const reserve = Math.max(HOST_RESERVE_MIN_BYTES, fs.blocks * fs.bsize * HOST_RESERVE_FRACTION);
+  return fs.bavail * fs.bsize - bytes >= reserve;
+}
+
+/** Stops the disk's loop device from punching holes into its image (discards, unmapping zeroes). */
+async function keepPreallocated(mountPoint: string): Promise<void> {
+  const mounts = await readFile('/proc/self/mounts', 'utf8');
+  const device = mounts
+    .split('\n')
+    .map((line) => line.split(' '))
+    .find((fields) => fields[1] === mountPoint)?.[0];
+  const name = device ? path.basename(device) : null;
+  if (!name?.startsWith('loop')) return;
+  for (const limit of ['discard_max_bytes', 'write_zeroes_unmap_max_bytes'])
+    await writeFile(`/sys/block/${name}/queue/${limit}`, '0').catch(() => undefined);
+}
+
+async function makeDiskImage(image: string, sizeMiB: number): Promise<void> {
+  const size = sizeMiB * 1024 * 1024;
+  if (!(await hostHasRoom(path.dirname(image), size))) {
+    const fs = await statfs(path.dirname(image));
+    throw new DiskSpaceError(
+      `no room for a ${sizeMiB} MiB box disk: ${Math.floor((fs.bavail * fs.bsize) / 1024 ** 2)} MiB free`,
+    );
+  }
+  const partial = `${image}.new`;
+  await rm(partial, { force: true });
+  try {
+    await run('fallocate', ['-l', String(size), partial]);
+    // No discard and no lazy zeroing of the inode tables at the first mount: both punch holes
+    // into the image through the loop device, giving back blocks the box would take again.
+    await run('mkfs.ext4', [
+      '-q',
+      '-F',
+      '-m',
+      '0',
+      '-E',
+      'nodiscard,lazy_itable_init=0,lazy_journal_init=0',
+      partial,
+    ]);
+    await rename(partial, image);
+  } finally {
+    await rm(partial, { force: true });
+  }
+}
+
+/**
+ * Mounts `dir/root` as an overlay: the image below, the box's disk (`dir/disk/upper`) for the
+ * box's own changes (metacopy: a change of owner copies metadata only). Answers the root path.
  */
 async function mountOverlay(imagePath: string, dir: string): Promise<string> {
-  for (const sub of ['upper', 'work', 'root'])
-    await mkdir(path.join(dir, sub), { recursive: true, mode: 0o700 });
+  await mkdir(path.join(dir, 'root'), { recursive: true, mode: 0o700 });
   await chmod(dir, 0o700);
   const root = path.join(dir, 'root');
-  const layers = `lowerdir=${imagePath},upperdir=${path.join(dir, 'upper')},workdir=${path.join(dir, 'work')}`;
-  await run('mount', ['-t', 'overlay', 'overlay', '-o', `${layers},metacopy=on,redirect_dir=on`, root]);
+  const disk = path.join(dir, DISK_MOUNT);
+  const layers = `lowerdir=${imagePath},upperdir=${path.join(disk, 'upper')},workdir=${path.join(disk, 'work')}`;
+  // xino: the lower and upper layers are different file systems now (the image, the box's disk),
+  // and without it a file would show its layer's device, not the overlay's: shiftOwnership,
+  // which does not cross mounts, would skip every file of the image.
+  await run('mount', [
+    '-t',
+    'overlay',
+    'overlay',
+    '-o',
+    `${layers},metacopy=on,redirect_dir=on,xino=on`,
+    root,
+  ]);
   return root;
 }
 
 const spareDir = (boxesDir: string, slot: number) => path.join(boxesDir, `.spare-${slot}`);
+/** What a spare disk was made for: a box takes it over only when both still hold. */
+const spareKey = (imagePath: string, diskMiB: number) => `${imagePath}\n${diskMiB} MiB`;
 
 /**
  * Makes a disk ready ahead of time for the box that will get `slot`: an overlay upper layer
  * already shifted into the slot's UID range, the slow part of a first start. A box created
  * for that slot takes it over (claimSpare) and starts in about a second.
  */
-export async function prepareSpare(boxesDir: string, slot: number, imagePath: string): Promise<boolean> {
+export async function prepareSpare(
+  boxesDir: string,
+  slot: number,
+  imagePath: string,
+  diskMiB: number,
+): Promise<boolean> {
   const dir = spareDir(boxesDir, slot);
+  const key = spareKey(imagePath, diskMiB);
   const ready = await readFile(path.join(dir, 'ready'), 'utf8').catch(() => null);
-  if (ready === imagePath) return false;
-  await rm(dir, { recursive: true, force: true });
-  const root = await mountOverlay(imagePath, dir);
+  if (ready === key) return false;
+  await removeSpare(dir);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await mountDisk(dir, diskMiB);
   try {
-    await shiftOwnership(root, Machine.uidBase(slot));
+    const root = await mountOverlay(imagePath, dir);
+    try {
+      await shiftOwnership(root, Machine.uidBase(slot));
+    } finally {
+      await run('umount', [root]);
+    }
   } finally {
-    await run('umount', [root]);
+    await run('umount', [path.join(dir, DISK_MOUNT)]);
   }
-  await writeFile(path.join(dir, 'ready'), imagePath);
+  await writeFile(path.join(dir, 'ready'), key);
   return true;
+}
+
+/** Removes a spare disk, unmounting what a spare being made when the API stopped left mounted. */
+async function removeSpare(dir: string): Promise<void> {
+  for (const mount of [path.join(dir, 'root'), path.join(dir, DISK_MOUNT)])
+    if (await isMountPoint(mount)) await run('umount', ['-l', mount]).catch(() => undefined);
+  await rm(dir, { recursive: true, force: true });
 }
 
 /** Removes spare disks of slots outside `keep`. */
 export async function removeSpares(boxesDir: string, keep: Set<number>): Promise<void> {
   for (const entry of await readdir(boxesDir).catch(() => [])) {
     const match = /^\.spare-(\d+)$/.exec(entry);
-    if (match && !keep.has(Number(match[1])))
-      await rm(path.join(boxesDir, entry), { recursive: true, force: true });
+    if (match && !keep.has(Number(match[1]))) await removeSpare(path.join(boxesDir, entry));
   }
 }
 

@@ -14,6 +14,7 @@ import type { BoxObservation, BoxSpec, VpnIdentity, VpnSession } from '../orches
 import { ClientNamespace, VpnClient, boxHostProblem } from '../../testing/netns.ts';
 import { orchestratorContract } from '../../testing/orchestrator-contract.ts';
 import { LocalRuntime, type LocalRuntimeOptions } from './runtime.ts';
+import { CONSOLE_LOG_BYTES } from './machine.ts';
 import type { HostReferee, VerdictSink } from '../../referee/host.ts';
 
 const execFileAsync = promisify(execFile);
@@ -35,6 +36,7 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
   const cgroupGroup = `exploit-grid-${prefix}`;
   const MAX_CLIENTS = 10;
   const resources = { memoryMiB: 384, cpuMillis: 500, pids: 300 };
+  const DISK_MIB = 300;
 
   let tmp: string | undefined;
   let dataDir: string;
@@ -125,6 +127,23 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     );
   }
 
+  /** applyBox until the booted box's sshd listens (RUNNING comes first: booted, not listening). */
+  async function waitSshd(spec: BoxSpec, timeoutMs = 30_000): Promise<BoxObservation> {
+    return until(
+      `sshd of ${spec.hostname}`,
+      async () => {
+        const observed = await runtime!.applyBox(spec);
+        expect(observed.phase, `${spec.hostname} (${observed.reason})`).to.be.oneOf([
+          'RUNNING',
+          'PROVISIONING',
+        ]);
+        return observed.phase === 'RUNNING' && observed.openPorts['22'] ? observed : undefined;
+      },
+      timeoutMs,
+      250,
+    );
+  }
+
   before(async function () {
     this.timeout(300_000);
     const problem = await boxHostProblem();
@@ -171,6 +190,7 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
       vpnTcpPort: port,
       vpnMaxClients: MAX_CLIENTS,
       stopTimeoutMs: 5000,
+      diskMiB: DISK_MIB,
       logger: testLogger,
     };
     runtime = newRuntime();
@@ -214,6 +234,13 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     if (links.length) problems.push(`host interfaces left: ${links.join('; ')}`);
     const mounts = await mountsUnder(tmp);
     if (mounts.length) problems.push(`mounts left: ${mounts.join(', ')}`);
+    // The kernel lets go of an unmounted loop device a moment later.
+    let loops = await loopDevicesOf(tmp);
+    for (let i = 0; i < 50 && loops.length; i++) {
+      await sleep(100);
+      loops = await loopDevicesOf(tmp);
+    }
+    if (loops.length) problems.push(`loop devices left: ${loops.join(', ')}`);
     const cgroups = await cgroupDirs(cgroupGroup);
     if (cgroups.length) problems.push(`cgroups left: ${cgroups.join(', ')}`);
     const processes = await processesMatching((argv) =>
@@ -274,7 +301,7 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     expect(runtime!.poolUsage().UDP.clients).to.equal(1);
   });
 
-  it('boots boxes: PROVISIONING, then RUNNING with ssh open', async function () {
+  it('boots boxes: PROVISIONING, then RUNNING once their systemd runs, then ssh open', async function () {
     this.timeout(90_000);
     const started = Date.now();
     const first = await Promise.all([runtime!.applyBox(aliceBox), runtime!.applyBox(bobBox)]);
@@ -294,9 +321,10 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
       [b, bobBox],
     ] as const) {
       expect(observed.ip).to.equal(ip(spec));
-      expect(observed.openPorts).to.deep.include({ '22': 'ssh' });
       expect(observed.reason).to.equal(null);
+      expect((await waitSshd(spec)).openPorts).to.deep.include({ '22': 'ssh' });
     }
+    console.log(`      (two boxes with ssh open after ${Date.now() - started} ms)`);
     expect(await runtime!.boxIds()).to.have.members([aliceBox.id, bobBox.id]);
   });
 
@@ -410,6 +438,78 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     const inGroup = await cgroupProcs(cgroupGroup, machine);
     expect(inGroup).to.include(init);
     expect(inGroup.length).to.be.at.least(4);
+  });
+
+  it('holds a box to its disk with the kernel: writing past it fails inside, the host keeps its space, the box runs on', async () => {
+    const image = path.join(boxDir(aliceBox), 'disk.img');
+    const size = DISK_MIB * 1024 * 1024;
+    const allocated = async () => (await stat(image)).blocks * 512;
+    // Preallocated: the host's blocks were taken when the disk was made.
+    expect(await allocated(), 'the disk image’s blocks on the host').to.be.at.least(size);
+    const loops = await loopDevicesOf(boxDir(aliceBox));
+    expect(loops, 'loop devices holding the box’s disk').to.have.length(1);
+    const out = await alice.ssh(
+      ip(aliceBox),
+      // A failed fallocate keeps the blocks it got: the file goes before the next one.
+      'fallocate -l 1G /root/big 2>&1; echo "big=$?"; rm -f /root/big; fallocate -l 40M /root/small; echo "small=$?"; ' +
+        'dd if=/dev/zero of=/root/fill bs=1M 2>&1 | tail -n 1; sync; rm -f /root/small /root/fill; ' +
+        'echo room > /root/after; echo "freed=$?"',
+      { password: aliceBox.rootPassword },
+    );
+    expect(out, 'fallocate beyond the disk').to.match(/No space left on device[\s\S]*big=1/);
+    expect(out, 'a file that fits').to.include('small=0');
+    expect(out, 'dd until the disk is full').to.include('No space left on device');
+    expect(out, 'a write once room was made').to.include('freed=0');
+    // The box wrote its whole disk: the image took no more of the host than it had.
+    expect(await allocated()).to.be.below(size + 8 * 1024 * 1024);
+    expect((await runtime!.applyBox(aliceBox)).phase, 'the box after its disk was full').to.equal('RUNNING');
+    expect(await alice.canConnect(ip(aliceBox), 22)).to.equal(true);
+  });
+
+  it('gives box root no console to write to the host: its systemd logs to its own journal', async () => {
+    const out = await alice.ssh(
+      ip(aliceBox),
+      'test -e /dev/console; echo "console=$?"; readlink /proc/1/fd/1; journalctl -b -q -n 200 --no-pager | grep -c "Reached target" || true',
+      { password: aliceBox.rootPassword },
+    );
+    const [console_, init, reached] = out.trim().split('\n');
+    expect(console_).to.equal('console=1');
+    expect(init, 'where the box’s systemd writes').to.equal('/dev/null');
+    expect(Number(reached), 'boot lines in the box’s journal').to.be.above(0);
+    // The host's log of the box holds the launcher's and nspawn's lines only.
+    const log = await stat(path.join(boxDir(aliceBox), 'console.log'));
+    expect(log.size).to.be.below(CONSOLE_LOG_BYTES);
+  });
+
+  it('filters box root’s syscalls: no new user namespaces, keyrings, bpf, modules or io_uring; its firewall, namespaces and sudo work', async () => {
+    const probes =
+      os.arch() === 'x64'
+        ? `perl -e 'for (["keyctl",250,0,-3],["add_key",248,"user","k","v",1,-2],["bpf",321,0,0,0],` +
+          `["io_uring_setup",425,1,0],["init_module",175,0,0,""],["perf_event_open",298,0,0,-1,-1,0]) ` +
+          `{ my ($n,$nr,@a)=@$_; $!=0; my $r=syscall($nr,@a); print "$n=".($r==-1?$!+0:"allowed")."\\n" }'`
+        : 'true';
+    const out = await alice.ssh(
+      ip(aliceBox),
+      'unshare -U true 2>/dev/null; echo "userns=$?"; unshare -m true; echo "mountns=$?"; ' +
+        'unshare -n true; echo "netns=$?"; nft add table inet eg_probe && nft list tables && ' +
+        'nft delete table inet eg_probe; echo "nft=$?"; grep -E "^(Seccomp|NoNewPrivs):" /proc/self/status; ' +
+        `runuser -u nobody -- sh -c 'unshare -U true 2>/dev/null; echo "nobody-userns=$?"'; ${probes}`,
+      { password: aliceBox.rootPassword },
+    );
+    const lines = out.trim().split('\n');
+    expect(lines, 'a new user namespace').to.include('userns=1');
+    expect(lines, 'as any user of the box').to.include('nobody-userns=1');
+    expect(lines, 'mount and network namespaces (services’ sandboxing)').to.include.members([
+      'mountns=0',
+      'netns=0',
+    ]);
+    expect(lines, 'the box’s own firewall').to.include.members(['table inet eg_probe', 'nft=0']);
+    expect(out).to.match(/^Seccomp:\s+2$/m);
+    // No no_new_privs: su and sudo keep working.
+    expect(out).to.match(/^NoNewPrivs:\s+0$/m);
+    if (os.arch() === 'x64')
+      for (const call of ['keyctl', 'add_key', 'bpf', 'io_uring_setup', 'init_module', 'perf_event_open'])
+        expect(lines, call).to.include(`${call}=1`);
   });
 
   it('keeps players apart: no other box, no other VPN client, not the router', async () => {
@@ -944,8 +1044,8 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     expect(await mountsUnder(boxDir(bobBox))).to.deep.equal([]);
 
     expect((await runtime!.applyBox(bobBox)).phase).to.equal('PROVISIONING');
-    const running = await waitPhase(bobBox, 'RUNNING', ['PROVISIONING'], 40_000);
-    expect(running.openPorts).to.deep.include({ '22': 'ssh' });
+    await waitPhase(bobBox, 'RUNNING', ['PROVISIONING'], 40_000);
+    expect((await waitSshd(bobBox)).openPorts).to.deep.include({ '22': 'ssh' });
   });
 
   it('brings a box rebooted from inside back by itself', async function () {
@@ -958,8 +1058,8 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
       const now = await nspawnMain(boxDir(aliceBox)).catch(() => null);
       return now !== null && now !== before;
     });
-    const back = await waitPhase(aliceBox, 'RUNNING', ['RUNNING', 'PROVISIONING'], 40_000);
-    expect(back.openPorts).to.deep.include({ '22': 'ssh' });
+    await waitPhase(aliceBox, 'RUNNING', ['RUNNING', 'PROVISIONING'], 40_000);
+    expect((await waitSshd(aliceBox)).openPorts).to.deep.include({ '22': 'ssh' });
     const out = await until(
       'ssh after the reboot',
       () =>
@@ -1016,7 +1116,7 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     expect(took, 'a clean stop, not the kill after the timeout').to.be.below(options.stopTimeoutMs);
     expect(await nspawnPids(boxDir(aliceBox))).to.deep.equal([]);
     expect(await processesIn(aliceBox)).to.deep.equal([]);
-    expect(await mountsUnder(boxDir(aliceBox)), 'the overlay after the stop').to.deep.equal([]);
+    expect(await mountsUnder(boxDir(aliceBox)), 'the overlay and disk after the stop').to.deep.equal([]);
     await until(
       'the box port to leave the bridge',
       async () => !(await routerHasLink(`vb-${machineName(aliceBox)}`)),
@@ -1051,6 +1151,28 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     expect(existsSync(hostTrap), 'the host path the box pointed at').to.equal(false);
   });
 
+  it('counts a booted box as RUNNING though nothing listens on port 22', async () => {
+    // Box root moves sshd away: the box is still booted (and billed).
+    const init = await containerInit(boxDir(bobBox));
+    await execFileAsync('nsenter', [
+      '-t',
+      String(init),
+      '-a',
+      'systemctl',
+      'stop',
+      'ssh.service',
+      'ssh.socket',
+    ]);
+    await until(
+      'sshd to stop listening',
+      async () => !(await runtime!.applyBox(bobBox)).openPorts['22'],
+      10_000,
+    );
+    const observed = await runtime!.applyBox(bobBox);
+    expect(observed.phase).to.equal('RUNNING');
+    expect(observed.openPorts).to.not.have.property('22');
+  });
+
   it('deletes a box: its directory, cgroups and mounts are gone', async () => {
     const dir = boxDir(bobBox);
     expect(existsSync(dir)).to.equal(true);
@@ -1058,6 +1180,7 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     expect(existsSync(dir)).to.equal(false);
     expect(await runtime!.boxIds()).to.deep.equal([aliceBox.id]);
     expect(await mountsUnder(dir)).to.deep.equal([]);
+    await until('the disk’s loop device to go', async () => (await loopDevicesOf(dir)).length === 0, 5000);
     expect(await nspawnPids(dir)).to.deep.equal([]);
     expect((await cgroupDirs(cgroupGroup)).filter((d) => d.includes(machineName(bobBox)))).to.deep.equal([]);
     await until(
@@ -1069,6 +1192,31 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     await runtime!.deleteBox(bobBox.id);
     // Alice's box is untouched.
     expect((await runtime!.applyBox(aliceBox)).phase).to.equal('RUNNING');
+  });
+
+  it('keeps spare disks ready for the next free slots; a new box takes one over, shifted and unmounted', async function () {
+    this.timeout(60_000);
+    const boxes = path.join(dataDir, 'boxes');
+    runtime!.prepareSpares([aliceBox.slot, bobBox.slot]);
+    await until(
+      'two spare disks',
+      async () =>
+        existsSync(path.join(boxes, '.spare-0/ready')) && existsSync(path.join(boxes, '.spare-1/ready')),
+      40_000,
+    );
+    expect(await mountsUnder(path.join(boxes, '.spare-0')), 'mounts of a spare').to.deep.equal([]);
+    const spareImage = await stat(path.join(boxes, '.spare-0/disk.img'));
+    expect(spareImage.blocks * 512, 'a spare’s blocks on the host').to.be.at.least(DISK_MIB * 1024 * 1024);
+    const newcomer: BoxSpec = { ...aliceBox, id: randomUUID(), slot: 0, hostname: 'new-box', power: false };
+    expect((await runtime!.applyBox(newcomer)).phase).to.equal('STOPPED');
+    const image = await stat(path.join(boxDir(newcomer), 'disk.img'));
+    expect(image.ino, 'the spare’s disk, taken over').to.equal(spareImage.ino);
+    expect(existsSync(path.join(boxes, '.spare-0')), 'the spare once taken').to.equal(false);
+    // Prepared for its start: root and image files in the slot's UID range.
+    expect((await stat(path.join(boxDir(newcomer), 'root'))).uid).to.equal(0x10000000);
+    expect((await stat(path.join(boxDir(newcomer), 'root/etc/passwd'))).uid).to.equal(0x10000000);
+    await runtime!.deleteBox(newcomer.id);
+    expect(existsSync(boxDir(newcomer))).to.equal(false);
   });
 
   describe('keeps the box runtime contract (the one the API tests’ double keeps)', () => {
@@ -1292,6 +1440,16 @@ async function hostUids(pid: number): Promise<number[]> {
 }
 
 /** Mount points at or below `dir`. */
+/** Loop devices whose backing file is under `dir`. */
+async function loopDevicesOf(dir: string): Promise<string[]> {
+  const devices: string[] = [];
+  for (const device of await readdir('/sys/block')) {
+    const backing = await readFile(`/sys/block/${device}/loop/backing_file`, 'utf8').catch(() => '');
+    if (backing.startsWith(`${dir}/`)) devices.push(device);
+  }
+  return devices;
+}
+
 async function mountsUnder(dir: string): Promise<string[]> {
   const mounts = await readFile('/proc/self/mounts', 'utf8');
   return mounts

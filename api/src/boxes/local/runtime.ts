@@ -21,6 +21,7 @@ import { hostAddress, networkSize, parseNetwork } from './addressing.ts';
 import { run, which } from './command.ts';
 import { BaseImage } from './image.ts';
 import {
+  DiskSpaceError,
   Machine,
   cgroupGroup,
   listMachineDirs,
@@ -30,6 +31,7 @@ import {
   type MachineState,
 } from './machine.ts';
 import { sweepCgroups } from './cgroups.ts';
+import { ensureBoxInit } from './syscall-filter.ts';
 import { BRIDGE, RouterNetwork, TUN_TCP, TUN_UDP, type AccessPair } from './network.ts';
 import { VpnServer, clientConfig, type VpnClientSession } from './openvpn.ts';
 import { VpnRelay } from './relay.ts';
@@ -53,6 +55,8 @@ export interface LocalRuntimeOptions {
   vpnTcpPort: number;
   vpnMaxClients: number;
   stopTimeoutMs: number;
+  /** Size of each new box's disk (BOX_DISK_MIB). */
+  diskMiB: number;
   logger: Logger;
 }
 
@@ -67,6 +71,14 @@ const REQUIRED_COMMANDS: [string, string][] = [
   ['nsenter', 'util-linux'],
   ['ssh-keygen', 'openssh-client'],
   ['openssl', 'openssl'],
+  // Box disks: an ext4 image each, on a loop device.
+  ['mkfs.ext4', 'e2fsprogs'],
+  ['e2fsck', 'e2fsprogs'],
+  ['resize2fs', 'e2fsprogs'],
+  ['fallocate', 'util-linux'],
+  ['losetup', 'util-linux'],
+  // box-init, the boxes' syscall filter, is compiled on the host (static, with libc6-dev).
+  ['cc', 'gcc'],
   // The referee watches boxes from the host through the kernel (docs/detection.md).
   ['bpftrace', 'bpftrace'],
 ];
@@ -82,7 +94,7 @@ const HOST_LIMITS: [string, number][] = [
   ['/proc/sys/kernel/keys/maxkeys', 20_000],
 ];
 
-/** A box not answering ssh this long after its start is stopped and reported CRASHED. */
+/** A box whose systemd has not started this long after its launch is stopped and reported CRASHED. */
 const BOOT_TIMEOUT_MS = 90_000;
 /** Disks kept ready for the next new boxes. */
 const SPARE_DISKS = 2;
@@ -114,6 +126,8 @@ export class LocalRuntime implements BoxOrchestrator {
   #portsChain: Promise<void> = Promise.resolve();
   #authorize: (userId: string) => Promise<boolean> = async () => false;
   #sparing: Promise<void> | null = null;
+  /** The box-init binary (syscall-filter.ts), once compiled. */
+  #boxInit = '';
   readonly #bootingSince = new Map<string, number>();
   /** Each box's state as last seen (its init is looked for again only when its launcher changed). */
   readonly #seen = new Map<string, MachineState>();
@@ -209,6 +223,7 @@ export class LocalRuntime implements BoxOrchestrator {
     }
     try {
       await mkdir(this.#boxesDir, { recursive: true, mode: 0o700 });
+      this.#boxInit = await ensureBoxInit(path.join(this.#o.dataDir, 'box-init'));
       await this.#raiseHostLimits();
       await this.router.ensure();
       await this.#loadPki();
@@ -318,7 +333,13 @@ export class LocalRuntime implements BoxOrchestrator {
   }
 
   #machine(spec: Pick<BoxSpec, 'id' | 'slot'>): Machine {
-    return new Machine({ id: spec.id, slot: spec.slot, boxesDir: this.#boxesDir, prefix: this.#o.prefix });
+    return new Machine({
+      id: spec.id,
+      slot: spec.slot,
+      boxesDir: this.#boxesDir,
+      prefix: this.#o.prefix,
+      diskMiB: this.#o.diskMiB,
+    });
   }
 
   applyBox(spec: BoxSpec): Promise<BoxObservation> {
@@ -353,7 +374,12 @@ export class LocalRuntime implements BoxOrchestrator {
         // so Start is quick.
         if (state.state === 'absent' || (state.state === 'stopped' && !machine.provisioned)) {
           if (this.image.status.state === 'ready')
-            await machine.prepare(this.image.path, await this.#machineSpec(spec, ip));
+            await machine
+              .prepare(this.image.path, await this.#machineSpec(spec, ip))
+              .catch((err: unknown) => {
+                if (!(err instanceof DiskSpaceError)) throw err;
+                this.#log.warn({ box: spec.id, err: err.message }, 'No room on the host for a box disk yet');
+              });
           return observe('STOPPED');
         }
         if (state.state === 'running' || state.state === 'starting') {
@@ -371,7 +397,7 @@ export class LocalRuntime implements BoxOrchestrator {
           const since = this.#bootingSince.get(spec.id) ?? Date.now();
           this.#bootingSince.set(spec.id, since);
           if (Date.now() - since < BOOT_TIMEOUT_MS) return observe('PROVISIONING', 'Booting');
-          // A box that never gets to ssh is of no use to its owner: stop it and say so.
+          // A box whose init never starts is of no use to its owner: stop it and say so.
           const consoleTail = (await readFile(path.join(machine.dir, 'console.log'), 'utf8').catch(() => ''))
             .split('\n')
             .slice(-15)
@@ -399,8 +425,15 @@ export class LocalRuntime implements BoxOrchestrator {
             return observe('PROVISIONING', `Preparing the Debian base image (${now.percent}%)`);
           }
           const machineSpec = await this.#machineSpec(spec, ip);
-          await machine.prepare(this.image.path, machineSpec);
-          await machine.start(machineSpec, this.router.namespacePath, BRIDGE);
+          try {
+            await machine.prepare(this.image.path, machineSpec);
+          } catch (err) {
+            if (!(err instanceof DiskSpaceError)) throw err;
+            // Tried again at each pass: it starts once the host has room.
+            this.#log.error({ box: spec.id, err: err.message }, 'No room on the host for a box disk');
+            return observe('PROVISIONING', 'The host has no room for this box’s disk right now.');
+          }
+          await machine.start(machineSpec, this.router.namespacePath, BRIDGE, this.#boxInit);
           this.#log.info({ box: spec.id, machine: machine.machineName, ip }, 'Box starting');
           void this.#watchBoot(spec.id, machine);
           return observe('PROVISIONING', 'Booting');
@@ -409,7 +442,7 @@ export class LocalRuntime implements BoxOrchestrator {
     });
   }
 
-  /** Reports the moment a started box answers on ssh (or dies), instead of at the next loop pass. */
+  /** Reports the moment a started box's systemd runs (or the box dies), instead of at the next loop pass. */
   async #watchBoot(id: string, machine: Machine): Promise<void> {
     const deadline = Date.now() + BOOT_TIMEOUT_MS;
     while (Date.now() < deadline && !this.#closing) {
@@ -530,7 +563,7 @@ export class LocalRuntime implements BoxOrchestrator {
       await removeSpares(this.#boxesDir, new Set(wanted));
       for (const slot of wanted) {
         if (used.has(slot) || this.#closing) continue;
-        if (await prepareSpare(this.#boxesDir, slot, this.image.path))
+        if (await prepareSpare(this.#boxesDir, slot, this.image.path, this.#o.diskMiB))
           this.#log.debug({ slot }, 'Spare box disk ready');
       }
     })()
@@ -749,6 +782,13 @@ export class LocalRuntime implements BoxOrchestrator {
       .map((line) => line.split(' ')[1] ?? '')
       .filter((mount) => mount.startsWith(`${this.#boxesDir}/`));
     for (const mount of mounts.reverse()) await run('umount', ['-l', mount]).catch(() => undefined);
+    // Box disks' loop devices (a lazy unmount frees them once nothing holds them).
+    for (const device of await readdir('/sys/block').catch(() => [])) {
+      if (!device.startsWith('loop')) continue;
+      const backing = await readFile(`/sys/block/${device}/loop/backing_file`, 'utf8').catch(() => '');
+      if (backing.startsWith(`${this.#boxesDir}/`))
+        await run('losetup', ['-d', `/dev/${device}`]).catch(() => undefined);
+    }
     for (const entry of await readdir('/proc').catch(() => [])) {
       if (!/^\d+$/.test(entry)) continue;
       const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
