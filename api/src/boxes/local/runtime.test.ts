@@ -463,6 +463,63 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     listener.kill('SIGKILL');
   });
 
+  it('lets a box answer its owner but never open a connection to the owner’s computer; an attacker’s only inside a window', async () => {
+    // Listeners on both players' computers, on all their addresses (the VPN's included).
+    const port = await freePort();
+    const listeners = [alice, bob].map((computer) =>
+      spawn(
+        'ip',
+        [
+          'netns',
+          'exec',
+          computer.name,
+          process.execPath,
+          '-e',
+          "require('node:net').createServer((s) => s.end('hi')).listen(Number(process.argv[1]), '0.0.0.0')",
+          String(port),
+        ],
+        { stdio: 'ignore' },
+      ),
+    );
+    try {
+      for (const computer of [alice, bob])
+        await until(
+          'a listener on a player’s computer',
+          () => tcpConnects(computer.clientAddress, port),
+          10_000,
+        );
+      const targets = [session(users.alice)!.vpnAddress, session(users.bob)!.vpnAddress];
+      // The owner's ssh session is the proof that the box still answers its owner.
+      const fromAliceBox = async () =>
+        (
+          await asOwner(
+            'for t in "$@"; do (timeout 2 bash -c "exec 3<>/dev/tcp/$t/' +
+              port +
+              '" 2>/dev/null && echo "$t open" || echo "$t closed") & done; wait',
+            targets,
+          )
+        )
+          .trim()
+          .split('\n')
+          .sort();
+      expect(await fromAliceBox(), 'what Alice’s box reached without a window').to.deep.equal(
+        targets.map((t) => `${t} closed`).sort(),
+      );
+      await runtime!.openAttackWindow(users.bob, aliceBox.id, new Date(Date.now() + 60_000));
+      expect(await runtime!.router.listCallbacks()).to.include(targets[1]);
+      expect(await fromAliceBox(), 'what Alice’s box reached inside Bob’s window').to.deep.equal(
+        [`${targets[0]} closed`, `${targets[1]} open`].sort(),
+      );
+      await runtime!.closeAttackWindow(users.bob, aliceBox.id);
+      expect(await fromAliceBox(), 'what Alice’s box reached after the window').to.deep.equal(
+        targets.map((t) => `${t} closed`).sort(),
+      );
+      expect(await alice.canConnect(ip(aliceBox), 22), 'Alice reaches her box').to.equal(true);
+    } finally {
+      for (const l of listeners) l.kill('SIGKILL');
+    }
+  });
+
   it('opens an attack window to the target box and closes it again', async () => {
     await runtime!.openAttackWindow(users.bob, aliceBox.id, new Date(Date.now() + 60_000));
     expect(await bob.canConnect(ip(aliceBox), 22), 'Bob inside the window').to.equal(true);

@@ -612,7 +612,12 @@ export class LocalRuntime implements BoxOrchestrator {
     for (const session of sessions) {
       const own = boxOf.get(session.userId);
       if (own)
-        pairs.push({ vpnAddress: session.vpnAddress, boxAddress: this.boxAddress(own.slot), until: null });
+        pairs.push({
+          vpnAddress: session.vpnAddress,
+          boxAddress: this.boxAddress(own.slot),
+          until: null,
+          boxMayConnect: false,
+        });
     }
     for (const window of this.#windows.values()) {
       const target = this.#specs.get(window.boxId);
@@ -623,6 +628,8 @@ export class LocalRuntime implements BoxOrchestrator {
             vpnAddress: session.vpnAddress,
             boxAddress: this.boxAddress(target.slot),
             until: window.until,
+            // Reverse shells are part of the game, inside the window only.
+            boxMayConnect: true,
           });
       }
     }
