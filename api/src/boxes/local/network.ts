@@ -10,7 +10,7 @@ export interface RouterLayout {
   /** Names every host object of this runtime (network namespaces, host interface, machines). */
   prefix: string;
   arena: Ipv4Network;
-  /** A /30 between the host and the router namespace; the VPN relay uses it. */
+  /** A /30 between the host and the router namespace; players' VPN packets come in over it. */
   transit: Ipv4Network;
   vpnUdp: Ipv4Network;
   vpnTcp: Ipv4Network;
@@ -43,11 +43,13 @@ export const TRANSIT = 'transit0';
 export const TUN_UDP = 'tun-udp';
 export const TUN_TCP = 'tun-tcp';
 const TABLE = 'exploitgrid';
+/** The router's routing table for what its OpenVPN servers send back to players. */
+const REPLY_TABLE = '100';
 
 /**
  * The router network namespace of the local runtime: the arena bridge where boxes live, the
- * OpenVPN tun devices, and the nftables rules that decide who reaches what. The host only
- * gets one veth (the transit link); nothing else on the host changes.
+ * OpenVPN tun devices, and the nftables rules that decide who reaches what. The host gets one
+ * veth (the transit link); the VPN ingress (ingress.ts) sends players' packets over it.
  */
 export class RouterNetwork {
   readonly layout: RouterLayout;
@@ -123,6 +125,23 @@ export class RouterNetwork {
     await run('ip', ['link', 'set', this.hostInterface, 'up']);
     await inRouter('address', 'replace', `${this.routerTransitAddress}/${transit.prefix}`, 'dev', TRANSIT);
     await inRouter('link', 'set', TRANSIT, 'up');
+    // Players keep their own addresses, so the OpenVPN servers (bound to the transit address)
+    // answer them through the host. Only packets from that address have a route out: the router
+    // has no default route, and boxes' packets find none.
+    const rules = await inRouter('rule', 'show', 'from', this.routerTransitAddress, 'lookup', REPLY_TABLE);
+    if (!rules.trim())
+      await inRouter('rule', 'add', 'from', this.routerTransitAddress, 'lookup', REPLY_TABLE);
+    await inRouter(
+      'route',
+      'replace',
+      'default',
+      'via',
+      this.hostTransitAddress,
+      'dev',
+      TRANSIT,
+      'table',
+      REPLY_TABLE,
+    );
     await this.#loadBaseRules();
   }
 

@@ -43,6 +43,7 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
   let ownerKey: string;
   let ownerPublicKey: string;
   let hostOctet: number;
+  let forwardingBefore: string;
   let listener: ChildProcess | undefined;
   const clients: ClientNamespace[] = [];
   let alice: ClientNamespace;
@@ -142,6 +143,7 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     aliceBox.sshPublicKey = ownerPublicKey;
 
     // The players' computers: 10.203.<n>.4/30 and .8/30 on the host, the transit link .0/30.
+    forwardingBefore = await readFile('/proc/sys/net/ipv4/ip_forward', 'utf8');
     hostOctet = await freeHostOctet();
     const net3 = `10.203.${hostOctet}`;
     alice = new ClientNamespace(`${prefix}-alice`, `${prefix}-ca`, net3, 4);
@@ -222,6 +224,12 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     if (processes.length)
       problems.push(`processes left: ${processes.map((p) => `${p.pid} ${p.argv.join(' ')}`).join('; ')}`);
     if (existsSync(`/run/exploit-grid/${prefix}`)) problems.push(`/run/exploit-grid/${prefix} left`);
+    const tables = (await execFileAsync('nft', ['list', 'tables'])).stdout;
+    if (tables.includes(`${prefix}-ingress`)) problems.push(`host nftables table ${prefix}-ingress left`);
+    // Forwarding as it was (another runtime on this host may hold it on: then it stays on).
+    const forwarding = await readFile('/proc/sys/net/ipv4/ip_forward', 'utf8');
+    if (forwarding !== forwardingBefore && !existsSync('/run/exploit-grid/forwarding/before.json'))
+      problems.push(`IPv4 forwarding left at ${forwarding.trim()}, was ${forwardingBefore.trim()}`);
 
     for (const mount of mounts) await execFileAsync('umount', ['-l', mount]).catch(() => undefined);
     for (const p of processes) killQuietly(p.pid);
@@ -274,6 +282,29 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     expect(runtime!.poolUsage().UDP.clients).to.equal(1);
   });
 
+  it('lets a stock OpenVPN client in at once on an address the host got after start, with its own address', async () => {
+    // Erin's computer and the host address she connects to are both newer than the runtime.
+    const erin = new ClientNamespace(`${prefix}-erin`, `${prefix}-ce`, `10.203.${hostOctet}`, 12);
+    clients.push(erin);
+    await erin.create();
+    const erinId = randomUUID();
+    const config = path.join(tmp!, 'erin.ovpn');
+    const written = runtime!.vpnClientConfig('UDP', await runtime!.issueVpnIdentity(erinId), 'erin');
+    await writeFile(config, written.replace(/^remote \S+ /m, `remote ${erin.hostAddress} `), { mode: 0o600 });
+    const vpn = await erin.connectVpn(config);
+    // A relay that had not bound the new address yet would have refused the first datagrams.
+    expect(vpn.log, 'the client’s log').to.not.include('ECONNREFUSED');
+    expect(vpn.log).to.include(`${erin.hostAddress}:${options.vpnUdpPort}`);
+    // No NAT of players' addresses: OpenVPN sees Erin's own.
+    await until('Erin’s session', async () => session(erinId));
+    const serverLog = await readFile(path.join(dataDir, 'vpn/udp/openvpn.log'), 'utf8');
+    expect(serverLog, 'the UDP server’s log').to.match(
+      new RegExp(`Peer Connection Initiated with \\[AF_INET\\]${erin.clientAddress.replace(/\./g, '\\.')}:`),
+    );
+    await vpn.stop();
+    await until('Erin’s session to end', async () => !session(erinId), 20_000);
+  });
+
   it('boots boxes: PROVISIONING, then RUNNING with ssh open', async function () {
     this.timeout(90_000);
     const started = Date.now();
@@ -298,6 +329,38 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
       expect(observed.reason).to.equal(null);
     }
     expect(await runtime!.boxIds()).to.have.members([aliceBox.id, bobBox.id]);
+  });
+
+  it('takes a flood of UDP datagrams from many source ports in the kernel, not in the API process', async () => {
+    const descriptors = async () => (await readdir('/proc/self/fd')).length;
+    const before = await descriptors();
+    // 3000 source ports, one junk datagram each, as spoofed sources would send (tls-crypt drops them).
+    await execFileAsync(
+      'ip',
+      [
+        'netns',
+        'exec',
+        bob.name,
+        process.execPath,
+        '-e',
+        `const dgram = require('node:dgram');
+         (async () => {
+           for (let i = 0; i < 3000; i++) {
+             const s = dgram.createSocket('udp4');
+             await new Promise((r) => s.send(Buffer.alloc(64, i), Number(process.argv[2]), process.argv[1], r));
+             s.close();
+           }
+         })();`,
+        alice.hostAddress,
+        String(options.vpnUdpPort),
+      ],
+      { timeout: 60_000 },
+    );
+    await sleep(500);
+    expect((await descriptors()) - before, 'descriptors the flood opened in this process').to.be.below(20);
+    // Players are still served.
+    expect(await alice.canConnect(ip(aliceBox), 22), 'Alice over UDP').to.equal(true);
+    expect(await bob.canConnect(ip(bobBox), 22), 'Bob over TCP').to.equal(true);
   });
 
   it('lets the owner in as root with the password over the VPN, on the spec hostname', async () => {
@@ -925,7 +988,7 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     expect(await nspawnMain(boxDir(aliceBox)), 'Alice’s box was restarted').to.equal(aliceNspawn);
     expect(await nspawnMain(boxDir(bobBox)), 'Bob’s box was restarted').to.equal(bobNspawn);
 
-    // The owners reach their boxes again (UDP flows through the new relay, TCP reconnects to it).
+    // The owners reach their boxes again (the VPN ingress is in the kernel: the API restart did not touch it).
     const out = await until(
       'Alice’s ssh after the restart',
       () =>

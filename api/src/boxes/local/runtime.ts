@@ -31,7 +31,7 @@ import {
 import { sweepCgroups } from './cgroups.ts';
 import { BRIDGE, RouterNetwork, TUN_TCP, TUN_UDP, type AccessPair } from './network.ts';
 import { VpnServer, clientConfig, type VpnClientSession } from './openvpn.ts';
-import { VpnRelay } from './relay.ts';
+import { VpnIngress } from './ingress.ts';
 import { HostReferee, type RefereeTarget, type VerdictSink } from '../../referee/host.ts';
 import { traceScript } from '../../referee/trace.ts';
 import { Tracer } from '../../referee/tracer.ts';
@@ -103,7 +103,7 @@ export class LocalRuntime implements BoxOrchestrator {
   readonly #locks = new KeyedLock();
   readonly #windows = new Map<string, { attackerUserId: string; boxId: string; until: number }>();
   readonly #servers: Record<VpnProtocol, VpnServer>;
-  readonly #relay: VpnRelay;
+  readonly #ingress: VpnIngress;
   #pki: VpnPki | null = null;
   #tlsCryptKey = '';
   #serverName: string;
@@ -150,6 +150,7 @@ export class LocalRuntime implements BoxOrchestrator {
         dir: path.join(this.#vpnDir, protocol.toLowerCase()),
         socketPath: `/run/exploit-grid/${options.prefix}/${protocol.toLowerCase()}.sock`,
         device,
+        localAddress: this.router.routerTransitAddress,
         port: ROUTER_VPN_PORT,
         clients,
         routes: [arena],
@@ -162,7 +163,13 @@ export class LocalRuntime implements BoxOrchestrator {
         logger: options.logger,
       });
     this.#servers = { UDP: server('UDP', vpnUdp, TUN_UDP), TCP: server('TCP', vpnTcp, TUN_TCP) };
-    this.#relay = new VpnRelay(options.logger);
+    this.#ingress = new VpnIngress(this.router, {
+      listenHost: options.vpnListenHost,
+      udpPort: options.vpnUdpPort,
+      tcpPort: options.vpnTcpPort,
+      routerPort: ROUTER_VPN_PORT,
+      logger: options.logger,
+    });
     for (const s of Object.values(this.#servers)) {
       s.authorizer = (commonName) => this.#authorize(commonName);
       s.on('connected', (session) => {
@@ -213,13 +220,7 @@ export class LocalRuntime implements BoxOrchestrator {
       await this.#loadPki();
       const crl = await this.#pki!.crl([]);
       await this.#ensureServers(crl);
-      await this.#relay.listen({
-        host: this.#o.vpnListenHost,
-        udpPort: this.#o.vpnUdpPort,
-        tcpPort: this.#o.vpnTcpPort,
-        target: this.router.routerTransitAddress,
-        targetPort: ROUTER_VPN_PORT,
-      });
+      await this.#ingress.ensure();
       this.#unavailable = null;
       // The first run builds the base image now, with progress in the log, not at the first box.
       this.image.ensure().catch(() => undefined);
@@ -648,8 +649,8 @@ export class LocalRuntime implements BoxOrchestrator {
       remoteHost: this.#o.vpnPublicHost,
       remotePort:
         protocol === 'UDP'
-          ? this.#relay.udpPort || this.#o.vpnUdpPort
-          : this.#relay.tcpPort || this.#o.vpnTcpPort,
+          ? this.#ingress.udpPort || this.#o.vpnUdpPort
+          : this.#ingress.tcpPort || this.#o.vpnTcpPort,
       serverName: this.#serverName,
       caPem: this.#pki.caCertificatePem,
       certificatePem: identity.certificatePem,
@@ -704,7 +705,7 @@ export class LocalRuntime implements BoxOrchestrator {
   async close(): Promise<void> {
     this.#closing = true;
     await this.#sparing;
-    await this.#relay.close();
+    // The VPN ingress stays, like the VPN servers: players keep their tunnels across API restarts.
     for (const server of Object.values(this.#servers)) server.detach();
     await this.#accessChain;
   }
@@ -712,7 +713,7 @@ export class LocalRuntime implements BoxOrchestrator {
   async destroy(options: { keepDisks?: boolean } = {}): Promise<void> {
     this.#closing = true;
     await this.#sparing;
-    await this.#relay.close();
+    await this.#ingress.destroy();
     for (const id of await this.boxIds()) {
       const slot = this.#specs.get(id)?.slot ?? (await this.#slotOnDisk(id));
       if (options.keepDisks && slot !== null) {
