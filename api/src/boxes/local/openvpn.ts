@@ -83,6 +83,8 @@ export function serverConfig(o: VpnServerOptions, files: { dir: string }): strin
     `group ${o.group}`,
     'persist-key',
     'persist-tun',
+    // Players' bulk traffic must not slow the API down: on a busy host the servers yield the CPU.
+    'nice 10',
     ...(o.protocol === 'UDP' ? ['explicit-exit-notify 1'] : []),
     `writepid ${f('openvpn.pid')}`,
     'verb 3',
