@@ -1245,6 +1245,36 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
         await until('the session to end', async () => session(userId) === undefined, 10_000);
       },
       reaches: (userId) => computerOf(userId).canConnect(ip(contractBox), 22, 2),
+      reachedFromBox: async (userId) => {
+        const vpnAddress = session(userId)?.vpnAddress;
+        if (!vpnAddress) return false;
+        const port = await freePort();
+        const listener = spawn(
+          'ip',
+          [
+            'netns',
+            'exec',
+            computerOf(userId).name,
+            process.execPath,
+            '-e',
+            "require('node:net').createServer((s) => s.end()).listen(Number(process.argv[1]), '0.0.0.0')",
+            String(port),
+          ],
+          { stdio: 'ignore' },
+        );
+        try {
+          await until('the listener', () => tcpConnects(computerOf(userId).clientAddress, port), 10_000);
+          const out = await alice.ssh(
+            ip(contractBox),
+            'timeout 2 bash -c "exec 3<>/dev/tcp/$1/$2" 2>/dev/null && echo open || echo closed',
+            { password: contractBox.rootPassword },
+            [vpnAddress, String(port)],
+          );
+          return out.trim() === 'open';
+        } finally {
+          listener.kill('SIGKILL');
+        }
+      },
       serialOf: (userId) => (userId === dave ? daveSerial : identities.alice!.serialNumber),
       powerOffInside: () =>
         alice.ssh(ip(contractBox), 'systemctl poweroff', { password: contractBox.rootPassword }).then(
