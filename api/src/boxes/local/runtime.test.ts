@@ -460,6 +460,11 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     expect(await limit('pids', 'pids.max', 'pids.max')).to.equal('300');
     if (UNIFIED) expect(await limit('cpu', '', 'cpu.max')).to.equal('50000 100000');
     else expect(await limit('cpu', 'cpu.cfs_quota_us', '')).to.equal('50000');
+    // All boxes together yield the CPU to the host's own processes (the API) when it is contended.
+    const groupWeight = UNIFIED
+      ? await readFile(path.join(CGROUP_ROOT, cgroupGroup, 'cpu.weight'), 'utf8')
+      : await readFile(path.join(CGROUP_ROOT, 'cpu', cgroupGroup, 'cpu.shares'), 'utf8');
+    expect(Number(groupWeight), 'the boxes’ CPU weight').to.equal(UNIFIED ? 12 : 128);
 
     const init = await containerInit(boxDir(aliceBox));
     const membership = await readFile(`/proc/${init}/cgroup`, 'utf8');
