@@ -66,8 +66,12 @@ export async function acquireForwarding(user: string, transit: string, logger: L
 export async function releaseForwarding(user: string, logger: Logger): Promise<void> {
   await locked(async () => {
     await rm(path.join(USERS, user), { force: true });
-    if (!existsSync(BEFORE)) return;
-    if ((await readdir(USERS).catch(() => [])).length) {
+    const others = (await readdir(USERS).catch(() => [])).length;
+    if (!existsSync(BEFORE)) {
+      if (!others) await rm(DIR, { recursive: true, force: true });
+      return;
+    }
+    if (others) {
       await fillGuard();
       return;
     }
@@ -78,7 +82,7 @@ export async function releaseForwarding(user: string, logger: Logger): Promise<v
       if (existsSync(path.join(CONF, entry))) await writeSetting(entry, 'forwarding', '1');
     await writeSetting('all', 'accept_redirects', before.acceptRedirects);
     await run('nft', ['delete', 'table', 'ip', GUARD]).catch(() => undefined);
-    await rm(BEFORE, { force: true });
+    await rm(DIR, { recursive: true, force: true });
     logger.info('Turned IPv4 forwarding off again, as the host had it');
   });
 }
