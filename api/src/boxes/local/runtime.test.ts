@@ -363,6 +363,33 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     expect(await bob.canConnect(ip(bobBox), 22), 'Bob over TCP').to.equal(true);
   });
 
+  it('forwards nothing through the host but the VPN: one player’s computer does not reach another’s', async function () {
+    // A host that forwarded before the runtime came is left as it was (docs/boxes.md).
+    if (forwardingBefore.trim() !== '0') this.skip();
+    expect((await readFile('/proc/sys/net/ipv4/ip_forward', 'utf8')).trim(), 'forwarding').to.equal('1');
+    const port = await freePort();
+    const server = spawn(
+      'ip',
+      [
+        'netns',
+        'exec',
+        bob.name,
+        process.execPath,
+        '-e',
+        "require('node:net').createServer((s) => s.end('hi')).listen(Number(process.argv[1]), '0.0.0.0')",
+        String(port),
+      ],
+      { stdio: 'ignore' },
+    );
+    try {
+      await until('the listener on Bob’s computer', () => tcpConnects(bob.clientAddress, port), 10_000);
+      expect(await alice.canConnect(bob.clientAddress, port), 'Alice’s computer to Bob’s').to.equal(false);
+      expect(await alice.canConnect(ip(aliceBox), 22), 'Alice over the VPN').to.equal(true);
+    } finally {
+      server.kill('SIGKILL');
+    }
+  });
+
   it('lets the owner in as root with the password over the VPN, on the spec hostname', async () => {
     const out = await alice.ssh(
       ip(aliceBox),
