@@ -156,6 +156,10 @@ bench-boxes: build box-deps ## Box start time to ssh (vs a bare nspawn boot) and
 bench-detection: build box-deps ## Attack detection latency (shell command to stored event) and the box agent's CPU; needs root.
 	node test/bench/detection.ts
 
+.PHONY: bench-vpn
+bench-vpn: build box-deps ## The VPN ingress: tunnel throughput and latency vs straight to OpenVPN, /healthz p99 under players' bulk traffic; needs root.
+	node test/bench/vpn.ts
+
 .PHONY: bench-grid
 bench-grid: build ## The Grid: 10,000 sockets (broadcast p95, heap per socket) vs bare Socket.IO; a matchmaking tick with 10,000 queued.
 	node test/bench/grid.ts

@@ -161,7 +161,7 @@ describe('attacks on real boxes: reverse shells, root, kill chains, settlement',
       (await arena.events(carol, attack)).some((e) => e.type === 'FOOTHOLD'),
     );
 
-    // Commands that run on the box while the API (and with it the VPN relay) is down: the line is
+    // Commands that run on the box while the API is down (the VPN stays up: it is in the kernel): the line is
     // on the box (its `sleep` is in the kill chain) before the API stops, and the rest runs later.
     shell.send('sleep 4; whoami; hostname; echo typed-while-down');
     await until(

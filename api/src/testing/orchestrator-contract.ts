@@ -23,6 +23,8 @@ export interface ContractWorld {
   disconnect(userId: string): Promise<void>;
   /** Whether the player's VPN client opens a TCP connection to the box's sshd now. */
   reaches(userId: string): Promise<boolean>;
+  /** Whether the box opens a TCP connection to the player's computer (its VPN address) now. */
+  reachedFromBox(userId: string): Promise<boolean>;
   /** The serial number of the certificate the player's client uses. */
   serialOf(userId: string): string;
   /** The box's root powers it off from inside. */
@@ -114,6 +116,18 @@ export function orchestratorContract(world: () => ContractWorld): void {
     // Closing twice is fine.
     await orchestrator.closeAttackWindow(other, box.id);
     expect(await world().reaches(owner), 'the owner after the window').to.equal(true);
+  });
+
+  it('contract: lets a box open connections to its attacker inside the window only, to its owner never', async () => {
+    const { orchestrator, owner, other, box } = world();
+    expect(await world().reachedFromBox(owner), 'the owner’s computer').to.equal(false);
+    expect(await world().reachedFromBox(other), 'another player’s without a window').to.equal(false);
+    await orchestrator.openAttackWindow(other, box.id, new Date(Date.now() + 60_000));
+    await eventually('the window to open', () => world().reachedFromBox(other));
+    expect(await world().reachedFromBox(owner), 'the owner’s computer inside the window').to.equal(false);
+    await orchestrator.closeAttackWindow(other, box.id);
+    await eventually('the window to close', async () => !(await world().reachedFromBox(other)));
+    expect(await world().reaches(owner), 'the owner still reaches the box').to.equal(true);
   });
 
   it('contract: cuts a revoked player’s live session at once and announces it', async () => {

@@ -43,6 +43,7 @@ describe('the box runtime’s test double keeps the runtime contract', () => {
       orchestrator.vpnSessions().find((s) => s.userId === userId) ?? (await orchestrator.connectVpn(userId)),
     disconnect: async (userId) => orchestrator.disconnectVpn(userId),
     reaches: async (userId) => orchestrator.reaches(userId, box.id),
+    reachedFromBox: async (userId) => orchestrator.reachedFromBox(box.id, userId),
     serialOf: (userId) => serials.get(userId)!,
     powerOffInside: async () => orchestrator.powerOffInside(box.id),
     crash: async () => orchestrator.crash(box.id),

@@ -347,6 +347,18 @@ export class TestOrchestrator implements BoxOrchestrator {
     return window !== undefined && window.until > new Date();
   }
 
+  /**
+   * Whether a box opens a connection to a player's computer now, as the real runtime's network
+   * lets it: only to an attacker with an open attack window (reverse shells), never to its owner.
+   */
+  reachedFromBox(boxId: string, userId: string): boolean {
+    const machine = this.#machines.get(boxId);
+    if (machine?.state !== 'running' || !machine.spec) return false;
+    if (!this.#sessions.some((s) => s.userId === userId)) return false;
+    const window = this.#windows.get(`${userId}|${boxId}`);
+    return window !== undefined && window.until > new Date();
+  }
+
   /** Attack windows open at `now`. */
   attackWindows(now = new Date()): AttackWindow[] {
     return [...this.#windows.values()].filter((w) => w.until > now).map((w) => ({ ...w }));

@@ -34,6 +34,8 @@ import {
   VPN_CLIENT_CONNECTED,
   VPN_CLIENT_DISCONNECTED,
   VPN_REVOKED_TEXT,
+  VPN_SAFETY_TEXT,
+  VPN_SAFETY_TITLE,
   buildingImage,
   copyLabel,
   downloadConfigLabel,
@@ -387,6 +389,13 @@ describe('VPN access', () => {
         .getByRole('button', { name: downloadConfigLabel('TCP') })
         .hasAttribute('disabled'),
     ).toBe(false);
+  });
+
+  it('tells players that boxes cannot connect to them, except a target during their attack, and to use a dedicated VM', async () => {
+    await boxPage();
+    const notice = within(vpnSection()).getByTestId('vpn-safety');
+    expect(within(notice).getByText(VPN_SAFETY_TITLE)).toBeTruthy();
+    expect(notice.textContent).toContain(VPN_SAFETY_TEXT);
   });
 
   it('replaces the downloads by a permanent-revocation notice once the API says access is revoked', async () => {

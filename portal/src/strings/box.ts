@@ -48,6 +48,10 @@ export const sshCommand = (ip: string | null) => `ssh root@${ip ?? '<ip>'}`;
 /** The downloaded config: the lowercased protocol and the handle (spec section 7). */
 export const vpnConfigFileName = (protocol: VpnProtocol, handle: string) =>
   `${protocol.toLowerCase()}_${handle}.ovpn`;
+/** What boxes may do to the player's computer over the VPN (docs/boxes.md, access control). */
+export const VPN_SAFETY_TITLE = 'Play from a dedicated VM';
+export const VPN_SAFETY_TEXT =
+  'Boxes only answer connections you open: your own box can never connect to your computer. While you attack a box, that box can connect back to you (reverse shells are part of the game), and so can whoever controls it. Connect from a virtual machine you use only for the grid.';
 export const VPN_REVOKED_TITLE = 'VPN access revoked';
 export const VPN_REVOKED_TEXT =
   'Your VPN access has been permanently revoked. VPN configs can no longer be downloaded for this account.';

@@ -3,6 +3,13 @@ import { mkdir, readFile, readdir, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 const ROOT = '/sys/fs/cgroup';
+/**
+ * All boxes together weigh an eighth of a host process when the CPU is contended (v1 shares,
+ * v2 weight): players' boxes and the traffic they serve must not slow the API down. Each box
+ * still gets up to its own quota (`cpu.max`) from an idle host.
+ */
+const BOXES_CPU_SHARES = 128;
+const BOXES_CPU_WEIGHT = 12;
 
 export interface BoxLimits {
   memoryMiB: number;
@@ -50,6 +57,7 @@ export class BoxCgroup {
           () => undefined,
         );
       }
+      await writeFile(path.join(parent, 'cpu.weight'), String(BOXES_CPU_WEIGHT));
       await writeFile(path.join(dir, 'memory.max'), memory);
       await writeFile(path.join(dir, 'memory.swap.max'), '0').catch(() => undefined);
       await writeFile(path.join(dir, 'cpu.max'), `${quota} ${period}`);
@@ -61,6 +69,7 @@ export class BoxCgroup {
     ) as [string, string, string];
     for (const dir of this.#dirs) await mkdir(dir, { recursive: true });
     await writeFile(path.join(memoryDir, 'memory.limit_in_bytes'), memory);
+    await writeFile(path.join(path.dirname(cpuDir), 'cpu.shares'), String(BOXES_CPU_SHARES));
     await writeFile(path.join(cpuDir, 'cpu.cfs_period_us'), String(period));
     await writeFile(path.join(cpuDir, 'cpu.cfs_quota_us'), String(quota));
     await writeFile(path.join(pidsDir, 'pids.max'), String(limits.pids));

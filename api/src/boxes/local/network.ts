@@ -10,7 +10,7 @@ export interface RouterLayout {
   /** Names every host object of this runtime (network namespaces, host interface, machines). */
   prefix: string;
   arena: Ipv4Network;
-  /** A /30 between the host and the router namespace; the VPN relay uses it. */
+  /** A /30 between the host and the router namespace; players' VPN packets come in over it. */
   transit: Ipv4Network;
   vpnUdp: Ipv4Network;
   vpnTcp: Ipv4Network;
@@ -31,6 +31,11 @@ export interface AccessPair {
   boxAddress: string;
   /** Epoch ms; null = no expiry (owner access). */
   until: number | null;
+  /**
+   * Whether the box may also open connections to the VPN address (an attacker's reverse shells
+   * during an attack window). Otherwise the box only answers connections the player opened.
+   */
+  boxMayConnect: boolean;
 }
 
 export const BRIDGE = 'arena0';
@@ -38,11 +43,13 @@ export const TRANSIT = 'transit0';
 export const TUN_UDP = 'tun-udp';
 export const TUN_TCP = 'tun-tcp';
 const TABLE = 'exploitgrid';
+/** The router's routing table for what its OpenVPN servers send back to players. */
+const REPLY_TABLE = '100';
 
 /**
  * The router network namespace of the local runtime: the arena bridge where boxes live, the
- * OpenVPN tun devices, and the nftables rules that decide who reaches what. The host only
- * gets one veth (the transit link); nothing else on the host changes.
+ * OpenVPN tun devices, and the nftables rules that decide who reaches what. The host gets one
+ * veth (the transit link); the VPN ingress (ingress.ts) sends players' packets over it.
  */
 export class RouterNetwork {
   readonly layout: RouterLayout;
@@ -118,6 +125,23 @@ export class RouterNetwork {
     await run('ip', ['link', 'set', this.hostInterface, 'up']);
     await inRouter('address', 'replace', `${this.routerTransitAddress}/${transit.prefix}`, 'dev', TRANSIT);
     await inRouter('link', 'set', TRANSIT, 'up');
+    // Players keep their own addresses, so the OpenVPN servers (bound to the transit address)
+    // answer them through the host. Only packets from that address have a route out: the router
+    // has no default route, and boxes' packets find none.
+    const rules = await inRouter('rule', 'show', 'from', this.routerTransitAddress, 'lookup', REPLY_TABLE);
+    if (!rules.trim())
+      await inRouter('rule', 'add', 'from', this.routerTransitAddress, 'lookup', REPLY_TABLE);
+    await inRouter(
+      'route',
+      'replace',
+      'default',
+      'via',
+      this.hostTransitAddress,
+      'dev',
+      TRANSIT,
+      'table',
+      REPLY_TABLE,
+    );
     await this.#loadBaseRules();
   }
 
@@ -138,8 +162,11 @@ export class RouterNetwork {
 
   /**
    * The whole firewall, replaced atomically. Sets are filled by `setAccess` and `setBoxPorts`.
-   * - forward: VPN ↔ box only for pairs in @access (owner always; attacker inside a window);
-   *   nothing else crosses (no box ↔ box, no VPN client ↔ VPN client, nothing to the host).
+   * - forward: VPN → box only for pairs in @access (owner always; attacker inside a window);
+   *   box → VPN only as replies to those, or for pairs in @callbacks (an attacker inside a
+   *   window: reverse shells), so a box rooted in a fight cannot go after its owner's computer
+   *   later. Both sets are matched on every packet, so a pair removed cuts its open connections.
+   *   Nothing else crosses (no box ↔ box, no VPN client ↔ VPN client, nothing to the host).
    * - input: the router itself answers only OpenVPN on the transit link; boxes reach nothing
    *   outside the arena (the referee watches them from the host: they report to no one).
    * - bridge: a box may only use its own address (no spoofing of another box or the router).
@@ -156,6 +183,10 @@ table inet ${TABLE} {
     type ipv4_addr . ipv4_addr
     flags timeout
   }
+  set callbacks {
+    type ipv4_addr . ipv4_addr
+    flags timeout
+  }
   chain input {
     type filter hook input priority filter; policy drop;
     iif lo accept
@@ -167,7 +198,8 @@ table inet ${TABLE} {
   chain forward {
     type filter hook forward priority filter; policy drop;
     iifname { "${TUN_UDP}", "${TUN_TCP}" } oifname "${BRIDGE}" ip saddr . ip daddr @access accept
-    iifname "${BRIDGE}" oifname { "${TUN_UDP}", "${TUN_TCP}" } ip daddr . ip saddr @access accept
+    iifname "${BRIDGE}" oifname { "${TUN_UDP}", "${TUN_TCP}" } ct direction reply ip daddr . ip saddr @access accept
+    iifname "${BRIDGE}" oifname { "${TUN_UDP}", "${TUN_TCP}" } ip daddr . ip saddr @callbacks accept
   }
 }
 table bridge ${TABLE} {
@@ -213,15 +245,16 @@ table bridge ${TABLE} {
 
   /** Replaces the set of VPN address ↔ box address pairs that may talk (atomically). */
   async setAccess(pairs: AccessPair[], now = Date.now()): Promise<void> {
-    const elements = pairs
-      .filter((p) => p.until === null || p.until > now + 1000)
-      .map((p) => {
-        const timeout = p.until === null ? '' : ` timeout ${Math.ceil((p.until - now) / 1000)}s`;
-        return `${p.vpnAddress} . ${p.boxAddress}${timeout}`;
-      });
+    const live = pairs.filter((p) => p.until === null || p.until > now + 1000);
+    const element = (p: AccessPair) => {
+      const timeout = p.until === null ? '' : ` timeout ${Math.ceil((p.until - now) / 1000)}s`;
+      return `${p.vpnAddress} . ${p.boxAddress}${timeout}`;
+    };
+    const fill = (set: string, elements: string[]) =>
+      `flush set inet ${TABLE} ${set}\n` +
+      (elements.length ? `add element inet ${TABLE} ${set} { ${elements.join(', ')} }\n` : '');
     await this.nft(
-      `flush set inet ${TABLE} access\n` +
-        (elements.length ? `add element inet ${TABLE} access { ${elements.join(', ')} }\n` : ''),
+      fill('access', live.map(element)) + fill('callbacks', live.filter((p) => p.boxMayConnect).map(element)),
     );
   }
 
@@ -258,6 +291,11 @@ table bridge ${TABLE} {
   /** The access pairs in force, as nft lists them (tests and diagnostics). */
   async listAccess(): Promise<string> {
     return run('ip', ['netns', 'exec', this.namespace, 'nft', 'list', 'set', 'inet', TABLE, 'access']);
+  }
+
+  /** The pairs whose box may open connections to the player (attack windows), as nft lists them. */
+  async listCallbacks(): Promise<string> {
+    return run('ip', ['netns', 'exec', this.namespace, 'nft', 'list', 'set', 'inet', TABLE, 'callbacks']);
   }
 
   /** Removes the namespace (bridge, tun devices, rules) and the host's transit link. */

@@ -24,6 +24,8 @@ export interface VpnServerOptions {
   /** Where the management socket lives (short path: unix sockets are limited to 107 bytes). */
   socketPath: string;
   device: string;
+  /** The address the server listens on (the router's side of the transit link). */
+  localAddress: string;
   port: number;
   clients: Ipv4Network;
   /** Routes pushed to clients (the arena network). */
@@ -53,6 +55,9 @@ export function serverConfig(o: VpnServerOptions, files: { dir: string }): strin
   const f = (name: string) => path.join(files.dir, name);
   return [
     `# Exploit Grid ${o.protocol} VPN server (written by the API; changes are overwritten)`,
+    // Bound to the transit address, so that its answers to players take the router's route back
+    // through the host (network.ts) and carry the address the ingress sent them to.
+    `local ${o.localAddress}`,
     `port ${o.port}`,
     `proto ${o.protocol === 'UDP' ? 'udp4' : 'tcp4-server'}`,
     `dev ${o.device}`,
@@ -78,6 +83,8 @@ export function serverConfig(o: VpnServerOptions, files: { dir: string }): strin
     `group ${o.group}`,
     'persist-key',
     'persist-tun',
+    // Players' bulk traffic must not slow the API down: on a busy host the servers yield the CPU.
+    'nice 10',
     ...(o.protocol === 'UDP' ? ['explicit-exit-notify 1'] : []),
     `writepid ${f('openvpn.pid')}`,
     'verb 3',

@@ -45,6 +45,7 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
   let ownerKey: string;
   let ownerPublicKey: string;
   let hostOctet: number;
+  let forwardingBefore: string;
   let listener: ChildProcess | undefined;
   const clients: ClientNamespace[] = [];
   let alice: ClientNamespace;
@@ -161,6 +162,7 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     aliceBox.sshPublicKey = ownerPublicKey;
 
     // The players' computers: 10.203.<n>.4/30 and .8/30 on the host, the transit link .0/30.
+    forwardingBefore = await readFile('/proc/sys/net/ipv4/ip_forward', 'utf8');
     hostOctet = await freeHostOctet();
     const net3 = `10.203.${hostOctet}`;
     alice = new ClientNamespace(`${prefix}-alice`, `${prefix}-ca`, net3, 4);
@@ -249,6 +251,12 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     if (processes.length)
       problems.push(`processes left: ${processes.map((p) => `${p.pid} ${p.argv.join(' ')}`).join('; ')}`);
     if (existsSync(`/run/exploit-grid/${prefix}`)) problems.push(`/run/exploit-grid/${prefix} left`);
+    const tables = (await execFileAsync('nft', ['list', 'tables'])).stdout;
+    if (tables.includes(`${prefix}-ingress`)) problems.push(`host nftables table ${prefix}-ingress left`);
+    // Forwarding as it was (another runtime on this host may hold it on: then it stays on).
+    const forwarding = await readFile('/proc/sys/net/ipv4/ip_forward', 'utf8');
+    if (forwarding !== forwardingBefore && !existsSync('/run/exploit-grid/forwarding/before.json'))
+      problems.push(`IPv4 forwarding left at ${forwarding.trim()}, was ${forwardingBefore.trim()}`);
 
     for (const mount of mounts) await execFileAsync('umount', ['-l', mount]).catch(() => undefined);
     for (const p of processes) killQuietly(p.pid);
@@ -301,6 +309,29 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     expect(runtime!.poolUsage().UDP.clients).to.equal(1);
   });
 
+  it('lets a stock OpenVPN client in at once on an address the host got after start, with its own address', async () => {
+    // Erin's computer and the host address she connects to are both newer than the runtime.
+    const erin = new ClientNamespace(`${prefix}-erin`, `${prefix}-ce`, `10.203.${hostOctet}`, 12);
+    clients.push(erin);
+    await erin.create();
+    const erinId = randomUUID();
+    const config = path.join(tmp!, 'erin.ovpn');
+    const written = runtime!.vpnClientConfig('UDP', await runtime!.issueVpnIdentity(erinId), 'erin');
+    await writeFile(config, written.replace(/^remote \S+ /m, `remote ${erin.hostAddress} `), { mode: 0o600 });
+    const vpn = await erin.connectVpn(config);
+    // A relay that had not bound the new address yet would have refused the first datagrams.
+    expect(vpn.log, 'the client’s log').to.not.include('ECONNREFUSED');
+    expect(vpn.log).to.include(`${erin.hostAddress}:${options.vpnUdpPort}`);
+    // No NAT of players' addresses: OpenVPN sees Erin's own.
+    await until('Erin’s session', async () => session(erinId));
+    const serverLog = await readFile(path.join(dataDir, 'vpn/udp/openvpn.log'), 'utf8');
+    expect(serverLog, 'the UDP server’s log').to.match(
+      new RegExp(`Peer Connection Initiated with \\[AF_INET\\]${erin.clientAddress.replace(/\./g, '\\.')}:`),
+    );
+    await vpn.stop();
+    await until('Erin’s session to end', async () => !session(erinId), 20_000);
+  });
+
   it('boots boxes: PROVISIONING, then RUNNING once their systemd runs, then ssh open', async function () {
     this.timeout(90_000);
     const started = Date.now();
@@ -326,6 +357,65 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     }
     console.log(`      (two boxes with ssh open after ${Date.now() - started} ms)`);
     expect(await runtime!.boxIds()).to.have.members([aliceBox.id, bobBox.id]);
+  });
+
+  it('takes a flood of UDP datagrams from many source ports in the kernel, not in the API process', async () => {
+    const descriptors = async () => (await readdir('/proc/self/fd')).length;
+    const before = await descriptors();
+    // 3000 source ports, one junk datagram each, as spoofed sources would send (tls-crypt drops them).
+    await execFileAsync(
+      'ip',
+      [
+        'netns',
+        'exec',
+        bob.name,
+        process.execPath,
+        '-e',
+        `const dgram = require('node:dgram');
+         (async () => {
+           for (let i = 0; i < 3000; i++) {
+             const s = dgram.createSocket('udp4');
+             await new Promise((r) => s.send(Buffer.alloc(64, i), Number(process.argv[2]), process.argv[1], r));
+             s.close();
+           }
+         })();`,
+        alice.hostAddress,
+        String(options.vpnUdpPort),
+      ],
+      { timeout: 60_000 },
+    );
+    await sleep(500);
+    expect((await descriptors()) - before, 'descriptors the flood opened in this process').to.be.below(20);
+    // Players are still served.
+    expect(await alice.canConnect(ip(aliceBox), 22), 'Alice over UDP').to.equal(true);
+    expect(await bob.canConnect(ip(bobBox), 22), 'Bob over TCP').to.equal(true);
+  });
+
+  it('forwards nothing through the host but the VPN: one player’s computer does not reach another’s', async function () {
+    // A host that forwarded before the runtime came is left as it was (docs/boxes.md).
+    if (forwardingBefore.trim() !== '0') this.skip();
+    expect((await readFile('/proc/sys/net/ipv4/ip_forward', 'utf8')).trim(), 'forwarding').to.equal('1');
+    const port = await freePort();
+    const server = spawn(
+      'ip',
+      [
+        'netns',
+        'exec',
+        bob.name,
+        process.execPath,
+        '-e',
+        "require('node:net').createServer((s) => s.end('hi')).listen(Number(process.argv[1]), '0.0.0.0')",
+        String(port),
+      ],
+      { stdio: 'ignore' },
+    );
+    try {
+      await until('the listener on Bob’s computer', () => tcpConnects(bob.clientAddress, port), 10_000);
+      expect(await alice.canConnect(bob.clientAddress, port), 'Alice’s computer to Bob’s').to.equal(false);
+      expect(await alice.canConnect(ip(aliceBox), 22), 'Alice over the VPN').to.equal(true);
+    } finally {
+      server.kill('SIGKILL');
+    }
   });
 
   it('lets the owner in as root with the password over the VPN, on the spec hostname', async () => {
@@ -425,6 +515,11 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     expect(await limit('pids', 'pids.max', 'pids.max')).to.equal('300');
     if (UNIFIED) expect(await limit('cpu', '', 'cpu.max')).to.equal('50000 100000');
     else expect(await limit('cpu', 'cpu.cfs_quota_us', '')).to.equal('50000');
+    // All boxes together yield the CPU to the host's own processes (the API) when it is contended.
+    const groupWeight = UNIFIED
+      ? await readFile(path.join(CGROUP_ROOT, cgroupGroup, 'cpu.weight'), 'utf8')
+      : await readFile(path.join(CGROUP_ROOT, 'cpu', cgroupGroup, 'cpu.shares'), 'utf8');
+    expect(Number(groupWeight), 'the boxes’ CPU weight').to.equal(UNIFIED ? 12 : 128);
 
     const init = await containerInit(boxDir(aliceBox));
     const membership = await readFile(`/proc/${init}/cgroup`, 'utf8');
@@ -561,6 +656,63 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     expect(aliceOwn, 'Alice lost her own box').to.equal(true);
     expect(bobOwn, 'Bob lost his own box').to.equal(true);
     listener.kill('SIGKILL');
+  });
+
+  it('lets a box answer its owner but never open a connection to the owner’s computer; an attacker’s only inside a window', async () => {
+    // Listeners on both players' computers, on all their addresses (the VPN's included).
+    const port = await freePort();
+    const listeners = [alice, bob].map((computer) =>
+      spawn(
+        'ip',
+        [
+          'netns',
+          'exec',
+          computer.name,
+          process.execPath,
+          '-e',
+          "require('node:net').createServer((s) => s.end('hi')).listen(Number(process.argv[1]), '0.0.0.0')",
+          String(port),
+        ],
+        { stdio: 'ignore' },
+      ),
+    );
+    try {
+      for (const computer of [alice, bob])
+        await until(
+          'a listener on a player’s computer',
+          () => tcpConnects(computer.clientAddress, port),
+          10_000,
+        );
+      const targets = [session(users.alice)!.vpnAddress, session(users.bob)!.vpnAddress];
+      // The owner's ssh session is the proof that the box still answers its owner.
+      const fromAliceBox = async () =>
+        (
+          await asOwner(
+            'for t in "$@"; do (timeout 2 bash -c "exec 3<>/dev/tcp/$t/' +
+              port +
+              '" 2>/dev/null && echo "$t open" || echo "$t closed") & done; wait',
+            targets,
+          )
+        )
+          .trim()
+          .split('\n')
+          .sort();
+      expect(await fromAliceBox(), 'what Alice’s box reached without a window').to.deep.equal(
+        targets.map((t) => `${t} closed`).sort(),
+      );
+      await runtime!.openAttackWindow(users.bob, aliceBox.id, new Date(Date.now() + 60_000));
+      expect(await runtime!.router.listCallbacks()).to.include(targets[1]);
+      expect(await fromAliceBox(), 'what Alice’s box reached inside Bob’s window').to.deep.equal(
+        [`${targets[0]} closed`, `${targets[1]} open`].sort(),
+      );
+      await runtime!.closeAttackWindow(users.bob, aliceBox.id);
+      expect(await fromAliceBox(), 'what Alice’s box reached after the window').to.deep.equal(
+        targets.map((t) => `${t} closed`).sort(),
+      );
+      expect(await alice.canConnect(ip(aliceBox), 22), 'Alice reaches her box').to.equal(true);
+    } finally {
+      for (const l of listeners) l.kill('SIGKILL');
+    }
   });
 
   it('opens an attack window to the target box and closes it again', async () => {
@@ -968,7 +1120,7 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     expect(await nspawnMain(boxDir(aliceBox)), 'Alice’s box was restarted').to.equal(aliceNspawn);
     expect(await nspawnMain(boxDir(bobBox)), 'Bob’s box was restarted').to.equal(bobNspawn);
 
-    // The owners reach their boxes again (UDP flows through the new relay, TCP reconnects to it).
+    // The owners reach their boxes again (the VPN ingress is in the kernel: the API restart did not touch it).
     const out = await until(
       'Alice’s ssh after the restart',
       () =>
@@ -1273,6 +1425,36 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
         await until('the session to end', async () => session(userId) === undefined, 10_000);
       },
       reaches: (userId) => computerOf(userId).canConnect(ip(contractBox), 22, 2),
+      reachedFromBox: async (userId) => {
+        const vpnAddress = session(userId)?.vpnAddress;
+        if (!vpnAddress) return false;
+        const port = await freePort();
+        const listener = spawn(
+          'ip',
+          [
+            'netns',
+            'exec',
+            computerOf(userId).name,
+            process.execPath,
+            '-e',
+            "require('node:net').createServer((s) => s.end()).listen(Number(process.argv[1]), '0.0.0.0')",
+            String(port),
+          ],
+          { stdio: 'ignore' },
+        );
+        try {
+          await until('the listener', () => tcpConnects(computerOf(userId).clientAddress, port), 10_000);
+          const out = await alice.ssh(
+            ip(contractBox),
+            'timeout 2 bash -c "exec 3<>/dev/tcp/$1/$2" 2>/dev/null && echo open || echo closed',
+            { password: contractBox.rootPassword },
+            [vpnAddress, String(port)],
+          );
+          return out.trim() === 'open';
+        } finally {
+          listener.kill('SIGKILL');
+        }
+      },
       serialOf: (userId) => (userId === dave ? daveSerial : identities.alice!.serialNumber),
       powerOffInside: () =>
         alice.ssh(ip(contractBox), 'systemctl poweroff', { password: contractBox.rootPassword }).then(

@@ -34,7 +34,7 @@ import { sweepCgroups } from './cgroups.ts';
 import { ensureBoxInit } from './syscall-filter.ts';
 import { BRIDGE, RouterNetwork, TUN_TCP, TUN_UDP, type AccessPair } from './network.ts';
 import { VpnServer, clientConfig, type VpnClientSession } from './openvpn.ts';
-import { VpnRelay } from './relay.ts';
+import { VpnIngress } from './ingress.ts';
 import { HostReferee, type RefereeTarget, type VerdictSink } from '../../referee/host.ts';
 import { traceScript } from '../../referee/trace.ts';
 import { Tracer } from '../../referee/tracer.ts';
@@ -116,7 +116,7 @@ export class LocalRuntime implements BoxOrchestrator {
   readonly #locks = new KeyedLock();
   readonly #windows = new Map<string, { attackerUserId: string; boxId: string; until: number }>();
   readonly #servers: Record<VpnProtocol, VpnServer>;
-  readonly #relay: VpnRelay;
+  readonly #ingress: VpnIngress;
   #pki: VpnPki | null = null;
   #tlsCryptKey = '';
   #serverName: string;
@@ -165,6 +165,7 @@ export class LocalRuntime implements BoxOrchestrator {
         dir: path.join(this.#vpnDir, protocol.toLowerCase()),
         socketPath: `/run/exploit-grid/${options.prefix}/${protocol.toLowerCase()}.sock`,
         device,
+        localAddress: this.router.routerTransitAddress,
         port: ROUTER_VPN_PORT,
         clients,
         routes: [arena],
@@ -177,7 +178,13 @@ export class LocalRuntime implements BoxOrchestrator {
         logger: options.logger,
       });
     this.#servers = { UDP: server('UDP', vpnUdp, TUN_UDP), TCP: server('TCP', vpnTcp, TUN_TCP) };
-    this.#relay = new VpnRelay(options.logger);
+    this.#ingress = new VpnIngress(this.router, {
+      listenHost: options.vpnListenHost,
+      udpPort: options.vpnUdpPort,
+      tcpPort: options.vpnTcpPort,
+      routerPort: ROUTER_VPN_PORT,
+      logger: options.logger,
+    });
     for (const s of Object.values(this.#servers)) {
       s.authorizer = (commonName) => this.#authorize(commonName);
       s.on('connected', (session) => {
@@ -229,13 +236,7 @@ export class LocalRuntime implements BoxOrchestrator {
       await this.#loadPki();
       const crl = await this.#pki!.crl([]);
       await this.#ensureServers(crl);
-      await this.#relay.listen({
-        host: this.#o.vpnListenHost,
-        udpPort: this.#o.vpnUdpPort,
-        tcpPort: this.#o.vpnTcpPort,
-        target: this.router.routerTransitAddress,
-        targetPort: ROUTER_VPN_PORT,
-      });
+      await this.#ingress.ensure();
       this.#unavailable = null;
       // The first run builds the base image now, with progress in the log, not at the first box.
       this.image.ensure().catch(() => undefined);
@@ -646,7 +647,12 @@ export class LocalRuntime implements BoxOrchestrator {
     for (const session of sessions) {
       const own = boxOf.get(session.userId);
       if (own)
-        pairs.push({ vpnAddress: session.vpnAddress, boxAddress: this.boxAddress(own.slot), until: null });
+        pairs.push({
+          vpnAddress: session.vpnAddress,
+          boxAddress: this.boxAddress(own.slot),
+          until: null,
+          boxMayConnect: false,
+        });
     }
     for (const window of this.#windows.values()) {
       const target = this.#specs.get(window.boxId);
@@ -657,6 +663,8 @@ export class LocalRuntime implements BoxOrchestrator {
             vpnAddress: session.vpnAddress,
             boxAddress: this.boxAddress(target.slot),
             until: window.until,
+            // Reverse shells are part of the game, inside the window only.
+            boxMayConnect: true,
           });
       }
     }
@@ -673,8 +681,8 @@ export class LocalRuntime implements BoxOrchestrator {
     return {
       remoteHost: this.#o.vpnPublicHost,
       ports: {
-        UDP: this.#relay.udpPort || this.#o.vpnUdpPort,
-        TCP: this.#relay.tcpPort || this.#o.vpnTcpPort,
+        UDP: this.#ingress.udpPort || this.#o.vpnUdpPort,
+        TCP: this.#ingress.tcpPort || this.#o.vpnTcpPort,
       },
       serverName: this.#serverName,
       caPem: this.#pki.caCertificatePem,
@@ -743,7 +751,7 @@ export class LocalRuntime implements BoxOrchestrator {
   async close(): Promise<void> {
     this.#closing = true;
     await this.#sparing;
-    await this.#relay.close();
+    // The VPN ingress stays, like the VPN servers: players keep their tunnels across API restarts.
     for (const server of Object.values(this.#servers)) server.detach();
     await this.#accessChain;
   }
@@ -751,7 +759,7 @@ export class LocalRuntime implements BoxOrchestrator {
   async destroy(options: { keepDisks?: boolean } = {}): Promise<void> {
     this.#closing = true;
     await this.#sparing;
-    await this.#relay.close();
+    await this.#ingress.destroy();
     for (const id of await this.boxIds()) {
       const slot = this.#specs.get(id)?.slot ?? (await this.#slotOnDisk(id));
       if (options.keepDisks && slot !== null) {

@@ -1,6 +1,7 @@
 import { VPN_PROTOCOLS, type CapacityLevel, type VpnProtocol } from '@exploit-grid/api/contracts';
 import Download from '@mui/icons-material/DownloadOutlined';
 import GppBad from '@mui/icons-material/GppBadOutlined';
+import GppMaybe from '@mui/icons-material/GppMaybeOutlined';
 import Alert from '@mui/material/Alert';
 import AlertTitle from '@mui/material/AlertTitle';
 import Box from '@mui/material/Box';
@@ -24,6 +25,8 @@ import {
   VPN_CLIENT_DISCONNECTED,
   VPN_REVOKED_TEXT,
   VPN_REVOKED_TITLE,
+  VPN_SAFETY_TEXT,
+  VPN_SAFETY_TITLE,
   capacityLabels,
   connectedClient,
   downloadConfigLabel,
@@ -121,6 +124,10 @@ export const VpnAccessSection = observer(function VpnAccessSection(_props: VpnAc
             </li>
           </Box>
         </Box>
+        <Alert severity="warning" variant="outlined" icon={<GppMaybe />} data-testid="vpn-safety">
+          <AlertTitle>{VPN_SAFETY_TITLE}</AlertTitle>
+          {VPN_SAFETY_TEXT}
+        </Alert>
       </Stack>
     </DashboardCard>
   );
