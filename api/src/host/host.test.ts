@@ -114,6 +114,7 @@ describe('the API and the host process', () => {
         await new Promise((resolve) => setTimeout(resolve, 20));
       },
       reaches: async (userId) => runtime.reaches(userId, box.id),
+      reachedFromBox: async (userId) => runtime.reachedFromBox(box.id, userId),
       serialOf: (userId) => serials.get(userId)!,
       powerOffInside: async () => runtime.powerOffInside(box.id),
       crash: async () => runtime.crash(box.id),
