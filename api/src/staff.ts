@@ -48,7 +48,11 @@ async function main(argv: string[]): Promise<number> {
   const actor = text('--actor', values.actor ?? process.env.STAFF_ACTOR ?? os.userInfo().username, 100);
 
   const db = new pg.Client({ connectionString: await databaseUrl() });
-  await db.connect();
+  await db.connect().catch((err: unknown) => {
+    throw new StaffError(
+      `Could not reach the platform's database (${(err as Error).message}): is the platform running?`,
+    );
+  });
   try {
     switch (command) {
       case 'ban':

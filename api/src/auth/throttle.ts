@@ -4,16 +4,20 @@ import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { tooManyRequests } from '../http/errors.ts';
 
 /**
- * Throttles for the unauthenticated calls and per-user limits of the authenticated ones, kept in PostgreSQL (shared by every API
- * replica). Each `consume` costs a point; when none are left the call answers 429 with
- * Retry-After.
+ * Throttles for the unauthenticated calls and per-user limits of the authenticated ones, kept in
+ * PostgreSQL (shared by every API replica). Each `consume` costs a point; when none are left the
+ * call answers 429 with Retry-After.
  */
 export class Throttle {
   readonly #limiters: Record<ThrottleName, RateLimiterPostgres>;
+  readonly #limits: Record<ThrottleName, ThrottleLimit>;
 
   constructor(pool: pg.Pool, limits: Partial<Record<ThrottleName, ThrottleLimit>> = {}) {
+    this.#limits = Object.fromEntries(
+      THROTTLES.map((name) => [name, { ...DEFAULT_LIMITS[name], ...limits[name] }]),
+    ) as Record<ThrottleName, ThrottleLimit>;
     const make = (name: ThrottleName) => {
-      const limit = { ...DEFAULT_LIMITS[name], ...limits[name] };
+      const limit = this.#limits[name];
       return new RateLimiterPostgres({
         storeClient: pool,
         storeType: 'pool',
@@ -42,7 +46,8 @@ export class Throttle {
         await this.#limiters[name].consume(throttleKey(key));
       } catch (err) {
         if (!(err instanceof RateLimiterRes)) throw err;
-        throw tooManyRequests(err.msBeforeNext / 1000, MESSAGES[name]?.(err.msBeforeNext / 1000));
+        const seconds = err.msBeforeNext / 1000;
+        throw tooManyRequests(seconds, MESSAGES[name]?.(seconds, this.#limits[name]));
       }
     }
   }
@@ -148,7 +153,8 @@ const waitFor = (seconds: number) => {
 };
 
 /** Sentences for limits a player can hit by hand (the rest say 'Too many requests. Try again later.'). */
-const MESSAGES: Partial<Record<ThrottleName, (seconds: number) => string>> = {
-  boxCooldown: (s) => `Boxes can be created or deleted once every 15 seconds. Try again in ${waitFor(s)}.`,
+const MESSAGES: Partial<Record<ThrottleName, (seconds: number, limit: ThrottleLimit) => string>> = {
+  boxCooldown: (s, limit) =>
+    `Boxes can be created or deleted once every ${waitFor(limit.durationSeconds)}. Try again in ${waitFor(s)}.`,
   boxChanges: (s) => `Too many boxes created or deleted in the last hour. Try again in ${waitFor(s)}.`,
 };

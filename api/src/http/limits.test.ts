@@ -101,3 +101,31 @@ describe('per-user rate limits', function () {
     }
   });
 });
+
+describe('the hourly budget of box creations and deletions', function () {
+  let t: BoxTestPlatform;
+
+  before(async () => {
+    t = await startBoxPlatform({
+      orchestrator: { boot: 'instant' },
+      // No cooldown, so the budget (two instead of twelve) is reached at once.
+      throttleLimits: { boxChanges: { points: 2, durationSeconds: 3600, blockSeconds: 0 } },
+    });
+  });
+  after(() => t?.close());
+
+  it('refuses the next creation past the budget, saying when to try again', async () => {
+    const player = await t.account();
+    const created = await t.call<Box>('POST', '/boxes', { token: player.token, body: {} });
+    expect(created.status).to.equal(201);
+    expect((await t.call('DELETE', `/boxes/${created.body.id}`, { token: player.token })).status).to.equal(
+      200,
+    );
+    const refused = await t.call<{ message: string }>('POST', '/boxes', { token: player.token, body: {} });
+    expect(refused.status).to.equal(429);
+    expect(refused.body.message).to.match(
+      /^Too many boxes created or deleted in the last hour\. Try again in (\d+ seconds?|\d+ minutes)\.$/,
+    );
+    expect((await t.call('GET', '/boxes/my', { token: player.token })).body).to.equal(null);
+  });
+});
