@@ -9,7 +9,6 @@ import type { Logger } from '../logger.ts';
 import type { Mailer, MailMessage } from '../mail/mailer.ts';
 import { accountExistsMail, resetPasswordMail, verifyEmailMail } from '../mail/templates.ts';
 import {
-  ACCOUNT_BANNED,
   EMAIL_NOT_VERIFIED,
   INVALID_CREDENTIALS,
   INVALID_OR_EXPIRED_TOKEN,
@@ -389,7 +388,7 @@ export class AuthService {
     if (!claims) return null;
     const live = await this.#sql().one(
       `select 1 from sessions s join users u on u.id = s.user_id
-        where s.id = ? and s.user_id = ? and s.revoked_at is null and s.expires_at > now() and u.banned_at is null`,
+        where s.id = ? and s.user_id = ? and s.revoked_at is null and s.expires_at > now()`,
       [claims.sessionId, claims.userId],
     );
     return live ? claims : null;
@@ -401,7 +400,7 @@ export class AuthService {
   }
 
   /**
-   * Of these sessions, the ones still live (not ended, not expired, their account not banned): sockets
+   * Of these sessions, the ones still live (not ended, not expired): sockets
    * of the others are cut (realtime/io.ts, watchSessions).
    */
   async liveSessions(sessionIds: string[]): Promise<Set<string>> {
@@ -409,16 +408,13 @@ export class AuthService {
     const rows = await this.#sql().all<{ id: string }>(
       `select s.id from sessions s join users u on u.id = s.user_id
         where s.id in (select value::uuid from jsonb_array_elements_text(?::jsonb))
-          and s.revoked_at is null and s.expires_at > now() and u.banned_at is null`,
+          and s.revoked_at is null and s.expires_at > now()`,
       [JSON.stringify(sessionIds)],
     );
     return new Set(rows.map((r) => r.id));
   }
 
   async #startSession(sql: Sql, userId: string, ctx: ClientContext): Promise<IssuedSession> {
-    // Only callers who proved who they are get here: telling them of the ban reveals nothing to others.
-    const banned = await sql.one('select 1 from users where id = ? and banned_at is not null', [userId]);
-    if (banned) throw forbidden(ACCOUNT_BANNED, 'ACCOUNT_BANNED');
     const sessionId = randomUUID();
     const refreshToken = newToken(32);
     const refreshExpiresAt = new Date(Date.now() + SESSION_TTL_MS);

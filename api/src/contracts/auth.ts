@@ -20,7 +20,7 @@ export const EMAIL_INVALID = 'Enter a valid email address.';
 export const EMAIL_NOT_VERIFIED = 'EMAIL_NOT_VERIFIED';
 export const INVALID_CREDENTIALS = 'Invalid credentials.';
 export const INVALID_OR_EXPIRED_TOKEN = 'Invalid or expired token.';
-/** The message of the 403 a login of a banned account gets (only with the right password). */
+/** The message of the 403 a banned account's box calls get (its VPN calls say that access is revoked). */
 export const ACCOUNT_BANNED = 'This account has been banned.';
 
 /** Answers that never reveal whether an account exists. */

@@ -8,6 +8,7 @@ import { expect } from 'chai';
 import { io as connect, type Socket } from 'socket.io-client';
 import {
   ACCOUNT_BANNED,
+  BOX_MESSAGES,
   GRID_NAMESPACE,
   VPN_STATUS_NAMESPACE,
   type Box,
@@ -123,15 +124,14 @@ describe('the staff CLI: bans', function () {
       { what: 'the box told to power off' },
     );
 
+    // Its sessions ended; signed in again, the player sees the permanent VPN revocation (My Box's notice).
     expect((await t.call('GET', '/users/me', { token: account.token })).status).to.equal(401);
-    const refused = await login(account);
-    expect(refused.status).to.equal(403);
-    expect(refused.body.message).to.equal(ACCOUNT_BANNED);
-    // A wrong password still says only that: the ban is told to the account's owner alone.
-    const guess = await t.call<{ message: string }>('POST', '/auth/login', {
-      body: { email: account.email, password: 'not the password' },
-    });
-    expect(guess.status).to.equal(401);
+    const again = await login(account);
+    expect(again.status).to.equal(200);
+    const token = again.body.access_token!;
+    const clients = await t.call<{ message: string }>('GET', '/user-vpn/my-clients', { token });
+    expect(clients.status).to.equal(403);
+    expect(clients.body.message).to.equal(BOX_MESSAGES.vpnRevoked);
     const powerOn = await t.platform.boxes.power(account.id, box.hostname, true).catch((e: HttpError) => e);
     expect((powerOn as HttpError).statusCode).to.equal(403);
     const create = await t.platform.boxes.create(account.id, {}).catch((e: HttpError) => e);
