@@ -20,7 +20,7 @@ Usage:
   node api/dist/staff.js log [<handle|email>] [--limit <n>]
 
 ban     Ends every session and socket of the account, revokes its VPN certificates and drops its live
-        tunnels, stops its box; sign-in, the VPN and boxes are refused until an unban.
+        tunnels, stops its box; until an unban the player may sign in and read, nothing else.
 unban   Lifts a ban: the account may sign in again and gets a new VPN certificate.
 log     The latest staff actions (of one account), newest first.
 

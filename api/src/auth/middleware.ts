@@ -1,5 +1,6 @@
 import type { RequestHandler, Response } from 'express';
-import { HttpError } from '../http/errors.ts';
+import { ACCOUNT_BANNED } from '../contracts/index.ts';
+import { HttpError, forbidden } from '../http/errors.ts';
 import type { AccessClaims } from './jwt.ts';
 import type { AuthService } from './service.ts';
 
@@ -7,7 +8,8 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Refuses the request unless it carries a valid bearer token of a live session. Calls that change something
- * (any method but GET, HEAD and OPTIONS) also count against the caller's per-user limit (429 past it).
+ * (any method but GET, HEAD and OPTIONS) also count against the caller's per-user limit (429 past it), and
+ * are refused to a banned account (403) but for its own sign-out and account calls.
  */
 export function requireAuth(auth: AuthService): RequestHandler {
   return (req, res, next) => {
@@ -22,8 +24,11 @@ export function requireAuth(auth: AuthService): RequestHandler {
         next(unauthenticated());
         return;
       }
-      res.locals.auth = claims;
+      res.locals.auth = { userId: claims.userId, sessionId: claims.sessionId } satisfies AccessClaims;
       if (SAFE_METHODS.has(req.method)) next();
+      // A banned player reads, and may sign out; nothing else.
+      else if (claims.banned && !req.originalUrl.startsWith('/api/v1/auth/'))
+        next(forbidden(ACCOUNT_BANNED, 'ACCOUNT_BANNED'));
       else auth.consumeCall(claims.userId).then(() => next(), next);
     }, next);
   };

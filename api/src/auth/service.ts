@@ -382,16 +382,19 @@ export class AuthService {
     return this.#startSession(sql, redeemed.userId, ctx);
   }
 
-  /** The caller of a request: a valid access token whose session is still live. */
-  async authenticate(accessToken: string): Promise<AccessClaims | null> {
+  /**
+   * The caller of a request: a valid access token whose session is still live, and whether staff
+   * banned the account (a banned player may sign in and read, and do nothing else: docs/accounts.md).
+   */
+  async authenticate(accessToken: string): Promise<(AccessClaims & { banned: boolean }) | null> {
     const claims = await this.#deps.accessTokens.verify(accessToken);
     if (!claims) return null;
-    const live = await this.#sql().one(
-      `select 1 from sessions s join users u on u.id = s.user_id
+    const live = await this.#sql().one<{ banned: boolean }>(
+      `select u.banned_at is not null as banned from sessions s join users u on u.id = s.user_id
         where s.id = ? and s.user_id = ? and s.revoked_at is null and s.expires_at > now()`,
       [claims.sessionId, claims.userId],
     );
-    return live ? claims : null;
+    return live ? { ...claims, banned: live.banned } : null;
   }
 
   /** Counts a call that changes something against its user's limit; 429 with Retry-After past it. */

@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { chown, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import pg from 'pg';
 import { testLogger } from '../testing/logger.ts';
-import { startEmbeddedPostgres } from './embedded-postgres.ts';
+import { runningEmbeddedUrl, startEmbeddedPostgres } from './embedded-postgres.ts';
 
 async function query(url: string, sql: string) {
   const client = new pg.Client({ connectionString: url });
@@ -78,6 +78,38 @@ describe('embedded PostgreSQL', function () {
     } finally {
       await again.stop();
       await db.stop().catch(() => undefined);
+    }
+  });
+});
+
+describe('finding a running platform’s database (the staff CLI, as root)', () => {
+  let dataDir: string;
+  beforeEach(async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'eg-staff-url-'));
+    await mkdir(path.join(dataDir, 'api/postgres'), { recursive: true });
+    await writeFile(path.join(dataDir, 'api/postgres/postmaster.pid'), '123\n/x\n1700000000\n54321\n');
+    await writeFile(path.join(dataDir, 'api/postgres.secret'), 'pass word\n');
+  });
+  afterEach(() => rm(dataDir, { recursive: true, force: true }));
+
+  it('reads the port and password of the API’s state in DATA_DIR/api', async () => {
+    expect(await runningEmbeddedUrl(dataDir)).to.equal(
+      'postgresql://exploit_grid:pass%20word@127.0.0.1:54321/exploit_grid',
+    );
+  });
+
+  it('follows no link the API’s user may have planted, and reads no file of another owner', async () => {
+    const secret = path.join(dataDir, 'root-only.key');
+    await writeFile(secret, 'a secret of root’s', { mode: 0o600 });
+    await rm(path.join(dataDir, 'api/postgres.secret'));
+    await symlink(secret, path.join(dataDir, 'api/postgres.secret'));
+    expect(await runningEmbeddedUrl(dataDir)).to.equal(null);
+
+    await rm(path.join(dataDir, 'api/postgres.secret'));
+    await writeFile(path.join(dataDir, 'api/postgres.secret'), 'pass word\n');
+    if (process.getuid?.() === 0) {
+      await chown(path.join(dataDir, 'api/postgres.secret'), 65534, 65534);
+      expect(await runningEmbeddedUrl(dataDir)).to.equal(null);
     }
   });
 });

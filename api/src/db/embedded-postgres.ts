@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { constants, existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -191,11 +191,39 @@ function isAlive(pid: number): boolean {
 export async function runningEmbeddedUrl(dataDir: string): Promise<string | null> {
   // Started as root, the API keeps its state in DATA_DIR/api (docs/architecture.md, "Privileges").
   for (const dir of [path.join(dataDir, 'api'), dataDir]) {
-    const pidFile = await fs.readFile(path.join(dir, 'postgres', 'postmaster.pid'), 'utf8').catch(() => null);
+    const pidFile = await readOwnedFile(dir, ['postgres', 'postmaster.pid']);
     const port = Number(pidFile?.split('\n')[3]);
     if (!Number.isInteger(port) || port <= 0) continue;
-    const password = (await fs.readFile(path.join(dir, 'postgres.secret'), 'utf8')).trim();
+    const password = (await readOwnedFile(dir, ['postgres.secret']))?.trim();
+    if (!password) return null;
     return `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`;
   }
   return null;
+}
+
+/**
+ * A small file below `dir`, read only when `dir`, every directory on the way and the file itself
+ * are what they seem (no links) and belong to `dir`'s owner. The staff CLI runs as root and reads
+ * these files of the unprivileged API's: a link to a secret of root's must not be followed.
+ */
+async function readOwnedFile(dir: string, names: string[]): Promise<string | null> {
+  const top = await fs.lstat(dir).catch(() => null);
+  if (!top?.isDirectory()) return null;
+  let at = dir;
+  for (const name of names.slice(0, -1)) {
+    at = path.join(at, name);
+    const info = await fs.lstat(at).catch(() => null);
+    if (!info?.isDirectory() || info.uid !== top.uid) return null;
+  }
+  let handle: fs.FileHandle | null = null;
+  try {
+    handle = await fs.open(path.join(at, names.at(-1)!), constants.O_RDONLY | constants.O_NOFOLLOW);
+    const info = await handle.stat();
+    if (!info.isFile() || info.uid !== top.uid || info.size > 4096) return null;
+    return await handle.readFile('utf8');
+  } catch {
+    return null;
+  } finally {
+    await handle?.close();
+  }
 }

@@ -103,16 +103,23 @@ export async function runAsHost(config: Config, logger: Logger): Promise<number>
       ...process.argv.slice(2),
     ],
     {
-      stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+      // A session of its own and no terminal: the API must not read what root types, nor type into
+      // root's terminal (TIOCSTI needs the terminal to be the caller's controlling one). Its output
+      // is copied to ours.
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       serialization: 'advanced',
       env: {
         ...process.env,
+        LOG_FORMAT: config.logFormat,
         DATA_DIR: mounts.data,
         HOME: mounts.data,
         ...(runtime ? { [HOST_CHANNEL_ENV]: '1' } : {}),
       },
     },
   );
+  child.stdout!.pipe(process.stdout);
+  child.stderr!.pipe(process.stderr);
   log.info(
     { user: user.name, uid: user.uid, pid: child.pid },
     'Started the API as its own user; the host work stays in this process',
@@ -121,7 +128,8 @@ export async function runAsHost(config: Config, logger: Logger): Promise<number>
   const served = runtime ? serveRuntime(child, runtime, logger) : null;
   let stopping = false;
   const forward = (signal: NodeJS.Signals) => {
-    // Ctrl-C in a terminal reaches the API as well; a service manager's SIGTERM reaches only us.
+    // The API is in a session of its own: Ctrl-C in the terminal and a service manager's SIGTERM
+    // reach it through us.
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     if (stopping) return;
     stopping = true;
@@ -141,6 +149,12 @@ export async function runAsHost(config: Config, logger: Logger): Promise<number>
       resolve(1);
     });
   });
+  // Whatever the API left behind in its session (its database when it died) goes with it.
+  try {
+    process.kill(-child.pid!, 'SIGTERM');
+  } catch {
+    // nothing left
+  }
   await served?.stop();
   // Boxes and VPN servers keep running for the next start (close only lets go of them).
   await runtime?.close().catch((err: unknown) => log.error({ err }, 'Could not let go of the box runtime'));
@@ -188,6 +202,7 @@ export async function ensureServiceUser(name: string, log: Logger): Promise<Serv
  */
 export async function prepareApiData(dataDir: string, user: ServiceUser, log: Logger): Promise<string> {
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await chmod(dataDir, 0o700);
   const apiDir = path.join(dataDir, 'api');
   const fresh = !existsSync(apiDir);
   await mkdir(apiDir, { recursive: true, mode: 0o700 });

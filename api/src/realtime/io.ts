@@ -1,6 +1,7 @@
 import type { Server as HttpServer } from 'node:http';
 import { Server, type Namespace, type Socket } from 'socket.io';
 import {
+  ACCOUNT_BANNED,
   GRID_NAMESPACE,
   SOCKET_PATH,
   SOCKET_UNAUTHORIZED,
@@ -20,9 +21,14 @@ export interface SocketData {
 }
 
 /** Checks an access token and answers the user and live session it belongs to, or null. */
-export type TokenVerifier = (
-  token: string,
-) => Promise<{ userId: string; sessionId: string } | null> | { userId: string; sessionId: string } | null;
+export type TokenVerifier = (token: string) => Promise<VerifiedToken | null> | VerifiedToken | null;
+
+/** Whom a token names; `banned`: staff banned the account (docs/accounts.md). */
+export interface VerifiedToken {
+  userId: string;
+  sessionId: string;
+  banned?: boolean;
+}
 
 export type GridNamespace = Namespace<GridClientToServerEvents, GridServerToClientEvents, object, SocketData>;
 export type VpnStatusNamespace = Namespace<
@@ -58,7 +64,8 @@ export function createRealtime(
     pingTimeout: 20_000,
   });
 
-  const authenticate = async (socket: Socket, next: (err?: Error) => void) => {
+  /** `refuseBanned`: the namespace is closed to banned accounts (the Grid: chat, presence, challenges). */
+  const authenticate = (refuseBanned: boolean) => async (socket: Socket, next: (err?: Error) => void) => {
     const parsed = socketHandshakeSchema.safeParse({
       token: socket.handshake.auth?.token,
       userId: socket.handshake.query?.userId,
@@ -74,7 +81,11 @@ export function createRealtime(
         next(new Error(SOCKET_UNAUTHORIZED));
         return;
       }
-      Object.assign(socket.data as SocketData, claims);
+      if (refuseBanned && claims.banned) {
+        next(new Error(ACCOUNT_BANNED));
+        return;
+      }
+      Object.assign(socket.data as SocketData, { userId: claims.userId, sessionId: claims.sessionId });
       await socket.join([userRoom(claims.userId), sessionRoom(claims.sessionId)]);
       next();
     } catch (err) {
@@ -88,7 +99,7 @@ export function createRealtime(
   const grid: GridNamespace = io.of(GRID_NAMESPACE);
   const vpnStatus: VpnStatusNamespace = io.of(VPN_STATUS_NAMESPACE);
   for (const namespace of [grid, vpnStatus] as Namespace[]) {
-    namespace.use(authenticate);
+    namespace.use(authenticate(namespace === (grid as Namespace)));
     namespace.on('connection', (socket) => {
       log.debug(
         { namespace: namespace.name, userId: (socket.data as SocketData).userId },

@@ -132,6 +132,15 @@ describe('the staff CLI: bans', function () {
     const clients = await t.call<{ message: string }>('GET', '/user-vpn/my-clients', { token });
     expect(clients.status).to.equal(403);
     expect(clients.body.message).to.equal(BOX_MESSAGES.vpnRevoked);
+    // Reading is all it may do: no change, and no Grid (chat, presence, challenges).
+    const mutation = await t.call<{ message: string }>('POST', '/boxes', { token, body: {} });
+    expect(mutation.status).to.equal(403);
+    expect(mutation.body.message).to.equal(ACCOUNT_BANNED);
+    const refusedGrid = await sockets({ ...account, token }).then(
+      () => null,
+      (err: Error) => err,
+    );
+    expect(refusedGrid?.message).to.equal(ACCOUNT_BANNED);
     const powerOn = await t.platform.boxes.power(account.id, box.hostname, true).catch((e: HttpError) => e);
     expect((powerOn as HttpError).statusCode).to.equal(403);
     const create = await t.platform.boxes.create(account.id, {}).catch((e: HttpError) => e);

@@ -75,6 +75,10 @@ export function serverConfig(o: VpnServerOptions, files: { dir: string }): strin
     `crl-verify ${crlPath(o)}`,
     ...OPENVPN_SERVER_TLS,
     `management ${o.socketPath} unix`,
+    // The socket is reachable by anyone (its directory holds the CRL the unprivileged server reads):
+    // only root (the host process) may drive it; other connections are closed on accept.
+    'management-client-user root',
+    'management-client-group root',
     'management-client-auth',
     // Certificates identify players; no username/password is asked.
     'auth-user-pass-optional',
