@@ -217,13 +217,19 @@ export class BoxService {
       const minimum = minutesCost(TIER_PERKS[row.tier].machineHourCost * 100, this.#o.minimumChargeMinutes);
       if (!balances || balances.creditsCents + balances.freeCreditsCents < minimum)
         throw new HttpError(402, BOX_MESSAGES.cannotPay, { code: 'INSUFFICIENT_CREDITS' });
-      await sql.run(
+      // The ban is checked again in the same statement: a ban committed since the check above wins.
+      const powered = await sql.run(
         `update boxes set desired_power = true, last_powered_at = case when desired_power then last_powered_at else now() end,
                 status = case when status in ('STOPPED', 'CRASHED') then 'PROVISIONING' else status end,
                 status_reason = null, updated_at = now()
-          where id = ?`,
-        [row.id],
+          where id = ? and not exists (select 1 from users where id = ? and banned_at is not null)`,
+        [row.id, userId],
       );
+      if (powered === 0) {
+        if (await sql.one('select 1 from users where id = ? and banned_at is not null', [userId]))
+          throw forbidden(ACCOUNT_BANNED, 'ACCOUNT_BANNED');
+        throw notFound(BOX_MESSAGES.noBox);
+      }
     } else {
       // No walking away from a fight: the box of a defender stays up until the attack ends
       // (under the player's attack lock, so an attack starting at the same time is seen).
