@@ -123,7 +123,7 @@ export function disconnectSessions(
 
 /**
  * Re-checks the sessions of every connected socket every `intervalMs` and cuts the sockets whose session is
- * no longer live: it expired, was ended on another API replica, or its account was banned. Sessions ended
+ * no longer live: it expired or was ended on another API replica (a ban ends them too). Sessions ended
  * in this process are cut at once (disconnectSessions); this catches everything else. Answers a stop function.
  */
 export function watchSessions(
