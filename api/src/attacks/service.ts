@@ -536,7 +536,16 @@ export class AttackService {
     outcome: Exclude<AttackOutcome, 'PENDING'>,
     options: { bailed?: boolean } = {},
   ): Promise<boolean> {
-    const settled = await this.#sql().transaction(async (tx) => {
+    // Racing settlements were seen to deadlock under load (make test, once): the victim's transaction
+    // changed nothing, so it is run again; the conditional update still settles the attack once.
+    const settled = await retryDeadlock(() => this.#settleRow(attackId, outcome, options));
+    if (!settled) return false;
+    return this.#afterSettled(attackId, outcome, settled);
+  }
+
+  /** The settlement's transaction: null when the attack was settled already. */
+  #settleRow(attackId: string, outcome: Exclude<AttackOutcome, 'PENDING'>, options: { bailed?: boolean }) {
+    return this.#sql().transaction(async (tx) => {
       const row = await tx.one<{
         attacker_id: string;
         target_id: string;
@@ -587,7 +596,20 @@ export class AttackService {
       );
       return { ...row, winner, loser };
     });
-    if (!settled) return false;
+  }
+
+  /** The tail of settle(): what follows the committed settlement. */
+  async #afterSettled(
+    attackId: string,
+    outcome: Exclude<AttackOutcome, 'PENDING'>,
+    settled: {
+      attacker_id: string;
+      target_id: string;
+      box_id: string | null;
+      winner: string | null;
+      loser: string | null;
+    },
+  ): Promise<boolean> {
     if (settled.box_id)
       await this.#o.orchestrator
         .closeAttackWindow(settled.attacker_id, settled.box_id)
@@ -718,4 +740,15 @@ function toAttack(row: AttackRow): Attack {
     endsAt: iso(row.ends_at)!,
     endedAt: iso(row.ended_at),
   };
+}
+
+/** Runs `fn` again (up to three times) when PostgreSQL ended its transaction as a deadlock's victim. */
+async function retryDeadlock<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (attempt >= 3 || (err as { code?: string }).code !== '40P01') throw err;
+    }
+  }
 }
