@@ -47,9 +47,13 @@ export interface VpnClientSession {
   connectedAt: Date;
 }
 
-/** The revocation list beside the management socket (a directory the unprivileged server can traverse). */
+/**
+ * The revocation list, one directory above the management socket's: the server reads it after dropping
+ * root, so its directory is open to traverse (0711), while the socket's is root's alone (0700): whoever
+ * reaches the socket drives the server (admits clients, reads players' addresses).
+ */
 const crlPath = (o: Pick<VpnServerOptions, 'socketPath' | 'protocol'>) =>
-  path.join(path.dirname(o.socketPath), `${o.protocol.toLowerCase()}-crl.pem`);
+  path.join(path.dirname(path.dirname(o.socketPath)), `${o.protocol.toLowerCase()}-crl.pem`);
 
 export function serverConfig(o: VpnServerOptions, files: { dir: string }): string {
   const f = (name: string) => path.join(files.dir, name);
@@ -75,10 +79,6 @@ export function serverConfig(o: VpnServerOptions, files: { dir: string }): strin
     `crl-verify ${crlPath(o)}`,
     ...OPENVPN_SERVER_TLS,
     `management ${o.socketPath} unix`,
-    // The socket is reachable by anyone (its directory holds the CRL the unprivileged server reads):
-    // only root (the host process) may drive it; other connections are closed on accept.
-    'management-client-user root',
-    'management-client-group root',
     'management-client-auth',
     // Certificates identify players; no username/password is asked.
     'auth-user-pass-optional',
@@ -197,6 +197,7 @@ export class VpnServer extends EventEmitter<{
     const dir = this.options.dir;
     await mkdir(dir, { recursive: true, mode: 0o700 });
     await mkdir(path.dirname(this.options.socketPath), { recursive: true, mode: 0o700 });
+    await chmod(path.dirname(this.options.socketPath), 0o700);
     const put = (name: string, content: string, mode = 0o600) =>
       writeFile(path.join(dir, name), content, { mode });
     await put('ca.crt', files.caPem, 0o644);

@@ -298,6 +298,19 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     expect(asked).to.include.members([users.alice, users.bob]);
   });
 
+  it('keeps the VPN servers’ management sockets to root, their revocation lists readable', async () => {
+    const dir = `/run/exploit-grid/${prefix}/management`;
+    expect((await stat(dir)).mode & 0o777, 'the sockets’ directory').to.equal(0o700);
+    expect((await stat(dir)).uid).to.equal(0);
+    for (const protocol of ['udp', 'tcp']) {
+      expect((await stat(path.join(dir, `${protocol}.sock`))).isSocket(), protocol).to.equal(true);
+      // The server reads its list after dropping root: that directory is only traversable.
+      const crl = await stat(`/run/exploit-grid/${prefix}/${protocol}-crl.pem`);
+      expect(crl.mode & 0o004, `${protocol} CRL readable`).to.not.equal(0);
+    }
+    expect((await stat(`/run/exploit-grid/${prefix}`)).mode & 0o777).to.equal(0o711);
+  });
+
   it('refuses a player the authorizer refuses (AUTH_FAILED, no session)', async () => {
     const carol = new VpnClient(bob.name, configs.carol);
     const code = await Promise.race([carol.exited, sleep(20_000).then(() => 'still running')]);

@@ -163,7 +163,8 @@ export class LocalRuntime implements BoxOrchestrator {
       new VpnServer({
         protocol,
         dir: path.join(this.#vpnDir, protocol.toLowerCase()),
-        socketPath: `/run/exploit-grid/${options.prefix}/${protocol.toLowerCase()}.sock`,
+        // In a directory of root's alone (openvpn.ts, crlPath).
+        socketPath: `/run/exploit-grid/${options.prefix}/management/${protocol.toLowerCase()}.sock`,
         device,
         localAddress: this.router.routerTransitAddress,
         port: ROUTER_VPN_PORT,
