@@ -18,8 +18,10 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config);
 
-  // As root, this process does the host work and runs the API as its own user beside it.
-  if (process.getuid?.() === 0 && config.apiUser !== 'root') {
+  // As root, this process does the host work and runs the API as its own user beside it. With
+  // ORCHESTRATOR=kubernetes there is no host work, and the cluster's credentials are root's files
+  // (a kubeconfig and the files it names): that API stays one process (in a cluster it is not root).
+  if (process.getuid?.() === 0 && config.apiUser !== 'root' && config.orchestrator !== 'kubernetes') {
     try {
       process.exit(await runAsHost(config, logger));
     } catch (err) {
