@@ -58,10 +58,14 @@ export async function takeDownBoxes(env: Record<string, string>, dataDir: string
 
 /**
  * Where the API keeps its own state (database, secrets, mail) in a DATA_DIR: DATA_DIR/api when
- * started as root (the API then runs as its own user, docs/architecture.md), else DATA_DIR.
+ * started as root but for ORCHESTRATOR=kubernetes (the API then runs as its own user,
+ * docs/architecture.md), else DATA_DIR.
  */
 export function apiDataDirOf(dataDir: string, env: Record<string, string> = {}): string {
-  const asHost = process.getuid?.() === 0 && (env.API_USER ?? process.env.API_USER ?? '') !== 'root';
+  const asHost =
+    process.getuid?.() === 0 &&
+    (env.API_USER ?? process.env.API_USER ?? '') !== 'root' &&
+    env.ORCHESTRATOR !== 'kubernetes';
   return asHost ? path.join(dataDir, 'api') : dataDir;
 }
 
