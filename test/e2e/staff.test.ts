@@ -110,7 +110,14 @@ describe('staff ban on the real runtime', function () {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ email: 'mallory@example.test', password: 'correct horse battery' }),
     });
-    expect(login.status).to.equal(403);
+    // Signed in again, the player may read, and is told the VPN access is revoked for good (My Box's notice).
+    expect(login.status).to.equal(200);
+    const { access_token: token } = (await login.json()) as { access_token: string };
+    const clients = await fetch(`${url}/api/v1/user-vpn/my-clients`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(clients.status).to.equal(403);
+    expect(((await clients.json()) as { message: string }).message).to.equal('VPN access has been revoked');
 
     // The revoked certificate (on the CRL, and refused by the authorizer) does not get a tunnel again.
     const again = new VpnClient(player.name, file);
