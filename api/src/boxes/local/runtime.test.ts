@@ -1384,6 +1384,15 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     expect(spareImage.blocks * 512, 'a spare’s blocks on the host').to.be.at.least(DISK_MIB * 1024 * 1024);
     const newcomer: BoxSpec = { ...aliceBox, id: randomUUID(), slot: 0, hostname: 'new-box', power: false };
     expect((await runtime!.applyBox(newcomer)).phase).to.equal('STOPPED');
+    // A box never started holds no disk: free accounts cannot fill the host's room for boxes.
+    expect(existsSync(path.join(boxDir(newcomer), 'disk.img')), 'a disk before the first start').to.equal(
+      false,
+    );
+    expect(existsSync(path.join(boxes, '.spare-0/ready')), 'the spare, still there').to.equal(true);
+    expect((await runtime!.applyBox({ ...newcomer, power: true })).phase).to.be.oneOf([
+      'PROVISIONING',
+      'RUNNING',
+    ]);
     const image = await stat(path.join(boxDir(newcomer), 'disk.img'));
     expect(image.ino, 'the spare’s disk, taken over').to.equal(spareImage.ino);
     expect(existsSync(path.join(boxes, '.spare-0')), 'the spare once taken').to.equal(false);

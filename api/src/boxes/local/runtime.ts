@@ -372,18 +372,10 @@ export class LocalRuntime implements BoxOrchestrator {
       this.#seen.set(spec.id, state);
       if (state.state !== 'starting') this.#bootingSince.delete(spec.id);
       if (!spec.power) {
-        // A new box gets its disk ready (overlay, UID shift, identity) before its first start,
-        // so Start is quick.
-        if (state.state === 'absent' || (state.state === 'stopped' && !machine.provisioned)) {
-          if (this.image.status.state === 'ready')
-            await machine
-              .prepare(this.image.path, await this.#machineSpec(spec, ip))
-              .catch((err: unknown) => {
-                if (!(err instanceof DiskSpaceError)) throw err;
-                this.#log.warn({ box: spec.id, err: err.message }, 'No room on the host for a box disk yet');
-              });
+        // A box that never ran has no disk yet: its disk is made (from a spare, so Start stays quick)
+        // at its first power-on, which its owner pays for, not for every box created.
+        if (state.state === 'absent' || (state.state === 'stopped' && !machine.provisioned))
           return observe('STOPPED');
-        }
         if (state.state === 'running' || state.state === 'starting') {
           await machine.stop(this.#o.stopTimeoutMs);
           this.#log.info({ box: spec.id }, 'Box stopped');
