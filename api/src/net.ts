@@ -1,3 +1,4 @@
+import dgram from 'node:dgram';
 import net from 'node:net';
 
 /**
@@ -20,4 +21,21 @@ function anyFreeLoopbackPort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** A port no process on this host uses for TCP or UDP on any address (the VPN's, served on both). */
+export async function freeTcpUdpPort(): Promise<number> {
+  for (;;) {
+    const server = net.createServer();
+    await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', () => resolve()));
+    const port = (server.address() as net.AddressInfo).port;
+    await new Promise((resolve) => server.close(resolve));
+    const udp = dgram.createSocket('udp4');
+    const ok = await new Promise<boolean>((resolve) => {
+      udp.once('error', () => resolve(false));
+      udp.bind(port, '0.0.0.0', () => resolve(true));
+    });
+    await new Promise<void>((resolve) => udp.close(() => resolve()));
+    if (ok) return port;
+  }
 }

@@ -1,9 +1,9 @@
-import dgram from 'node:dgram';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import type { Logger } from '../../logger.ts';
+import { freeTcpUdpPort } from '../../net.ts';
 import { run } from './command.ts';
 import { acquireForwarding, releaseForwarding } from './forwarding.ts';
 import type { RouterNetwork } from './network.ts';
@@ -104,7 +104,7 @@ table ip ${this.table} {
     const kept = existsSync(this.#portsFile)
       ? (JSON.parse(await readFile(this.#portsFile, 'utf8')) as { udp: number; tcp: number })
       : null;
-    const free = kept ? null : await freePort();
+    const free = kept ? null : await freeTcpUdpPort();
     this.udpPort = udpPort || kept?.udp || free!;
     this.tcpPort = tcpPort || kept?.tcp || free!;
     await mkdir(path.dirname(this.#portsFile), { recursive: true, mode: 0o711 });
@@ -115,22 +115,5 @@ table ip ${this.table} {
   async destroy(): Promise<void> {
     await run('nft', ['delete', 'table', 'ip', this.table]).catch(() => undefined);
     await releaseForwarding(this.#router.layout.prefix, this.#o.logger);
-  }
-}
-
-/** A port no host process uses for TCP or UDP (the DNAT would hide it from that process). */
-async function freePort(): Promise<number> {
-  for (;;) {
-    const server = net.createServer();
-    await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', () => resolve()));
-    const port = (server.address() as net.AddressInfo).port;
-    await new Promise((resolve) => server.close(resolve));
-    const udp = dgram.createSocket('udp4');
-    const ok = await new Promise<boolean>((resolve) => {
-      udp.once('error', () => resolve(false));
-      udp.bind(port, '0.0.0.0', () => resolve(true));
-    });
-    await new Promise<void>((resolve) => udp.close(() => resolve()));
-    if (ok) return port;
   }
 }

@@ -1,6 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import dgram from 'node:dgram';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import net from 'node:net';
@@ -12,6 +11,7 @@ import { testLogger } from '../../testing/logger.ts';
 import type { Attack } from '../../contracts/index.ts';
 import type { BoxObservation, BoxSpec, VpnIdentity, VpnSession } from '../orchestrator.ts';
 import { ClientNamespace, VpnClient, boxHostProblem } from '../../testing/netns.ts';
+import { freeTcpUdpPort } from '../../net.ts';
 import { orchestratorContract } from '../../testing/orchestrator-contract.ts';
 import { LocalRuntime, type LocalRuntimeOptions } from './runtime.ts';
 import { CONSOLE_LOG_BYTES } from './machine.ts';
@@ -1554,22 +1554,7 @@ async function freeHostOctet(): Promise<number> {
   throw new Error('no free 10.203.x.0/28 on this host');
 }
 
-/** A port free for both TCP and UDP on every address. */
-async function freePort(): Promise<number> {
-  for (;;) {
-    const server = net.createServer();
-    await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', () => resolve()));
-    const port = (server.address() as net.AddressInfo).port;
-    await new Promise((resolve) => server.close(resolve));
-    const udp = dgram.createSocket('udp4');
-    const ok = await new Promise<boolean>((resolve) => {
-      udp.once('error', () => resolve(false));
-      udp.bind(port, '0.0.0.0', () => resolve(true));
-    });
-    await new Promise<void>((resolve) => udp.close(() => resolve()));
-    if (ok) return port;
-  }
-}
+const freePort = freeTcpUdpPort;
 
 function tcpConnects(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
