@@ -8,7 +8,8 @@ NODE_MAJOR ?= 24
 export NODE_MAJOR
 # In CI (.ci/run sets CI and REQUIRE_BOX_RUNTIME) a skipped test fails the run: a green run must
 # not hide the box, VPN and referee tests a host could not run.
-MOCHA_FLAGS := $(if $(CI),--forbid-pending,)
+# The reporter is mocha's spec reporter that also appends its counts to TEST_COUNTS_FILE (set by `make test`).
+MOCHA_FLAGS := $(if $(CI),--forbid-pending,) --reporter $(CURDIR)/test/support/count-reporter.ts
 # The test API server's version (hack/ensure-kube-testbin.sh): the chart is rendered for it.
 KUBE_VERSION := 1.34.4
 
@@ -85,7 +86,10 @@ generate-kubevirt: deps ## Regenerate the operator's typed KubeVirt API (operato
 ##@ Test
 
 .PHONY: test
-test: lint test-unit test-operator test-e2e test-api-fuzz ## Everything CI runs: lint, unit tests, operator tests on a real API server, end-to-end tests in Chromium, the API fuzzer.
+test: ## Everything CI runs: lint, unit tests, operator tests on a real API server, end-to-end tests in Chromium, the API fuzzer.
+	@counts="$$(mktemp)"; trap 'rm -f "$$counts"' EXIT; \
+	  TEST_COUNTS_FILE="$$counts" $(MAKE) lint test-unit test-operator test-e2e test-api-fuzz; \
+	  node hack/test-summary.ts "$$counts"
 
 .PHONY: test-unit
 test-unit: deps box-deps operator/dist/agent.cjs ## API and operator tests (mocha, real PostgreSQL, real boxes and VPN when root), portal tests (vitest).
@@ -97,7 +101,7 @@ test-unit: deps box-deps operator/dist/agent.cjs ## API and operator tests (moch
 test-operator: build ## CRDs, operator, the API's kubernetes adapter and the chart against a real kube-apiserver + etcd (built once from Go modules by hack/ensure-kube-testbin.sh).
 	@hack/ensure-kube-testbin.sh >/dev/null
 	@hack/ensure-helm.sh >/dev/null
-	mocha --config test/operator/.mocharc.json $(MOCHA_FLAGS)
+	TEST_SUITE=operator-kube mocha --config test/operator/.mocharc.json $(MOCHA_FLAGS)
 
 .PHONY: chart-crds
 chart-crds: ## Copy crds/*.yaml into the chart (charts/exploit-grid/crds/; helm follows no symlinks out of a chart).
@@ -123,7 +127,7 @@ kind-up: ## A kind cluster with KubeVirt, Multus and the chart (needs docker, ki
 test-e2e: build ## End-to-end tests: the platform as `make run` starts it, driven in Chromium.
 	@hack/ensure-chromium.sh
 	@hack/ensure-box-deps.sh
-	mocha --config test/e2e/.mocharc.json $(MOCHA_FLAGS)
+	TEST_SUITE=e2e mocha --config test/e2e/.mocharc.json $(MOCHA_FLAGS)
 
 # Schemathesis is pinned in hack/ensure-schemathesis.sh (a virtual environment of its own, made once in
 # ~/.cache/exploit-grid); FUZZ_MAX_EXAMPLES and FUZZ_SEED (a number, or random) tune a run.

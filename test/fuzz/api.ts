@@ -5,7 +5,7 @@
  *   node test/fuzz/api.ts <path of schemathesis' st>
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createVerifiedAccount } from '../support/accounts.ts';
@@ -90,11 +90,29 @@ async function main(st: string | undefined): Promise<number> {
       process.stderr.write(
         `The API logged ${serverErrors.length} failed request(s):\n${serverErrors.slice(0, 20).join('\n')}\n`,
       );
+    await reportCounts(reportDir, serverErrors.length);
     return code === 0 && serverErrors.length === 0 ? 0 : 1;
   } finally {
     await platform.stop();
     await rm(reportDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Appends the run's counts (an operation is a test, as in Schemathesis' JUnit report; the API's own log of
+ * failed requests one more) to TEST_COUNTS_FILE, which `make test` adds up into its closing line.
+ */
+async function reportCounts(reportDir: string, serverErrors: number): Promise<void> {
+  const file = process.env.TEST_COUNTS_FILE;
+  if (!file) return;
+  const report = (await readdir(reportDir)).find((name) => /^junit.*\.xml$/.test(name));
+  const xml = report ? await readFile(path.join(reportDir, report), 'utf8') : '';
+  const suite = /<testsuite\b[^>]*>/.exec(xml)?.[0] ?? '';
+  const count = (name: string) => Number(new RegExp(`\\b${name}="(\\d+)"`).exec(suite)?.[1] ?? 0);
+  const failed = count('failures') + count('errors') + (serverErrors > 0 ? 1 : 0);
+  const skipped = count('skipped');
+  const passed = count('tests') - count('failures') - count('errors') - skipped + (serverErrors > 0 ? 0 : 1);
+  await appendFile(file, `${JSON.stringify({ suite: 'api-fuzz', passed, failed, skipped })}\n`);
 }
 
 main(process.argv[2]).then(
