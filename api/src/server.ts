@@ -36,6 +36,7 @@ import { userRoom } from './realtime/io.ts';
 import proxyaddr from 'proxy-addr';
 import { createGrid, type Grid } from './grid/grid.ts';
 import { wireGrid } from './grid/socket.ts';
+import { BalanceEvents } from './credits/balance-events.ts';
 
 export interface Platform {
   /** Where the server listens, e.g. http://127.0.0.1:3000. */
@@ -158,6 +159,7 @@ export async function startPlatform(
       silenceMs: config.attacks.agentSilenceMs,
     });
 
+    const balances = new BalanceEvents();
     const grid = createGrid({ orm, boxes, attacks, logger, settings: config.grid });
 
     const social = await configureSocial(config, logger);
@@ -202,6 +204,7 @@ export async function startPlatform(
       attacks,
       orm,
       logger,
+      balances,
       clientAddress: (req) => proxyaddr(req, trust) || null,
     });
 

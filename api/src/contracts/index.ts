@@ -41,3 +41,4 @@ export * from './agent.ts';
 export * from './grid.ts';
 export * from './chat.ts';
 export * from './leaderboard.ts';
+export * from './commerce.ts';

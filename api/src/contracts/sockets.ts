@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { BoxUpdatePayload } from './boxes.ts';
+import type { BalancePayload } from './commerce.ts';
 import type { Attack, AttackEndedPayload, TargetBox } from './attacks.ts';
 import type {
   ChatStartedEvent,
@@ -91,6 +92,8 @@ export interface GridServerToClientEvents {
   userUnblocked: (payload: { id: string }) => void;
   /** Sent until acknowledged with `notifications:ack` (again at the next `getInitialState`). */
   notification: (notification: GridNotification) => void;
+  /** The user's balances changed (a purchase credited, a gift, a refund, box time). */
+  balance: (payload: BalancePayload) => void;
   error: (payload: SocketErrorPayload) => void;
   // Chat (issue 8).
   /**

@@ -1,14 +1,7 @@
+import type { LedgerReason } from '../contracts/index.ts';
 import type { Sql } from '../db/sql.ts';
 
-export const LEDGER_REASONS = [
-  'SIGNUP_GIFT',
-  'BOX_TIME',
-  'ATTACK',
-  'PURCHASE',
-  'GIFT_TOKEN',
-  'ADJUSTMENT',
-] as const;
-export type LedgerReason = (typeof LEDGER_REASONS)[number];
+export { LEDGER_REASONS, type LedgerReason } from '../contracts/index.ts';
 
 export interface Balances {
   creditsCents: number;

@@ -23,6 +23,7 @@ import {
 } from '../contracts/index.ts';
 import type { AttackService } from '../attacks/service.ts';
 import { GlobalChannel } from '../chat/global-channel.ts';
+import type { BalanceEvents } from '../credits/balance-events.ts';
 import type { Orm } from '../db/orm.ts';
 import { Sql } from '../db/sql.ts';
 import { HttpError } from '../http/errors.ts';
@@ -48,6 +49,8 @@ export interface GridSocketDeps {
   attacks: AttackService;
   orm: Orm;
   logger: Logger;
+  /** Balance changes (purchases, gifts, refunds, box time), pushed to the user's sockets as `balance`. */
+  balances?: BalanceEvents;
   /** The client's address of a handshake, by the same proxy rules as HTTP requests (TRUST_PROXY). */
   clientAddress: (req: IncomingMessage) => string | null;
   /** Client events a user may send per 10 s (chat-free grid events: PvP, blocks, acks, state). */
@@ -122,6 +125,7 @@ export function wireGrid(deps: GridSocketDeps): void {
   grid.notifications.events.on('notification', (userId, notification) =>
     ns.to(userRoom(userId)).emit('notification', notification),
   );
+  deps.balances?.on('balance', (userId, payload) => ns.to(userRoom(userId)).emit('balance', payload));
   grid.matchmaking.events.on('found', (proposal) =>
     ns.to([userRoom(proposal.attacker.id), userRoom(proposal.defender.id)]).emit('match:found', proposal),
   );

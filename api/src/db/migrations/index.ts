@@ -13,6 +13,7 @@ import { Migration20261125000000_referee } from './Migration20261125000000_refer
 import { Migration20261125010000_fair_play } from './Migration20261125010000_fair_play.ts';
 import { Migration20261125020000_agent_witness } from './Migration20261125020000_agent_witness.ts';
 import { Migration20261126050000_bans } from './Migration20261126050000_bans.ts';
+import { Migration20261126100000_commerce } from './Migration20261126100000_commerce.ts';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered from files) so the same
@@ -33,4 +34,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261125010000_fair_play', class: Migration20261125010000_fair_play },
   { name: 'Migration20261125020000_agent_witness', class: Migration20261125020000_agent_witness },
   { name: 'Migration20261126050000_bans', class: Migration20261126050000_bans },
+  { name: 'Migration20261126100000_commerce', class: Migration20261126100000_commerce },
 ];
