@@ -125,4 +125,26 @@ describe('credit ledger', () => {
     expect(creditsCents).to.be.at.least(0);
     expect(freeCreditsCents).to.be.at.least(0);
   });
+
+  it('takes back paid credits only, as many as are left, and nothing from a user who has none', async () => {
+    const user = await newUser();
+    await Ledger.grant(sql(), user, { creditsCents: 700, freeCreditsCents: 300 }, 'ADJUSTMENT');
+    const partial = await Ledger.reclaim(sql(), user, 500, 'REFUND', 'purchase-1');
+    expect(partial).to.include({ creditsDeltaCents: -500, freeCreditsDeltaCents: 0, creditsCents: 200 });
+    const capped = await Ledger.reclaim(sql(), user, 1000, 'CHARGEBACK', 'purchase-1');
+    expect(capped).to.include({ creditsDeltaCents: -200, creditsCents: 0, freeCreditsCents: 300 });
+    expect(await Ledger.reclaim(sql(), user, 100, 'REFUND')).to.equal(null);
+    expect(await assertBalanced(user)).to.deep.equal({ creditsCents: 0, freeCreditsCents: 300 });
+  });
+
+  it('never takes back more than is there when reclaims race', async () => {
+    const user = await newUser();
+    await Ledger.grant(sql(), user, { creditsCents: 1000 }, 'ADJUSTMENT');
+    const results = await Promise.all(
+      Array.from({ length: 12 }, () => Ledger.reclaim(sql(), user, 300, 'REFUND')),
+    );
+    const taken = results.reduce((sum, r) => sum - (r?.creditsDeltaCents ?? 0), 0);
+    expect(taken).to.equal(1000);
+    expect(await assertBalanced(user)).to.deep.equal({ creditsCents: 0, freeCreditsCents: 0 });
+  });
 });

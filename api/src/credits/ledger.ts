@@ -117,6 +117,36 @@ export class Ledger {
     return row ? toEntry(row) : null;
   }
 
+  /**
+   * Takes back up to `maxCents` of paid credits (never free credits: a refund or a chargeback reverses what
+   * was bought, not what was given), as much as the user still has. One statement like the others; answers
+   * the ledger row, or null (and changes nothing) when the user has no paid credits left.
+   */
+  static async reclaim(
+    sql: Sql,
+    userId: string,
+    maxCents: number,
+    reason: LedgerReason,
+    reference: string | null = null,
+  ): Promise<LedgerEntry | null> {
+    assertAmount(maxCents);
+    const row = await sql.one<EntryRow>(
+      `with before as (
+         select id, credits_cents as c from users where id = ? for update),
+       moved as (
+         update users u set credits_cents = b.c - least(b.c, ?), updated_at = now()
+           from before b
+          where u.id = b.id and b.c > 0
+          returning u.id, u.credits_cents, u.free_credits_cents, least(b.c, ?) as taken)
+       insert into credit_ledger
+         (user_id, credits_delta_cents, free_credits_delta_cents, credits_after_cents, free_credits_after_cents, reason, reference)
+       select id, -taken, 0, credits_cents, free_credits_cents, ?, ? from moved
+       returning *`,
+      [userId, maxCents, maxCents, reason, reference],
+    );
+    return row ? toEntry(row) : null;
+  }
+
   static async balances(sql: Sql, userId: string): Promise<Balances | null> {
     const row = await sql.one<{ credits_cents: string; free_credits_cents: string }>(
       'select credits_cents, free_credits_cents from users where id = ?',
