@@ -92,7 +92,8 @@ test: ## Everything CI runs: lint, unit tests, operator tests on a real API serv
 	  node hack/test-summary.ts "$$counts"
 
 .PHONY: test-unit
-test-unit: deps box-deps operator/dist/agent.cjs ## API and operator tests (mocha, real PostgreSQL, real boxes and VPN when root), portal tests (vitest).
+test-unit: deps box-deps operator/dist/agent.cjs ## API and operator tests (mocha, real PostgreSQL, real boxes and VPN when root, the stripe SDK against stripe-mock), portal tests (vitest).
+	@hack/ensure-stripe-mock.sh >/dev/null
 	npm run test --workspace @exploit-grid/api -- $(MOCHA_FLAGS)
 	npm run test --workspace @exploit-grid/operator -- $(MOCHA_FLAGS)
 	npm run test --workspace @exploit-grid/portal

@@ -29,6 +29,8 @@ import { chatRoutes } from './chat/routes.ts';
 import { leaderboardRoutes } from './leaderboard/routes.ts';
 import { LeaderboardService } from './leaderboard/service.ts';
 import { packageInfo } from './version.ts';
+import type { PaymentService } from './payments/service.ts';
+import { paymentWebhookRoutes, subscriptionRoutes } from './payments/routes.ts';
 
 export interface AppDeps {
   config: Config;
@@ -39,6 +41,7 @@ export interface AppDeps {
   boxes: BoxService;
   attacks: AttackService;
   grid: Grid;
+  payments: PaymentService;
   social: { passport: PassportStatic; enabled: SocialProvider[] };
 }
 
@@ -52,6 +55,7 @@ export function createApp({
   boxes,
   attacks,
   grid,
+  payments,
   social,
 }: AppDeps): Express {
   const app = express();
@@ -92,6 +96,9 @@ export function createApp({
     }),
   );
   app.use(requestLog(logger));
+  // Payment providers sign the exact bytes of their webhooks: these read the body raw, before the JSON parser.
+  const webhooks = paymentWebhookRoutes({ payments });
+  app.use(API_BASE, webhooks.router);
   app.use(express.json({ limit: '100kb' }));
   app.use(refuseNul);
 
@@ -106,12 +113,13 @@ export function createApp({
     attackRoutes({ attacks, requireAuth: requireAuth(auth) }),
     chatRoutes({ chat: grid.chat, requireAuth: requireAuth(auth) }),
     leaderboardRoutes({ leaderboard: new LeaderboardService(orm), requireAuth: requireAuth(auth) }),
+    subscriptionRoutes({ payments, requireAuth: requireAuth(auth) }),
   ];
 
   const openApiDocument = buildOpenApiDocument({
     version: packageInfo.version,
     serverUrl: config.publicUrl,
-    paths: mergePaths([health.paths(), ...apiRouters.map((r) => r.paths(API_BASE))]),
+    paths: mergePaths([health.paths(), ...[webhooks, ...apiRouters].map((r) => r.paths(API_BASE))]),
   });
   const openApiJson = JSON.stringify(openApiDocument);
   app.get(`${API_BASE}/openapi.json`, (_req, res) => {
@@ -127,7 +135,7 @@ export function createApp({
     allowedMethods([
       ...health.routes(),
       { method: 'get', path: `${API_BASE}/openapi.json` },
-      ...apiRouters.flatMap((r) => r.routes(API_BASE)),
+      ...[webhooks, ...apiRouters].flatMap((r) => r.routes(API_BASE)),
     ]),
   );
   for (const router of apiRouters) app.use(API_BASE, router.router);

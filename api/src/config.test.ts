@@ -111,4 +111,93 @@ describe('configuration', () => {
       .that.matches(/LOG_LEVEL="loud": must be one of fatal, error/)
       .and.matches(/PUBLIC_URL="ftp:\/\/x": must be an http/);
   });
+
+  describe('payments', () => {
+    const stripe = { STRIPE_SECRET_KEY: 'sk_test_abc123', STRIPE_WEBHOOK_SECRET: 'whsec_abc123' };
+    const paddle = {
+      PADDLE_API_KEY: 'pdl_sdbx_apikey_01abcdefghijklmnop',
+      PADDLE_WEBHOOK_SECRET: 'pdl_ntfset_01abcdefgh',
+      PADDLE_CLIENT_TOKEN: 'test_0123456789abcdef',
+    };
+
+    it('are off without keys, on stripe by default', () => {
+      expect(loadConfig({}).payments).to.deep.equal({
+        provider: 'stripe',
+        enabled: false,
+        stripe: undefined,
+        paddle: undefined,
+      });
+      expect(loadConfig({ PAYMENT_PROVIDER: 'stripe' }).payments).to.include({
+        provider: 'stripe',
+        enabled: false,
+      });
+    });
+
+    it('go through stripe when both providers are configured, and through the one that is otherwise', () => {
+      const both = loadConfig({ ...stripe, ...paddle }).payments;
+      expect(both).to.include({ provider: 'stripe', enabled: true });
+      expect(both.stripe).to.deep.equal({
+        secretKey: 'sk_test_abc123',
+        webhookSecret: 'whsec_abc123',
+        apiUrl: undefined,
+      });
+      expect(both.paddle).to.deep.include({ environment: 'sandbox', priceId: undefined, apiUrl: undefined });
+      expect(loadConfig({ ...paddle }).payments).to.include({ provider: 'paddle', enabled: true });
+      expect(loadConfig({ ...stripe, ...paddle, PAYMENT_PROVIDER: 'paddle' }).payments.provider).to.equal(
+        'paddle',
+      );
+    });
+
+    it('read the API overrides, the Paddle environment and its price', () => {
+      const payments = loadConfig({
+        ...stripe,
+        ...paddle,
+        STRIPE_API_URL: 'http://127.0.0.1:12111/',
+        PADDLE_API_URL: 'http://127.0.0.1:9000',
+        PADDLE_ENVIRONMENT: 'production',
+        PADDLE_PRICE_ID: 'pri_01abcdefgh',
+      }).payments;
+      expect(payments.stripe?.apiUrl).to.equal('http://127.0.0.1:12111');
+      expect(payments.paddle).to.deep.include({
+        apiUrl: 'http://127.0.0.1:9000',
+        environment: 'production',
+        priceId: 'pri_01abcdefgh',
+      });
+    });
+
+    it('refuse half a provider, or a chosen one without its keys, naming what is missing', () => {
+      expect(() => loadConfig({ PAYMENT_PROVIDER: 'paddle', ...stripe })).to.throw(
+        ConfigError,
+        /PADDLE_API_KEY="": is required with PAYMENT_PROVIDER=paddle/,
+      );
+      expect(() => loadConfig({ STRIPE_SECRET_KEY: 'sk_live_abc' })).to.throw(
+        ConfigError,
+        /STRIPE_WEBHOOK_SECRET="": is required with STRIPE_SECRET_KEY/,
+      );
+      expect(() => loadConfig({ PAYMENT_PROVIDER: 'paddle', PADDLE_API_KEY: paddle.PADDLE_API_KEY }))
+        .to.throw(ConfigError)
+        .with.property('message')
+        .that.matches(/PADDLE_WEBHOOK_SECRET="": is required with PAYMENT_PROVIDER=paddle/)
+        .and.matches(/PADDLE_CLIENT_TOKEN="": is required with PAYMENT_PROVIDER=paddle/);
+    });
+
+    it('refuse keys of the wrong shape without echoing them', () => {
+      expect(() => loadConfig({ ...stripe, STRIPE_SECRET_KEY: 'pk_live_secret42' }))
+        .to.throw(ConfigError, /STRIPE_SECRET_KEY=\[hidden\]: must be a Stripe secret key/)
+        .with.property('message')
+        .that.does.not.include('secret42');
+      expect(() => loadConfig({ ...paddle, PADDLE_API_KEY: 'short key!' }))
+        .to.throw(ConfigError, /PADDLE_API_KEY=\[hidden\]: must be a Paddle API key/)
+        .with.property('message')
+        .that.does.not.include('short key');
+      expect(() => loadConfig({ PAYMENT_PROVIDER: 'paypal' })).to.throw(
+        ConfigError,
+        /PAYMENT_PROVIDER="paypal": must be stripe or paddle/,
+      );
+      expect(() => loadConfig({ PADDLE_ENVIRONMENT: 'live' })).to.throw(
+        ConfigError,
+        /PADDLE_ENVIRONMENT="live": must be sandbox or production/,
+      );
+    });
+  });
 });

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { PAYMENT_PROVIDERS } from './contracts/commerce.ts';
 import { GRID_TIMINGS } from './contracts/grid.ts';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -128,8 +129,63 @@ export const configSchema = z
     LINKEDIN_CLIENT_ID: z.string().min(1).optional(),
     LINKEDIN_CLIENT_SECRET: z.string().min(1).optional(),
     LINKEDIN_ISSUER: httpUrl.default('https://www.linkedin.com/oauth'),
+    PAYMENT_PROVIDER: z.enum(PAYMENT_PROVIDERS, { error: 'must be stripe or paddle' }).optional(),
+    STRIPE_SECRET_KEY: z
+      .string()
+      .regex(
+        /^(sk|rk)_(test|live)_[A-Za-z0-9]{1,250}$/,
+        'must be a Stripe secret key (sk_live_..., sk_test_...)',
+      )
+      .optional(),
+    STRIPE_WEBHOOK_SECRET: z
+      .string()
+      .regex(/^whsec_[A-Za-z0-9+/=]{1,250}$/, 'must be a Stripe webhook signing secret (whsec_...)')
+      .optional(),
+    STRIPE_API_URL: httpUrl.optional(),
+    PADDLE_API_KEY: z
+      .string()
+      .regex(/^[A-Za-z0-9_]{20,250}$/, 'must be a Paddle API key (pdl_live_apikey_..., pdl_sdbx_apikey_...)')
+      .optional(),
+    PADDLE_WEBHOOK_SECRET: z
+      .string()
+      .regex(/^[A-Za-z0-9_]{8,250}$/, 'must be the secret key of a Paddle notification destination')
+      .optional(),
+    PADDLE_CLIENT_TOKEN: z
+      .string()
+      .regex(/^(live|test)_[A-Za-z0-9]{8,250}$/, 'must be a Paddle client-side token (live_... or test_...)')
+      .optional(),
+    PADDLE_ENVIRONMENT: z
+      .enum(['sandbox', 'production'], { error: 'must be sandbox or production' })
+      .default('sandbox'),
+    PADDLE_API_URL: httpUrl.optional(),
+    PADDLE_PRICE_ID: z
+      .string()
+      .regex(/^pri_[a-z0-9]{8,64}$/, 'must be a Paddle price id (pri_...)')
+      .optional(),
   })
   .superRefine((env, ctx) => {
+    // A provider is either configured whole or not at all: half a configuration would take money that
+    // no webhook could credit, or refuse checkouts for a reason nobody sees.
+    const stripeKeys = ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'] as const;
+    const paddleKeys = ['PADDLE_API_KEY', 'PADDLE_WEBHOOK_SECRET', 'PADDLE_CLIENT_TOKEN'] as const;
+    for (const [provider, keys] of [
+      ['stripe', stripeKeys],
+      ['paddle', paddleKeys],
+    ] as const) {
+      const set = keys.filter((key) => env[key] !== undefined);
+      // Stripe is also the default: choosing it says nothing about whether there are keys.
+      const chosen = env.PAYMENT_PROVIDER === provider && provider !== 'stripe';
+      if (set.length === keys.length || (set.length === 0 && !chosen)) continue;
+      for (const key of keys)
+        if (env[key] === undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: [key],
+            message: chosen
+              ? `is required with PAYMENT_PROVIDER=${provider}`
+              : `is required with ${set.join(' and ')}`,
+          });
+    }
     // In production mail must really go out, and links and cookies need the real address.
     if (env.NODE_ENV !== 'production') return;
     if (!env.SMTP_URL)
@@ -255,7 +311,53 @@ export const configSchema = z
             }
           : undefined,
     },
+    payments: paymentSettings(env),
   }));
+
+/**
+ * The payment provider and its keys (docs/payments.md). Checkout goes through PAYMENT_PROVIDER, else the one
+ * configured, else stripe; without its keys `enabled` is false and nothing is charged. Webhooks are heard
+ * from every configured provider (refunds of the other one's purchases still arrive after a switch).
+ */
+function paymentSettings(env: {
+  PAYMENT_PROVIDER?: PaymentProviderName | undefined;
+  STRIPE_SECRET_KEY?: string | undefined;
+  STRIPE_WEBHOOK_SECRET?: string | undefined;
+  STRIPE_API_URL?: string | undefined;
+  PADDLE_API_KEY?: string | undefined;
+  PADDLE_WEBHOOK_SECRET?: string | undefined;
+  PADDLE_CLIENT_TOKEN?: string | undefined;
+  PADDLE_ENVIRONMENT: 'sandbox' | 'production';
+  PADDLE_API_URL?: string | undefined;
+  PADDLE_PRICE_ID?: string | undefined;
+}) {
+  const stripe =
+    env.STRIPE_SECRET_KEY && env.STRIPE_WEBHOOK_SECRET
+      ? {
+          secretKey: env.STRIPE_SECRET_KEY,
+          webhookSecret: env.STRIPE_WEBHOOK_SECRET,
+          /** Where the SDK sends its calls instead of Stripe's API (tests: stripe-mock). */
+          apiUrl: env.STRIPE_API_URL?.replace(/\/+$/, ''),
+        }
+      : undefined;
+  const paddle =
+    env.PADDLE_API_KEY && env.PADDLE_WEBHOOK_SECRET && env.PADDLE_CLIENT_TOKEN
+      ? {
+          apiKey: env.PADDLE_API_KEY,
+          webhookSecret: env.PADDLE_WEBHOOK_SECRET,
+          clientToken: env.PADDLE_CLIENT_TOKEN,
+          environment: env.PADDLE_ENVIRONMENT,
+          /** Where the SDK sends its calls instead of Paddle's API (tests: a local fake). */
+          apiUrl: env.PADDLE_API_URL?.replace(/\/+$/, ''),
+          /** A catalog price of 1 USD a unit; unset: each transaction carries a price of its own. */
+          priceId: env.PADDLE_PRICE_ID,
+        }
+      : undefined;
+  const provider: PaymentProviderName = env.PAYMENT_PROVIDER ?? (paddle && !stripe ? 'paddle' : 'stripe');
+  return { provider, enabled: provider === 'stripe' ? !!stripe : !!paddle, stripe, paddle };
+}
+
+type PaymentProviderName = (typeof PAYMENT_PROVIDERS)[number];
 
 function parseTrustProxy(value: string): boolean | number | string {
   if (/^false$/i.test(value)) return false;
@@ -267,7 +369,7 @@ function parseTrustProxy(value: string): boolean | number | string {
 export type Config = z.output<typeof configSchema>;
 
 /** Settings whose values are credentials (or URLs that may embed one). */
-const SECRET_KEYS = /SECRET|PASSWORD|^DATABASE_URL$|^SMTP_URL$/;
+const SECRET_KEYS = /SECRET|PASSWORD|API_KEY|^DATABASE_URL$|^SMTP_URL$/;
 
 export class ConfigError extends Error {
   override name = 'ConfigError';

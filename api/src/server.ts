@@ -37,6 +37,7 @@ import proxyaddr from 'proxy-addr';
 import { createGrid, type Grid } from './grid/grid.ts';
 import { wireGrid } from './grid/socket.ts';
 import { BalanceEvents } from './credits/balance-events.ts';
+import { PaymentService } from './payments/service.ts';
 
 export interface Platform {
   /** Where the server listens, e.g. http://127.0.0.1:3000. */
@@ -161,9 +162,17 @@ export async function startPlatform(
 
     const balances = new BalanceEvents();
     const grid = createGrid({ orm, boxes, attacks, logger, settings: config.grid });
+    const payments = new PaymentService({
+      orm,
+      logger,
+      balances,
+      throttle,
+      settings: config.payments,
+      publicUrl: config.publicUrl,
+    });
 
     const social = await configureSocial(config, logger);
-    const app = createApp({ config, logger, orm, auth, users, boxes, attacks, grid, social });
+    const app = createApp({ config, logger, orm, auth, users, boxes, attacks, grid, payments, social });
     const httpServer = createServer(app);
     const verifyToken: TokenVerifier = options.verifyToken ?? ((token) => auth.authenticate(token));
     const realtime = createRealtime(httpServer, { verifyToken, logger });

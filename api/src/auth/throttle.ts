@@ -122,6 +122,7 @@ const THROTTLES = [
   'userCalls',
   'boxCooldown',
   'boxChanges',
+  'checkout',
 ] as const;
 export type ThrottleName = (typeof THROTTLES)[number];
 
@@ -145,6 +146,8 @@ const DEFAULT_LIMITS: Record<ThrottleName, ThrottleLimit> = {
   // Creating or deleting a box makes the host prepare or shift a disk: one a quarter minute, twelve an hour.
   boxCooldown: { points: 1, durationSeconds: 15, blockSeconds: 0 },
   boxChanges: { points: 12, durationSeconds: 60 * 60, blockSeconds: 0 },
+  // Each checkout writes a purchase and calls the payment provider: a player starts one or two, then pays.
+  checkout: { points: 10, durationSeconds: 15 * 60, blockSeconds: 0 },
 };
 
 const waitFor = (seconds: number) => {
@@ -157,4 +160,5 @@ const MESSAGES: Partial<Record<ThrottleName, (seconds: number, limit: ThrottleLi
   boxCooldown: (s, limit) =>
     `Boxes can be created or deleted once every ${waitFor(limit.durationSeconds)}. Try again in ${waitFor(s)}.`,
   boxChanges: (s) => `Too many boxes created or deleted in the last hour. Try again in ${waitFor(s)}.`,
+  checkout: (s) => `Too many checkouts started. Try again in ${waitFor(s)}.`,
 };

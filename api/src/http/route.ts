@@ -23,6 +23,11 @@ export interface RouteDef<
   params?: P;
   query?: Q;
   body?: B;
+  /**
+   * A body the handler reads as it came (`req.body` a Buffer from express.raw in `before`): documented, not
+   * parsed (payment webhooks, whose signatures cover the exact bytes).
+   */
+  rawBody?: { contentType: string; description: string };
   /** Schema of the success answer; none for answers without a body (204, redirects). */
   response?: R;
   status?: number;
@@ -115,6 +120,15 @@ export class ApiRouter {
         ...(def.query ? { query: def.query } : {}),
       },
       ...(def.body ? { requestBody: { required: true, ...json(def.body) } } : {}),
+      ...(def.rawBody
+        ? {
+            requestBody: {
+              required: true,
+              description: def.rawBody.description,
+              content: { [def.rawBody.contentType]: { schema: z.string() } },
+            },
+          }
+        : {}),
       responses,
     };
     const openApiPath = def.path.replace(/:(\w+)/g, '{$1}');

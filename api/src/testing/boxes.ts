@@ -45,6 +45,7 @@ const THROTTLES: ThrottleName[] = [
   'userCalls',
   'boxCooldown',
   'boxChanges',
+  'checkout',
 ];
 
 export async function startBoxPlatform(
