@@ -48,7 +48,9 @@ describe('buying credits through Paddle (the Paddle SDK against a local fake of 
   const asEventData = (transaction: Record<string, unknown>, status: string) => ({
     ...transaction,
     status,
-    payments: [{ status: 'captured', amount: (transaction.details as { totals: { total: string } }).totals.total }],
+    payments: [
+      { status: 'captured', amount: (transaction.details as { totals: { total: string } }).totals.total },
+    ],
   });
 
   const deliver = (type: string, data: Record<string, unknown>, id?: string) => {
@@ -91,7 +93,8 @@ describe('buying credits through Paddle (the Paddle SDK against a local fake of 
       collection_mode: 'automatic',
       custom_data: { purchaseId: answer.purchaseId, userId: buyer.id },
     });
-    const item = (request.body as { items: { quantity: number; price: Record<string, unknown> }[] }).items[0]!;
+    const item = (request.body as { items: { quantity: number; price: Record<string, unknown> }[] })
+      .items[0]!;
     expect(item.quantity).to.equal(1);
     expect(item.price.unit_price).to.deep.equal({ amount: '2500', currency_code: 'USD' });
     expect(transaction.custom_data).to.deep.equal({ purchaseId: answer.purchaseId, userId: buyer.id });
@@ -164,7 +167,11 @@ describe('buying credits through Paddle (the Paddle SDK against a local fake of 
   it('takes back an approved refund once, whichever events report it; a pending one takes nothing', async () => {
     const { buyer, answer, transaction } = await checkout(20);
     await deliver('transaction.completed', asEventData(transaction, 'completed'));
-    const adjustment = paddleAdjustment(transaction.id, { action: 'refund', status: 'pending_approval', total: 500 });
+    const adjustment = paddleAdjustment(transaction.id, {
+      action: 'refund',
+      status: 'pending_approval',
+      total: 500,
+    });
     await deliver('adjustment.created', adjustment);
     expect(await ledger(buyer.id)).to.deep.equal([['PURCHASE', 200_000]]);
     const approved = { ...adjustment, status: 'approved' };
@@ -195,7 +202,10 @@ describe('buying credits through Paddle (the Paddle SDK against a local fake of 
       ['PURCHASE', 100_000],
       ['CHARGEBACK', -100_000],
     ]);
-    expect(await purchase(answer.purchaseId)).to.include({ status: 'disputed', debited_credits_cents: 100_000 });
+    expect(await purchase(answer.purchaseId)).to.include({
+      status: 'disputed',
+      debited_credits_cents: 100_000,
+    });
   });
 
   it('is harmless out of order: a full refund approved before completion leaves nothing to credit', async () => {
@@ -227,7 +237,9 @@ describe('buying credits through Paddle (the Paddle SDK against a local fake of 
     });
     expect(failed.status).to.equal(502);
     expect(failed.body.message).to.equal(COMMERCE_MESSAGES.paddleFailed);
-    const { rows } = await t.db.query('select status, provider_ref from purchases where user_id = $1', [player.id]);
+    const { rows } = await t.db.query('select status, provider_ref from purchases where user_id = $1', [
+      player.id,
+    ]);
     expect(rows).to.deep.equal([{ status: 'canceled', provider_ref: null }]);
   });
 });

@@ -11,7 +11,8 @@ describe('buying credits on a platform without payment keys', function () {
   });
   after(() => t?.close());
 
-  const purchases = async () => (await t.db.query('select count(*)::int as n from purchases')).rows[0].n as number;
+  const purchases = async () =>
+    (await t.db.query('select count(*)::int as n from purchases')).rows[0].n as number;
 
   it('says payments are off, and refuses a checkout with the sentence that points to gift tokens', async () => {
     const player = await t.account();
@@ -35,8 +36,12 @@ describe('buying credits on a platform without payment keys', function () {
   it('answers webhooks that it hears from no provider with 503, crediting nothing', async () => {
     const stripe = stripeEvent('checkout.session.completed', { id: 'cs_test_x' });
     const paddle = paddleEvent('transaction.completed', { id: 'txn_01x' });
-    expect((await postWebhook(t.platform.baseUrl, 'stripe', stripe, signStripe(stripe))).status).to.equal(503);
-    expect((await postWebhook(t.platform.baseUrl, 'paddle', paddle, signPaddle(paddle))).status).to.equal(503);
+    expect((await postWebhook(t.platform.baseUrl, 'stripe', stripe, signStripe(stripe))).status).to.equal(
+      503,
+    );
+    expect((await postWebhook(t.platform.baseUrl, 'paddle', paddle, signPaddle(paddle))).status).to.equal(
+      503,
+    );
     expect((await t.db.query('select count(*)::int as n from payment_events')).rows[0].n).to.equal(0);
   });
 
@@ -50,24 +55,51 @@ describe('buying credits on a platform without payment keys', function () {
       400,
       'amount: amount must be between 5 and 1000 dollars.',
     ]);
-    expect(await checkout({ amount: 1001 })).to.deep.equal([400, 'amount: amount must be between 5 and 1000 dollars.']);
-    expect(await checkout({ amount: 20.5 })).to.deep.equal([400, 'amount: amount must be a whole number of dollars.']);
-    expect(await checkout({ amount: '20' })).to.deep.equal([400, 'amount: amount must be a number of dollars.']);
+    expect(await checkout({ amount: 1001 })).to.deep.equal([
+      400,
+      'amount: amount must be between 5 and 1000 dollars.',
+    ]);
+    expect(await checkout({ amount: 20.5 })).to.deep.equal([
+      400,
+      'amount: amount must be a whole number of dollars.',
+    ]);
+    expect(await checkout({ amount: '20' })).to.deep.equal([
+      400,
+      'amount: amount must be a number of dollars.',
+    ]);
     expect(await checkout({ amount: 20, tier: 'GOLD' })).to.deep.equal([
       400,
       'tier: tier must be one of BASIC, HACKER, ELITE, TEAM.',
     ]);
-    expect(await checkout({ amount: 20, price: 1 })).to.deep.equal([400, 'Unknown field in request body: price.']);
-    expect(await checkout({ amount: 20, tier: 'ELITE' })).to.deep.equal([400, COMMERCE_MESSAGES.tierComingSoon]);
-    expect(await checkout({ amount: 'x\u0000' })).to.deep.equal([400, 'Text must not contain NUL characters.']);
+    expect(await checkout({ amount: 20, price: 1 })).to.deep.equal([
+      400,
+      'Unknown field in request body: price.',
+    ]);
+    expect(await checkout({ amount: 20, tier: 'ELITE' })).to.deep.equal([
+      400,
+      COMMERCE_MESSAGES.tierComingSoon,
+    ]);
+    expect(await checkout({ amount: 'x\u0000' })).to.deep.equal([
+      400,
+      'Text must not contain NUL characters.',
+    ]);
 
     const status = async (query: string) => {
       const answer = await t.call('GET', `/subscription/payment-status${query}`, { token: player.token });
       return [answer.status, answer.body.message];
     };
-    expect(await status('')).to.deep.equal([400, 'sessionId: Invalid input: expected string, received undefined.']);
-    expect(await status(`?sessionId=${'a'.repeat(256)}`)).to.deep.equal([400, 'sessionId: sessionId is too long.']);
-    expect(await status('?sessionId=cs_1&extra=1')).to.deep.equal([400, 'Unknown field in query string: extra.']);
+    expect(await status('')).to.deep.equal([
+      400,
+      'sessionId: Invalid input: expected string, received undefined.',
+    ]);
+    expect(await status(`?sessionId=${'a'.repeat(256)}`)).to.deep.equal([
+      400,
+      'sessionId: sessionId is too long.',
+    ]);
+    expect(await status('?sessionId=cs_1&extra=1')).to.deep.equal([
+      400,
+      'Unknown field in query string: extra.',
+    ]);
     expect(await purchases()).to.equal(0);
   });
 
@@ -77,9 +109,9 @@ describe('buying credits on a platform without payment keys', function () {
       ['POST', '/subscription/checkout'],
       ['GET', '/subscription/payment-status?sessionId=cs_1'],
     ] as const)
-      expect((await t.call(method, path, { body: method === 'POST' ? { amount: 20 } : undefined })).status).to.equal(
-        401,
-      );
+      expect(
+        (await t.call(method, path, { body: method === 'POST' ? { amount: 20 } : undefined })).status,
+      ).to.equal(401);
   });
 
   it('documents the calls and the webhooks in the OpenAPI document', async () => {
