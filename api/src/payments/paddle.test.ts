@@ -242,4 +242,39 @@ describe('buying credits through Paddle (the Paddle SDK against a local fake of 
     ]);
     expect(rows).to.deep.equal([{ status: 'canceled', provider_ref: null }]);
   });
+
+  it('sells a catalog price by the dollar when PADDLE_PRICE_ID is set, and names it in the checkout URL', async () => {
+    const catalog = await startPaddleFake({
+      apiKey: PADDLE_TEST.apiKey,
+      catalogPrices: { pri_01creditsusd: 100 },
+    });
+    const withPrice = await startBoxPlatform({
+      env: {
+        PADDLE_API_KEY: PADDLE_TEST.apiKey,
+        PADDLE_WEBHOOK_SECRET: PADDLE_TEST.webhookSecret,
+        PADDLE_CLIENT_TOKEN: PADDLE_TEST.clientToken,
+        PADDLE_API_URL: catalog.url,
+        PADDLE_PRICE_ID: 'pri_01creditsusd',
+      },
+    });
+    try {
+      const player = await withPrice.account();
+      const answer = await withPrice.call<CheckoutResponse>('POST', '/subscription/checkout', {
+        token: player.token,
+        body: { amount: 42 },
+      });
+      expect(answer.status).to.equal(201);
+      expect((catalog.requests.at(-1)!.body as { items: unknown[] }).items).to.deep.equal([
+        { price_id: 'pri_01creditsusd', quantity: 42 },
+      ]);
+      const transaction = catalog.transactions.get(answer.body.sessionId!)!;
+      expect(transaction.details.totals.total).to.equal('4200');
+      const url = new URL(answer.body.checkoutUrl, 'http://portal.test');
+      expect(url.searchParams.get('priceId')).to.equal('pri_01creditsusd');
+      expect(url.searchParams.get('transactionId')).to.equal(transaction.id);
+    } finally {
+      await withPrice.close();
+      await catalog.close();
+    }
+  });
 });
