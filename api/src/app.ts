@@ -28,6 +28,9 @@ import { gridRoutes } from './grid/routes.ts';
 import { chatRoutes } from './chat/routes.ts';
 import { leaderboardRoutes } from './leaderboard/routes.ts';
 import { LeaderboardService } from './leaderboard/service.ts';
+import { creditRoutes } from './credits/routes.ts';
+import type { GiftService } from './credits/gifts.ts';
+import { CreditStatement } from './credits/statement.ts';
 import { packageInfo } from './version.ts';
 
 export interface AppDeps {
@@ -39,6 +42,7 @@ export interface AppDeps {
   boxes: BoxService;
   attacks: AttackService;
   grid: Grid;
+  gifts: GiftService;
   social: { passport: PassportStatic; enabled: SocialProvider[] };
 }
 
@@ -52,6 +56,7 @@ export function createApp({
   boxes,
   attacks,
   grid,
+  gifts,
   social,
 }: AppDeps): Express {
   const app = express();
@@ -106,6 +111,7 @@ export function createApp({
     attackRoutes({ attacks, requireAuth: requireAuth(auth) }),
     chatRoutes({ chat: grid.chat, requireAuth: requireAuth(auth) }),
     leaderboardRoutes({ leaderboard: new LeaderboardService(orm), requireAuth: requireAuth(auth) }),
+    creditRoutes({ gifts, statement: new CreditStatement(orm), requireAuth: requireAuth(auth) }),
   ];
 
   const openApiDocument = buildOpenApiDocument({

@@ -37,6 +37,7 @@ import proxyaddr from 'proxy-addr';
 import { createGrid, type Grid } from './grid/grid.ts';
 import { wireGrid } from './grid/socket.ts';
 import { BalanceEvents } from './credits/balance-events.ts';
+import { GiftService } from './credits/gifts.ts';
 
 export interface Platform {
   /** Where the server listens, e.g. http://127.0.0.1:3000. */
@@ -161,9 +162,10 @@ export async function startPlatform(
 
     const balances = new BalanceEvents();
     const grid = createGrid({ orm, boxes, attacks, logger, settings: config.grid });
+    const gifts = new GiftService({ orm, throttle, logger, balances });
 
     const social = await configureSocial(config, logger);
-    const app = createApp({ config, logger, orm, auth, users, boxes, attacks, grid, social });
+    const app = createApp({ config, logger, orm, auth, users, boxes, attacks, grid, gifts, social });
     const httpServer = createServer(app);
     const verifyToken: TokenVerifier = options.verifyToken ?? ((token) => auth.authenticate(token));
     const realtime = createRealtime(httpServer, { verifyToken, logger });

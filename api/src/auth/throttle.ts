@@ -71,6 +71,14 @@ export class Throttle {
     }
   }
 
+  /**
+   * Gives back the point an attempt took, once it turned out not to count (a gift token that was redeemed:
+   * only failures count against guessing).
+   */
+  async refund(name: ThrottleName, key: string): Promise<void> {
+    await this.#limiters[name].reward(throttleKey(key), 1);
+  }
+
   /** Clears a key (a successful login resets the failures counted against an account). */
   async reset(name: ThrottleName, key: string): Promise<void> {
     await this.#limiters[name].delete(throttleKey(key));
@@ -122,6 +130,9 @@ const THROTTLES = [
   'userCalls',
   'boxCooldown',
   'boxChanges',
+  'giftUser',
+  'giftIp',
+  'giftRedeems',
 ] as const;
 export type ThrottleName = (typeof THROTTLES)[number];
 
@@ -145,6 +156,13 @@ const DEFAULT_LIMITS: Record<ThrottleName, ThrottleLimit> = {
   // Creating or deleting a box makes the host prepare or shift a disk: one a quarter minute, twelve an hour.
   boxCooldown: { points: 1, durationSeconds: 15, blockSeconds: 0 },
   boxChanges: { points: 12, durationSeconds: 60 * 60, blockSeconds: 0 },
+  // Gift tokens (credits/gifts.ts): every attempt takes a point and a redeemed token gives it back, so these
+  // count failures: 5 per player and 20 per address in a quarter hour, then a quarter hour of 429s. Against
+  // 2^60 tokens that is nothing to a guesser, and room for a player's typos.
+  giftUser: { points: 5, durationSeconds: 15 * 60, blockSeconds: 15 * 60 },
+  giftIp: { points: 20, durationSeconds: 15 * 60, blockSeconds: 15 * 60 },
+  // Redemptions of one player, successes included: a stack of gift cards, not a script.
+  giftRedeems: { points: 20, durationSeconds: 60 * 60, blockSeconds: 0 },
 };
 
 const waitFor = (seconds: number) => {
@@ -157,4 +175,7 @@ const MESSAGES: Partial<Record<ThrottleName, (seconds: number, limit: ThrottleLi
   boxCooldown: (s, limit) =>
     `Boxes can be created or deleted once every ${waitFor(limit.durationSeconds)}. Try again in ${waitFor(s)}.`,
   boxChanges: (s) => `Too many boxes created or deleted in the last hour. Try again in ${waitFor(s)}.`,
+  giftUser: (s) => `Too many gift token attempts. Try again in ${waitFor(s)}.`,
+  giftIp: (s) => `Too many gift token attempts from your network. Try again in ${waitFor(s)}.`,
+  giftRedeems: (s) => `Too many gift tokens redeemed in the last hour. Try again in ${waitFor(s)}.`,
 };

@@ -14,6 +14,7 @@ import { Migration20261125010000_fair_play } from './Migration20261125010000_fai
 import { Migration20261125020000_agent_witness } from './Migration20261125020000_agent_witness.ts';
 import { Migration20261126050000_bans } from './Migration20261126050000_bans.ts';
 import { Migration20261126100000_commerce } from './Migration20261126100000_commerce.ts';
+import { Migration20261126110000_gifts } from './Migration20261126110000_gifts.ts';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered from files) so the same
@@ -35,4 +36,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261125020000_agent_witness', class: Migration20261125020000_agent_witness },
   { name: 'Migration20261126050000_bans', class: Migration20261126050000_bans },
   { name: 'Migration20261126100000_commerce', class: Migration20261126100000_commerce },
+  { name: 'Migration20261126110000_gifts', class: Migration20261126110000_gifts },
 ];
