@@ -106,7 +106,7 @@ function toEntry(row: EntryRow): LedgerEntryView {
     id: row.id,
     createdAt: new Date(row.created_at).toISOString(),
     reason: row.reason,
-    description: describe(row, creditsDeltaCents + freeCreditsDeltaCents),
+    description: describeLine(row, creditsDeltaCents + freeCreditsDeltaCents),
     creditsDelta: credits(creditsDeltaCents),
     freeCreditsDelta: credits(freeCreditsDeltaCents),
     credits: credits(row.credits_after_cents),
@@ -115,7 +115,7 @@ function toEntry(row: EntryRow): LedgerEntryView {
 }
 
 /** What a player reads for an entry. */
-export function describe(
+function describeLine(
   row: Pick<EntryRow, 'reason' | 'reference' | 'rows' | 'target_handle'>,
   deltaCents: number,
 ): string {
