@@ -186,7 +186,7 @@ bench-operator: build ## The operator with 500 Boxes at once on the test API ser
 
 # ARGS: the command line, e.g. ARGS='ban alice --reason "flooding the chat"' (make staff ARGS=--help).
 .PHONY: staff
-staff: build ## The staff CLI (ban, unban, log) on this machine's platform: make staff ARGS='ban <handle|email> --reason ...'.
+staff: build ## The staff CLI (ban, unban, log, gifts mint/list) on this machine's platform: make staff ARGS='ban <handle|email> --reason ...'.
 	@node api/dist/staff.js $(ARGS)
 
 ##@ Clean

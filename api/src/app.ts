@@ -28,6 +28,9 @@ import { gridRoutes } from './grid/routes.ts';
 import { chatRoutes } from './chat/routes.ts';
 import { leaderboardRoutes } from './leaderboard/routes.ts';
 import { LeaderboardService } from './leaderboard/service.ts';
+import { creditRoutes } from './credits/routes.ts';
+import type { GiftService } from './credits/gifts.ts';
+import { CreditStatement } from './credits/statement.ts';
 import { packageInfo } from './version.ts';
 import type { PaymentService } from './payments/service.ts';
 import { paymentWebhookRoutes, subscriptionRoutes } from './payments/routes.ts';
@@ -42,6 +45,7 @@ export interface AppDeps {
   attacks: AttackService;
   grid: Grid;
   payments: PaymentService;
+  gifts: GiftService;
   social: { passport: PassportStatic; enabled: SocialProvider[] };
 }
 
@@ -56,6 +60,7 @@ export function createApp({
   attacks,
   grid,
   payments,
+  gifts,
   social,
 }: AppDeps): Express {
   const app = express();
@@ -114,6 +119,7 @@ export function createApp({
     chatRoutes({ chat: grid.chat, requireAuth: requireAuth(auth) }),
     leaderboardRoutes({ leaderboard: new LeaderboardService(orm), requireAuth: requireAuth(auth) }),
     subscriptionRoutes({ payments, requireAuth: requireAuth(auth) }),
+    creditRoutes({ gifts, statement: new CreditStatement(orm), requireAuth: requireAuth(auth) }),
   ];
 
   const openApiDocument = buildOpenApiDocument({

@@ -38,6 +38,8 @@ import { createGrid, type Grid } from './grid/grid.ts';
 import { wireGrid } from './grid/socket.ts';
 import { BalanceEvents } from './credits/balance-events.ts';
 import { PaymentService } from './payments/service.ts';
+import { GiftService } from './credits/gifts.ts';
+import { Notifications } from './grid/notifications.ts';
 
 export interface Platform {
   /** Where the server listens, e.g. http://127.0.0.1:3000. */
@@ -126,6 +128,9 @@ export async function startPlatform(
     const stopHousekeeping = startHousekeeping(orm, logger);
     cleanups.push(async () => stopHousekeeping());
 
+    // Balance changes and notifications come from boxes, gifts and attacks alike; the Grid pushes them.
+    const balances = new BalanceEvents();
+    const notifications = new Notifications(orm);
     const orchestrator = options.orchestrator ?? (await createOrchestrator(config, logger));
     const boxes = new BoxService({
       orm,
@@ -138,6 +143,8 @@ export async function startPlatform(
       minimumChargeMinutes: config.boxes.minimumChargeMinutes,
       vpnLimitedPercent: config.vpn.limitedPercent,
       throttle,
+      balances,
+      notifications,
     });
 
     const attacks = new AttackService({
@@ -160,8 +167,8 @@ export async function startPlatform(
       silenceMs: config.attacks.agentSilenceMs,
     });
 
-    const balances = new BalanceEvents();
-    const grid = createGrid({ orm, boxes, attacks, logger, settings: config.grid });
+    const grid = createGrid({ orm, boxes, attacks, logger, notifications, settings: config.grid });
+    const gifts = new GiftService({ orm, throttle, logger, balances });
     const payments = new PaymentService({
       orm,
       logger,
@@ -172,7 +179,19 @@ export async function startPlatform(
     });
 
     const social = await configureSocial(config, logger);
-    const app = createApp({ config, logger, orm, auth, users, boxes, attacks, grid, payments, social });
+    const app = createApp({
+      config,
+      logger,
+      orm,
+      auth,
+      users,
+      boxes,
+      attacks,
+      grid,
+      gifts,
+      payments,
+      social,
+    });
     const httpServer = createServer(app);
     const verifyToken: TokenVerifier = options.verifyToken ?? ((token) => auth.authenticate(token));
     const realtime = createRealtime(httpServer, { verifyToken, logger });

@@ -71,6 +71,14 @@ export class Throttle {
     }
   }
 
+  /**
+   * Gives back the point an attempt took, once it turned out not to count (a gift token that was redeemed:
+   * only failures count against guessing).
+   */
+  async refund(name: ThrottleName, key: string): Promise<void> {
+    await this.#limiters[name].reward(throttleKey(key), 1);
+  }
+
   /** Clears a key (a successful login resets the failures counted against an account). */
   async reset(name: ThrottleName, key: string): Promise<void> {
     await this.#limiters[name].delete(throttleKey(key));
@@ -123,6 +131,9 @@ const THROTTLES = [
   'boxCooldown',
   'boxChanges',
   'checkout',
+  'giftUser',
+  'giftIp',
+  'giftRedeems',
 ] as const;
 export type ThrottleName = (typeof THROTTLES)[number];
 
@@ -148,6 +159,13 @@ const DEFAULT_LIMITS: Record<ThrottleName, ThrottleLimit> = {
   boxChanges: { points: 12, durationSeconds: 60 * 60, blockSeconds: 0 },
   // Each checkout writes a purchase and calls the payment provider: a player starts one or two, then pays.
   checkout: { points: 10, durationSeconds: 15 * 60, blockSeconds: 0 },
+  // Gift tokens (credits/gifts.ts): every attempt takes a point and a redeemed token gives it back, so these
+  // count failures: 5 per player and 20 per address in a quarter hour, then a quarter hour of 429s. Against
+  // 2^60 tokens that is nothing to a guesser, and room for a player's typos.
+  giftUser: { points: 5, durationSeconds: 15 * 60, blockSeconds: 15 * 60 },
+  giftIp: { points: 20, durationSeconds: 15 * 60, blockSeconds: 15 * 60 },
+  // Redemptions of one player, successes included: a stack of gift cards, not a script.
+  giftRedeems: { points: 20, durationSeconds: 60 * 60, blockSeconds: 0 },
 };
 
 const waitFor = (seconds: number) => {
@@ -161,4 +179,7 @@ const MESSAGES: Partial<Record<ThrottleName, (seconds: number, limit: ThrottleLi
     `Boxes can be created or deleted once every ${waitFor(limit.durationSeconds)}. Try again in ${waitFor(s)}.`,
   boxChanges: (s) => `Too many boxes created or deleted in the last hour. Try again in ${waitFor(s)}.`,
   checkout: (s) => `Too many checkouts started. Try again in ${waitFor(s)}.`,
+  giftUser: (s) => `Too many gift token attempts. Try again in ${waitFor(s)}.`,
+  giftIp: (s) => `Too many gift token attempts from your network. Try again in ${waitFor(s)}.`,
+  giftRedeems: (s) => `Too many gift tokens redeemed in the last hour. Try again in ${waitFor(s)}.`,
 };

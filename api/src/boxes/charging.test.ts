@@ -1,8 +1,11 @@
 import { expect } from 'chai';
-import { BOX_MESSAGES, type Box } from '../contracts/index.ts';
+import type { Socket } from 'socket.io-client';
+import { BOX_MESSAGES, type BalancePayload, type Box, type GridNotification } from '../contracts/index.ts';
+import { CREDIT_ALERTS } from '../credits/alerts.ts';
 import { Ledger } from '../credits/ledger.ts';
 import type { TestAccount } from '../testing/accounts.ts';
 import { startBoxPlatform, waitFor, type BoxTestPlatform } from '../testing/boxes.ts';
+import { joinGrid } from '../testing/grid-client.ts';
 import { minuteCost, minutesCost } from './service.ts';
 
 const BASIC_HOUR = 40 * 100;
@@ -89,7 +92,15 @@ describe('box time: per-minute charging and the BASIC daily limit', function () 
         (b) => b?.status === status,
         { what: status },
       ) as Promise<Box>;
-    return { my, power, boxRow, boxTime, spent, balance, elapse, withBox, waitStatus };
+    /** The player's stored notifications, oldest first. */
+    const notifications = async (user: TestAccount) =>
+      (
+        await get().db.query<{ type: string; title: string; body: string }>(
+          'select type, title, body from notifications where user_id = $1 order by created_at, id',
+          [user.id],
+        )
+      ).rows;
+    return { my, power, boxRow, boxTime, spent, balance, elapse, withBox, waitStatus, notifications };
   }
 
   describe('charging', () => {
@@ -466,6 +477,24 @@ describe('box time: per-minute charging and the BASIC daily limit', function () 
       expect(again.body.message).to.equal(BOX_MESSAGES.dailyLimit);
     });
 
+    it('tells the player once that the daily limit stopped their box', async () => {
+      const { user, box } = await h.withBox();
+      await useToday(user, 100);
+      await h.power(user, box.hostname, true);
+      await h.waitStatus(user, 'RUNNING');
+      await h.elapse(box.id, 25);
+      await h.waitStatus(user, 'STOPPED');
+      await t.platform.boxes.tick();
+      const stopped = await waitFor(
+        () => h.notifications(user),
+        (n) => n.length > 0,
+        { what: 'the notice' },
+      );
+      expect(stopped).to.deep.equal([
+        { type: 'GENERIC', title: CREDIT_ALERTS.dailyLimit.title, body: CREDIT_ALERTS.dailyLimit.body },
+      ]);
+    });
+
     it('does not limit a HACKER, who pays the HACKER rate', async () => {
       const { user, box } = await h.withBox();
       await t.db.query("update users set tier = 'HACKER' where id = $1", [user.id]);
@@ -484,6 +513,119 @@ describe('box time: per-minute charging and the BASIC daily limit', function () 
       expect(h.spent(rows)).to.deep.equal([100, 100]);
       await t.platform.boxes.tick();
       expect((await h.my(user))?.status).to.equal('RUNNING');
+    });
+  });
+
+  describe('credit alerts', () => {
+    let t: BoxTestPlatform;
+    const sockets: Socket[] = [];
+    before(async () => {
+      t = await startBoxPlatform({ env: { STARTING_FREE_CREDITS: '100', BOX_MINIMUM_CHARGE_MINUTES: '1' } });
+    });
+    afterEach(() => {
+      for (const socket of sockets.splice(0)) socket.close();
+    });
+    after(() => t?.close());
+    const h = helpers(() => t);
+
+    async function leave(user: TestAccount, cents: number) {
+      const total = await h.balance(user);
+      if (total > cents) await Ledger.charge(t.sql(), user.id, total - cents, 'ADJUSTMENT', 'test');
+      if (total < cents) await Ledger.grant(t.sql(), user.id, { creditsCents: cents - total }, 'ADJUSTMENT');
+      expect(await h.balance(user)).to.equal(cents);
+    }
+    /** Lets the running session's next minute be charged, and waits for it. */
+    async function nextMinute(user: TestAccount, boxId: string) {
+      const before = (await h.boxTime(user)).length;
+      await h.elapse(boxId, 60);
+      await waitFor(
+        () => h.boxTime(user),
+        (rows) => rows.length === before + 1,
+        { what: `minute ${before + 1}` },
+      );
+      await t.platform.boxes.tick();
+    }
+    const lowCredits = async (user: TestAccount) =>
+      (await h.notifications(user)).filter((n) => n.title === CREDIT_ALERTS.lowCredits.title);
+
+    it('tells a running player once that their credits last less than an hour, again after they got credits', async () => {
+      const { user, box } = await h.withBox();
+      const grid = await joinGrid(t.platform.baseUrl, user, sockets);
+      await leave(user, 4100);
+      await h.power(user, box.hostname, true);
+      await h.waitStatus(user, 'RUNNING');
+      await waitFor(
+        () => h.boxTime(user),
+        (rows) => rows.length === 1,
+        { what: 'the first minute' },
+      );
+      // 41.00 - 0.66 still pays an hour at 40 an hour: nothing to say. The sidebar follows each charge.
+      expect(await grid.next<BalancePayload>('balance')).to.deep.equal({ credits: 0, freeCredits: 40.34 });
+      expect(await lowCredits(user)).to.deep.equal([]);
+
+      await nextMinute(user, box.id);
+      const [told] = await waitFor(
+        () => lowCredits(user),
+        (n) => n.length === 1,
+        { what: 'the alert' },
+      );
+      expect(told).to.deep.equal({
+        type: 'GENERIC',
+        title: 'Credits running low',
+        body: "You have 39.67 credits left: about 59 min of box time at your tier's 40 credits an hour. Buy credits on Plans or redeem a gift to keep your box running.",
+      });
+      const pushed = await grid.next<GridNotification>('notification');
+      expect(pushed).to.include({ type: 'GENERIC', title: told!.title, body: told!.body });
+      expect(await grid.next<BalancePayload>('balance', (b) => b.freeCredits === 39.67)).to.deep.equal({
+        credits: 0,
+        freeCredits: 39.67,
+      });
+
+      // Not at every minute after; not for a little money that leaves less than an hour.
+      await nextMinute(user, box.id);
+      await Ledger.grant(t.sql(), user.id, { creditsCents: 50 }, 'ADJUSTMENT');
+      await nextMinute(user, box.id);
+      expect(await lowCredits(user)).to.have.length(1);
+
+      // Credits for more than an hour again: the next time they run low is a new alert.
+      await leave(user, 4100);
+      await nextMinute(user, box.id);
+      expect(await lowCredits(user)).to.have.length(1);
+      await nextMinute(user, box.id);
+      await waitFor(
+        () => lowCredits(user),
+        (n) => n.length === 2,
+        { what: 'the second alert' },
+      );
+      await nextMinute(user, box.id);
+      expect(await lowCredits(user)).to.have.length(2);
+      expect((await h.notifications(user)).map((n) => n.title)).to.deep.equal([
+        'Credits running low',
+        'Credits running low',
+      ]);
+    });
+
+    it('tells the player once that their box stopped for lack of credits', async () => {
+      const { user, box } = await h.withBox();
+      await leave(user, 150);
+      await h.power(user, box.hostname, true);
+      await h.waitStatus(user, 'RUNNING');
+      await h.elapse(box.id, 2 * 60 + 5);
+      await h.waitStatus(user, 'STOPPED');
+      await t.platform.boxes.tick();
+      await t.platform.boxes.tick();
+      const told = await waitFor(
+        () => h.notifications(user),
+        (n) => n.length === 2,
+        { what: 'two notifications' },
+      );
+      // The first minute left 0.84: less than an hour, said once; then the stop.
+      expect(told.map((n) => n.title)).to.deep.equal(['Credits running low', 'Box stopped: out of credits']);
+      expect(told[1]).to.deep.equal({
+        type: 'GENERIC',
+        title: CREDIT_ALERTS.outOfCredits.title,
+        body: 'Your box was stopped because your credits ran out. Buy credits on Plans or redeem a gift, then power it on again.',
+      });
     });
   });
 });

@@ -17,7 +17,10 @@ import {
   type VpnPoolStatus,
   type VpnProtocol,
 } from '../contracts/index.ts';
-import { Ledger } from '../credits/ledger.ts';
+import { boxStoppedAlert, lowCreditsAlert } from '../credits/alerts.ts';
+import type { BalanceEvents } from '../credits/balance-events.ts';
+import { Ledger, type LedgerEntry } from '../credits/ledger.ts';
+import type { NewNotification, Notifications } from '../grid/notifications.ts';
 import { isUuid } from '../ids.ts';
 import { KeyedLock } from '../keyed-lock.ts';
 import { agentTokenHash } from '../attacks/ingest.ts';
@@ -64,6 +67,10 @@ export interface BoxServiceOptions {
   vpnLimitedPercent: number;
   /** The cooldown of box creation and deletion (boxCooldown, boxChanges); none when absent. */
   throttle?: Throttle;
+  /** Told of the balance after each charge of box time, so the player's sidebar follows. */
+  balances?: BalanceEvents;
+  /** Where the credit alerts go (credits running low, a box stopped for credits or the daily limit). */
+  notifications?: Pick<Notifications, 'send'>;
 }
 
 export interface BoxServiceEvents {
@@ -93,6 +100,7 @@ export function dueMinutes(elapsedMs: number, minimumMinutes: number): number {
 }
 
 const utcDay = (date: Date) => date.toISOString().slice(0, 10);
+const balanceOf = (entry: LedgerEntry) => entry.creditsCents + entry.freeCreditsCents;
 
 /**
  * Boxes and VPN access: the player's calls, and the loop that converges the runtime to the
@@ -565,9 +573,13 @@ export class BoxService {
   async #account(id: string, now: Date): Promise<void> {
     let stopped = false;
     let charged = false;
-    await this.#sql().transaction(async (tx) => {
+    // What the owner is told once the transaction committed: the balance after its last charge, and alerts.
+    const told = await this.#sql().transaction(async (tx) => {
       const row = await tx.one<BoxRow>(`${SELECT_BOX} where b.id = ? for update of b`, [id]);
-      if (!row || row.status !== 'RUNNING' || !row.session_started_at || !row.usage_counted_until) return;
+      if (!row || row.status !== 'RUNNING' || !row.session_started_at || !row.usage_counted_until)
+        return null;
+      let lastCharge: LedgerEntry | null = null;
+      const alerts: NewNotification[] = [];
       const from = new Date(row.usage_counted_until);
       const seconds = Math.max(0, Math.floor((now.getTime() - from.getTime()) / 1000));
       const countedUntil = new Date(from.getTime() + seconds * 1000);
@@ -607,6 +619,7 @@ export class BoxService {
           break;
         }
         minutes = minute;
+        lastCharge = entry;
       }
       const limit = this.#dailyLimitFor(row.tier);
       if (!stopReason && limit !== null) {
@@ -635,8 +648,24 @@ export class BoxService {
       if (stopReason) {
         stopped = true;
         this.#log.info({ box: id, reason: stopReason }, 'Stopping a box');
+        // Told once: a later pass finds the box no longer wanted on.
+        if (row.desired_power)
+          alerts.push(
+            boxStoppedAlert(
+              row.user_id,
+              stopReason === BOX_MESSAGES.cannotPay ? 'outOfCredits' : 'dailyLimit',
+            ),
+          );
+      } else if (lastCharge && (await this.#lowCreditsEpisode(tx, lastCharge, hourCents))) {
+        alerts.push(lowCreditsAlert(row.user_id, balanceOf(lastCharge), hourCents));
       }
+      return { userId: row.user_id, lastCharge, alerts };
     });
+    if (told?.lastCharge) this.#o.balances?.publish(told.userId, told.lastCharge);
+    for (const alert of told?.alerts ?? [])
+      void this.#o.notifications
+        ?.send(alert)
+        .catch((err: unknown) => this.#log.error({ err, box: id }, 'Could not send a credit alert'));
     if (stopped) void this.kick(id);
     // Balances and usage moved: the owner's pages follow (about once a minute per running box).
     // (Not awaited: a failure is logged, never left as an unhandled rejection that ends the process.)
@@ -644,6 +673,25 @@ export class BoxService {
       void this.#publish(id).catch((err: unknown) =>
         this.#log.error({ err, box: id }, 'Could not publish the box after a charge'),
       );
+  }
+
+  /**
+   * Whether this charge begins a low-credits episode: it left less than an hour of box time (`hourCents`), and
+   * the owner was not told yet, or was, but a ledger row since then showed an hour's worth again (they got
+   * credits). Marks the episode in the same transaction as the charge, so it is told once.
+   */
+  async #lowCreditsEpisode(tx: Sql, charge: LedgerEntry, hourCents: number): Promise<boolean> {
+    if (balanceOf(charge) >= hourCents) return false;
+    const marked = await tx.run(
+      `update users u set low_credit_alert_entry_id = ?
+        where u.id = (select user_id from credit_ledger where id = ?)
+          and (u.low_credit_alert_entry_id is null or exists (
+                select 1 from credit_ledger l
+                 where l.user_id = u.id and l.id > u.low_credit_alert_entry_id
+                   and l.credits_after_cents + l.free_credits_after_cents >= ?))`,
+      [charge.id, charge.id, hourCents],
+    );
+    return marked > 0;
   }
 
   /**

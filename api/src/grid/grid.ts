@@ -42,6 +42,8 @@ export function createGrid(deps: {
   attacks: AttackService;
   logger: Logger;
   settings: GridSettings;
+  /** Made by the caller when services outside the Grid (boxes) send notifications too. */
+  notifications?: Notifications;
 }): Grid {
   const { orm, boxes, attacks, logger, settings } = deps;
   const geo = new Geo();
@@ -61,7 +63,7 @@ export function createGrid(deps: {
     window: settings.window,
   });
   const pvp = new Pvp({ orm, attacks, boxes, blocks, isOnline, requestMs: settings.pvpRequestMs });
-  const notifications = new Notifications(orm);
+  const notifications = deps.notifications ?? new Notifications(orm);
   return {
     geo,
     presence,

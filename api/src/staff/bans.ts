@@ -222,7 +222,8 @@ async function notify(db: Db, notice: BanNotice): Promise<void> {
   await db.query('select pg_notify($1, $2)', [BANS_CHANNEL, JSON.stringify(notice)]);
 }
 
-async function inTransaction<T>(db: Db, fn: () => Promise<T>): Promise<T> {
+/** Runs `fn` between begin and commit on `db`, rolling back when it throws. */
+export async function inTransaction<T>(db: Db, fn: () => Promise<T>): Promise<T> {
   await db.query('begin');
   try {
     const result = await fn();

@@ -1,9 +1,5 @@
 // First: sets up reflect-metadata and the crypto provider @peculiar/x509 needs.
 import '@exploit-grid/operator/pki';
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { io as connect, type Socket } from 'socket.io-client';
 import {
@@ -17,8 +13,7 @@ import {
 import type { HttpError } from '../http/errors.ts';
 import type { TestAccount } from '../testing/accounts.ts';
 import { startBoxPlatform, waitFor, type BoxTestPlatform } from '../testing/boxes.ts';
-
-const STAFF_CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'staff.ts');
+import { runStaff } from '../testing/staff.ts';
 
 describe('the staff CLI: bans', function () {
   let t: BoxTestPlatform;
@@ -34,19 +29,7 @@ describe('the staff CLI: bans', function () {
   after(() => t?.close());
 
   /** Runs the CLI as staff would (a process of its own, on the platform's database). */
-  async function staff(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    try {
-      const { stdout, stderr } = await promisify(execFile)(
-        process.execPath,
-        ['--conditions=source', STAFF_CLI, ...args],
-        { env: { ...process.env, DATABASE_URL: t.platform.databaseUrl, STAFF_ACTOR: 'alice-staff' } },
-      );
-      return { code: 0, stdout, stderr };
-    } catch (err) {
-      const { code, stdout, stderr } = err as { code: number; stdout: string; stderr: string };
-      return { code, stdout, stderr };
-    }
-  }
+  const staff = (...args: string[]) => runStaff(t.platform.databaseUrl, 'alice-staff', ...args);
 
   async function sockets(account: TestAccount): Promise<Socket[]> {
     const opened = await Promise.all(
@@ -228,7 +211,9 @@ describe('the staff CLI: bans', function () {
     expect(unknown.stderr.trim()).to.equal('No account with the handle or email nobody_here.');
     const command = await staff('delete', account.handle);
     expect(command.code).to.equal(1);
-    expect(command.stderr.trim()).to.equal('Unknown command delete. Commands: ban, unban, log (--help).');
+    expect(command.stderr.trim()).to.equal(
+      'Unknown command delete. Commands: ban, unban, log, gifts (--help).',
+    );
     expect(await count()).to.equal(before);
     expect((await login(account)).status).to.equal(200);
   });

@@ -15,6 +15,7 @@ import { Migration20261125020000_agent_witness } from './Migration20261125020000
 import { Migration20261126050000_bans } from './Migration20261126050000_bans.ts';
 import { Migration20261126100000_commerce } from './Migration20261126100000_commerce.ts';
 import { Migration20261126110000_purchase_payments } from './Migration20261126110000_purchase_payments.ts';
+import { Migration20261126120000_gifts } from './Migration20261126120000_gifts.ts';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered from files) so the same
@@ -37,4 +38,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261126050000_bans', class: Migration20261126050000_bans },
   { name: 'Migration20261126100000_commerce', class: Migration20261126100000_commerce },
   { name: 'Migration20261126110000_purchase_payments', class: Migration20261126110000_purchase_payments },
+  { name: 'Migration20261126120000_gifts', class: Migration20261126120000_gifts },
 ];
