@@ -172,6 +172,47 @@ describe('HTTP application', () => {
       expect(csp).not.to.include('upgrade-insecure-requests');
       expect(res.headers.get('x-powered-by')).to.equal(null);
       expect(res.headers.get('x-content-type-options')).to.equal('nosniff');
+      expect(csp).not.to.include('paddle.com');
+      expect(res.headers.get('cross-origin-opener-policy')).to.equal('same-origin');
+    });
+
+    it("lets Paddle.js in on the Paddle checkout page's document only, and keeps the rest of the policy", async () => {
+      const directives = async (p: string) => {
+        const res = await get(p);
+        const csp = res.headers.get('content-security-policy') ?? '';
+        return {
+          res,
+          csp: new Map(
+            csp
+              .split(';')
+              .map((d) => d.trim().split(/\s+/))
+              .map(([name, ...v]) => [name, v]),
+          ),
+        };
+      };
+      const { res, csp } = await directives('/checkout/paddle?transactionId=txn_1&clientToken=test_1');
+      expect(res.status).to.equal(200);
+      expect(await res.text()).to.include('portal index');
+      expect(csp.get('script-src')).to.deep.equal(["'self'", 'https://cdn.paddle.com']);
+      expect(csp.get('frame-src')).to.deep.equal([
+        "'self'",
+        'https://buy.paddle.com',
+        'https://sandbox-buy.paddle.com',
+      ]);
+      expect(csp.get('connect-src')).to.deep.equal([
+        "'self'",
+        'https://checkout-service.paddle.com',
+        'https://sandbox-checkout-service.paddle.com',
+      ]);
+      expect(csp.get('default-src')).to.deep.equal(["'self'"]);
+      expect(csp.get('frame-ancestors')).to.deep.equal(["'none'"]);
+      expect(csp.get('object-src')).to.deep.equal(["'none'"]);
+      expect(res.headers.get('cross-origin-opener-policy')).to.equal('same-origin-allow-popups');
+
+      for (const p of ['/plans', '/checkout', '/api/v1/users/me']) {
+        const other = await directives(p);
+        expect([...other.csp.values()].flat().join(' '), p).not.to.include('paddle.com');
+      }
     });
   });
 

@@ -13,6 +13,12 @@ import { apiNotFound, errorHandler } from './http/errors.ts';
 import { refuseNul } from './http/nul.ts';
 import { buildOpenApiDocument } from './http/openapi.ts';
 import { requestLog } from './http/request-log.ts';
+import {
+  PADDLE_CHECKOUT_PATH,
+  helmetOptions,
+  paddleCheckoutDirectives,
+  portalDirectives,
+} from './http/content-security.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { allowedMethods, type ApiRouter } from './http/route.ts';
 import type { Logger } from './logger.ts';
@@ -78,27 +84,13 @@ export function createApp({
   const health = healthRoutes({ orm });
   app.use(health.router);
 
-  app.use(
-    securityHeaders({
-      contentSecurityPolicy: {
-        useDefaults: true,
-        directives: {
-          'default-src': ["'self'"],
-          'script-src': ["'self'"],
-          // MUI (emotion) injects <style> elements at run time.
-          'style-src': ["'self'", "'unsafe-inline'"],
-          'img-src': ["'self'", 'data:', 'blob:'],
-          'font-src': ["'self'", 'data:'],
-          'connect-src': ["'self'"],
-          // three.js (the globe) may build workers from blobs.
-          'worker-src': ["'self'", 'blob:'],
-          'frame-ancestors': ["'none'"],
-          'upgrade-insecure-requests': secure ? [] : null,
-        },
-      },
-      strictTransportSecurity: secure,
-      crossOriginEmbedderPolicy: false,
-    }),
+  app.use(securityHeaders(helmetOptions(portalDirectives(secure), secure)));
+  // Paddle.js may run on the document of the Paddle checkout page alone (a navigation inside the portal
+  // keeps the policy its document came with: the page reloads itself when reached that way). Paddle's
+  // checkout may open a window (PayPal) that reports back to its opener: that needs popups kept in reach.
+  app.get(
+    PADDLE_CHECKOUT_PATH,
+    securityHeaders(helmetOptions(paddleCheckoutDirectives(secure), secure, 'same-origin-allow-popups')),
   );
   app.use(requestLog(logger));
   // Payment providers sign the exact bytes of their webhooks: these read the body raw, before the JSON parser.

@@ -2,7 +2,7 @@ import { render } from '@testing-library/react';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { AppProviders } from './AppProviders.tsx';
 import { routes } from './routes/router.tsx';
-import { RootStore } from './stores/RootStore.ts';
+import { RootStore, type RootStoreOptions } from './stores/RootStore.ts';
 import { fakeApi, openPools, readyRuntime, reply, testUser } from './testing/fakeApi.ts';
 import { fakeSockets } from './testing/fakeSockets.ts';
 
@@ -37,9 +37,13 @@ export const locationOf = (router: { state: { location: { pathname: string; sear
 /**
  * Renders `path` for a signed-in operator: a token in the store, and an API that knows the user, their
  * stats, logout, and that they have no box yet, ready to create one (`routes` add or replace answers).
- * Sockets are fakes the test can drive.
+ * Sockets are fakes the test can drive; `options` reach the RootStore (a fake `assignLocation`, ...).
  */
-export function renderSignedIn(path: string, routes: Parameters<typeof fakeApi>[0] = {}) {
+export function renderSignedIn(
+  path: string,
+  routes: Parameters<typeof fakeApi>[0] = {},
+  options: Omit<RootStoreOptions, 'socketFactory'> = {},
+) {
   const api = fakeApi({
     'GET /users/me': reply(200, testUser),
     'GET /user/stats': reply(200, { rank: 7, attacksWon: 3, defensesWon: 5 }),
@@ -51,7 +55,7 @@ export function renderSignedIn(path: string, routes: Parameters<typeof fakeApi>[
     ...routes,
   });
   const sockets = fakeSockets();
-  const store = new RootStore({ socketFactory: sockets.factory });
+  const store = new RootStore({ ...options, socketFactory: sockets.factory });
   store.auth.setAccessToken('token-1');
   return { api, ...renderRoute(path, { store }), sockets };
 }

@@ -32,6 +32,8 @@ export const paths = {
   plans: '/plans',
   checkoutPaddle: '/checkout/paddle',
   redeem: '/redeem',
+  /** The player's ledger: where their credits went (issue 18). */
+  credits: '/credits',
 } as const;
 
 /** Public routes of the spec: reachable without signing in. */
@@ -68,4 +70,5 @@ export const authenticatedPaths = [
   paths.plans,
   paths.checkoutPaddle,
   paths.redeem,
+  paths.credits,
 ] as const;

@@ -13,6 +13,10 @@ const builtAuthenticatedPaths: ReadonlySet<string> = new Set([
   paths.leaderboard,
   paths.attack,
   paths.chats,
+  paths.plans,
+  paths.redeem,
+  paths.checkoutPaddle,
+  paths.credits,
 ]);
 
 /**
@@ -51,6 +55,10 @@ export const routes: RouteObject[] = [
         }),
       },
       {
+        path: paths.pricing,
+        lazy: async () => ({ Component: (await import('../pages/PricingPage.tsx')).PricingPage }),
+      },
+      {
         path: paths.awaitingVerification,
         lazy: async () => ({
           Component: (await import('../pages/auth/AwaitingVerificationPage.tsx')).AwaitingVerificationPage,
@@ -86,6 +94,25 @@ export const routes: RouteObject[] = [
       {
         path: paths.leaderboard,
         lazy: async () => ({ Component: (await import('../pages/LeaderboardPage.tsx')).LeaderboardPage }),
+      },
+      {
+        path: paths.plans,
+        lazy: async () => ({ Component: (await import('../pages/PlansPage.tsx')).PlansPage }),
+      },
+      {
+        path: paths.redeem,
+        lazy: async () => ({ Component: (await import('../pages/RedeemPage.tsx')).RedeemPage }),
+      },
+      {
+        path: paths.credits,
+        lazy: async () => ({ Component: (await import('../pages/CreditHistoryPage.tsx')).CreditHistoryPage }),
+      },
+      {
+        // Paddle.js comes with this page's chunk only.
+        path: paths.checkoutPaddle,
+        lazy: async () => ({
+          Component: (await import('../pages/CheckoutPaddlePage.tsx')).CheckoutPaddlePage,
+        }),
       },
       ...authenticatedPaths
         .filter((path) => !builtAuthenticatedPaths.has(path))

@@ -1,6 +1,7 @@
 import {
   accessTokenResponse,
   boxSchema,
+  type BalancePayload,
   messageResponse,
   providersResponse,
   userSchema,
@@ -71,6 +72,8 @@ export class AuthStore {
   private readonly locks: RefreshLocks | null;
   private refreshing: Promise<string> | null = null;
   private loadingUser: Promise<User> | null = null;
+  /** The last balance the grid pushed while GET /users/me was on its way: newer than what that answers. */
+  private balanceWhileLoading: BalancePayload | null = null;
   private loggingOut: Promise<void> | null = null;
   private readonly exchanges = new Map<string, Promise<void>>();
 
@@ -93,6 +96,7 @@ export class AuthStore {
       setAccessToken: action,
       setUser: action,
       setBox: action,
+      applyBalance: action,
       clear: action,
     });
     this.restore();
@@ -128,6 +132,16 @@ export class AuthStore {
 
   setBox(box: Box | null) {
     this.box = box;
+  }
+
+  /**
+   * The grid said the balances changed (a purchase credited, a gift, a refund, box time): the sidebar and
+   * the pages that show them follow without reloading the user.
+   */
+  applyBalance(balance: BalancePayload) {
+    if (this.loadingUser) this.balanceWhileLoading = balance;
+    if (!this.user) return;
+    this.user = { ...this.user, credits: balance.credits, freeCredits: balance.freeCredits };
   }
 
   clear() {
@@ -196,10 +210,16 @@ export class AuthStore {
   loadUser(): Promise<User> {
     if (!this.loadingUser) {
       if (this.userStatus !== 'ready') runInAction(() => (this.userStatus = 'loading'));
+      this.balanceWhileLoading = null;
       this.loadingUser = this.root.api
         .get('/users/me', userSchema)
         .then(
-          (user) => {
+          (answer) => {
+            // The answer may have been read before a change the grid has already reported.
+            const pushed = this.balanceWhileLoading;
+            const user = pushed
+              ? { ...answer, credits: pushed.credits, freeCredits: pushed.freeCredits }
+              : answer;
             runInAction(() => {
               if (this.accessToken === null) return;
               this.user = user;
@@ -212,7 +232,10 @@ export class AuthStore {
             throw error;
           },
         )
-        .finally(() => (this.loadingUser = null));
+        .finally(() => {
+          this.loadingUser = null;
+          this.balanceWhileLoading = null;
+        });
     }
     return this.loadingUser;
   }

@@ -1,6 +1,6 @@
 import { GRID_NAMESPACE, VPN_STATUS_NAMESPACE } from '@exploit-grid/api/contracts';
 import { describe, expect, it, vi } from 'vitest';
-import { fail, fakeApi, reply, testUser, tokenAnswer } from '../testing/fakeApi.ts';
+import { deferred, fail, fakeApi, reply, testUser, tokenAnswer, type FakeReply } from '../testing/fakeApi.ts';
 import { fakeSockets } from '../testing/fakeSockets.ts';
 import { RootStore, type Navigator } from './RootStore.ts';
 
@@ -136,4 +136,41 @@ describe('realtime connections', () => {
       expect(store.auth.user).toEqual(testUser);
     },
   );
+});
+
+describe('live balance', () => {
+  it('puts the balance the grid pushes into the user, and persists it', async () => {
+    const { store, sockets } = await signedIn();
+    store.realtime.start();
+    const [grid] = sockets.open(GRID_NAMESPACE);
+    grid?.receive('balance', { credits: 2012.5, freeCredits: 0.25 });
+    expect(store.auth.user).toEqual({ ...testUser, credits: 2012.5, freeCredits: 0.25 });
+    await vi.waitFor(() =>
+      expect(JSON.parse(localStorage.getItem('exploit-grid.auth') ?? '{}').state.user.credits).toBe(2012.5),
+    );
+  });
+
+  it('keeps a balance pushed while the user reloads over the older one that answer carries', async () => {
+    const me = deferred<FakeReply>();
+    const { store, sockets, api } = await signedIn();
+    store.realtime.start();
+    const [grid] = sockets.open(GRID_NAMESPACE);
+    api.on('GET /users/me', () => me.promise);
+    const reload = store.auth.loadUser();
+    grid?.receive('balance', { credits: 40, freeCredits: 1 });
+    me.resolve(reply(200, { ...testUser, handle: 'zero_cool_2' }));
+    await reload;
+    expect(store.auth.user).toEqual({ ...testUser, handle: 'zero_cool_2', credits: 40, freeCredits: 1 });
+    // The next reload is believed again.
+    api.on('GET /users/me', reply(200, testUser));
+    await store.auth.loadUser();
+    expect(store.auth.user).toEqual(testUser);
+  });
+
+  it('is ignored without a user', () => {
+    fakeApi();
+    const store = new RootStore({ socketFactory: fakeSockets().factory });
+    store.auth.applyBalance({ credits: 1, freeCredits: 1 });
+    expect(store.auth.user).toBeNull();
+  });
 });

@@ -28,7 +28,7 @@ import type { RootStore } from './RootStore.ts';
  * The two realtime connections of a signed-in page, /grid and /vpn-status. `start()` (entering the
  * authenticated layout) keeps them open for the current token and user, reopening them whenever the token
  * is renewed; `stop()` (leaving) closes both. Socket events land here and in the domain stores (`boxUpdate`
- * in the BoxStore), never in components.
+ * in the BoxStore, `balance` in the AuthStore's user), never in components.
  */
 export class RealtimeStore {
   /** The grid connection is up: the connection badge reads 'On the Grid'. */
@@ -100,6 +100,7 @@ export class RealtimeStore {
           : connectionErrorToast(message),
       ),
     );
+    grid.on('balance', (balance) => this.root.auth.applyBalance(balance));
     this.root.grid.attach(grid);
     this.root.chat.attach(grid);
     this.grid = grid;

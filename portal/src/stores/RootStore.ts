@@ -11,7 +11,10 @@ import { DashboardStore } from './DashboardStore.ts';
 import { GridStore, type SoundPlayer } from './GridStore.ts';
 import { HistoryStore } from './HistoryStore.ts';
 import { LeaderboardStore } from './LeaderboardStore.ts';
+import { LedgerStore } from './LedgerStore.ts';
+import { PlansStore } from './PlansStore.ts';
 import { RealtimeStore } from './RealtimeStore.ts';
+import { RedeemStore } from './RedeemStore.ts';
 import { UiStore } from './UiStore.ts';
 
 /** The parts of a react-router data router the stores use to read the location and navigate. */
@@ -36,6 +39,11 @@ export type RootStoreOptions = {
   saveFile?: FileSaver;
   /** Plays the game's sounds; an HTMLAudioElement by default. */
   playSound?: SoundPlayer;
+  /**
+   * Loads another document (a payment provider's checkout, or the checkout page that needs its own
+   * security policy): `window.location.assign` by default.
+   */
+  assignLocation?: (url: string) => void;
 };
 
 /**
@@ -54,6 +62,11 @@ export class RootStore {
   readonly grid: GridStore;
   readonly chat: ChatStore;
   readonly leaderboard: LeaderboardStore;
+  readonly plans: PlansStore;
+  readonly redeem: RedeemStore;
+  readonly ledger: LedgerStore;
+  /** Leaves the portal's page for another document (see `RootStoreOptions.assignLocation`). */
+  readonly assignLocation: (url: string) => void;
 
   private navigator: Navigator | null = null;
   private ending: Promise<void> | null = null;
@@ -81,6 +94,10 @@ export class RootStore {
     this.grid = new GridStore(this, options.storage ?? localStorage, options.playSound);
     this.leaderboard = new LeaderboardStore(this);
     this.chat = new ChatStore(this);
+    this.plans = new PlansStore(this);
+    this.redeem = new RedeemStore(this);
+    this.ledger = new LedgerStore(this);
+    this.assignLocation = options.assignLocation ?? ((url) => window.location.assign(url));
   }
 
   /** Stops following the session other tabs write (tests make many stores in one page). */

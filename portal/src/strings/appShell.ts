@@ -6,6 +6,7 @@ export const ON_THE_GRID = 'On the Grid';
 export const OFF_THE_GRID = 'Off the Grid';
 export const COMING_SOON = 'Coming soon';
 export const REDEEM_GIFT = 'Redeem Gift';
+export const CREDIT_HISTORY = 'Credit history';
 export const CREDITS_LABEL = 'Credits';
 export const FREE_CREDITS_LABEL = 'Gift';
 export const SETTINGS_LABEL = 'Settings';

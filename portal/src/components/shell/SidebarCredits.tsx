@@ -1,3 +1,4 @@
+import History from '@mui/icons-material/HistoryOutlined';
 import Redeem from '@mui/icons-material/RedeemOutlined';
 import Toll from '@mui/icons-material/TollOutlined';
 import CardGiftcard from '@mui/icons-material/CardGiftcardOutlined';
@@ -8,7 +9,13 @@ import Typography from '@mui/material/Typography';
 import type { ReactElement } from 'react';
 import { Link as RouterLink } from 'react-router';
 import { paths } from '../../routes/paths.ts';
-import { CREDITS_LABEL, FREE_CREDITS_LABEL, REDEEM_GIFT, formatCredits } from '../../strings/appShell.ts';
+import {
+  CREDITS_LABEL,
+  CREDIT_HISTORY,
+  FREE_CREDITS_LABEL,
+  REDEEM_GIFT,
+  formatCredits,
+} from '../../strings/appShell.ts';
 
 export type SidebarCreditsProps = {
   credits: number | null | undefined;
@@ -44,7 +51,7 @@ function Balance({ label, value, icon, collapsed, testId }: BalanceProps) {
   );
 }
 
-/** Credits and free credits ('Gift') with 2 decimals, and the Redeem Gift link when expanded. */
+/** Credits and free credits ('Gift') with 2 decimals, and the Redeem Gift and history links when expanded. */
 export function SidebarCredits({ credits, freeCredits, collapsed }: SidebarCreditsProps) {
   return (
     <Box
@@ -85,6 +92,18 @@ export function SidebarCredits({ credits, freeCredits, collapsed }: SidebarCredi
           >
             <Redeem fontSize="small" />
             {REDEEM_GIFT}
+          </Link>
+        )}
+        {!collapsed && (
+          <Link
+            component={RouterLink}
+            to={paths.credits}
+            variant="body2"
+            underline="hover"
+            sx={{ display: 'inline-flex', alignItems: 'center', gap: 0.75 }}
+          >
+            <History fontSize="small" />
+            {CREDIT_HISTORY}
           </Link>
         )}
       </Stack>

@@ -1,0 +1,25 @@
+import Box from '@mui/material/Box';
+import Container from '@mui/material/Container';
+import { BrandMark } from '../components/BrandMark.tsx';
+import { usePageMeta } from '../components/pageMeta.ts';
+import { PlansScreen } from '../components/plans/PlansScreen.tsx';
+import { PLANS_DESCRIPTION, PRICING_TITLE } from '../strings/plans.ts';
+
+export type PricingPageProps = Record<string, never>;
+
+/**
+ * /pricing, public: the Plans screen in its overview mode. Buying needs a session, so a signed-out visitor
+ * is offered 'Login to Purchase' (back to /plans afterwards), a signed-in one the Purchase Credits tab of
+ * /plans. It asks the API nothing: a public page never starts the session's refresh-or-logout path.
+ */
+export function PricingPage(_props: PricingPageProps) {
+  usePageMeta({ title: PRICING_TITLE, description: PLANS_DESCRIPTION });
+  return (
+    <Container maxWidth="lg" sx={{ py: { xs: 4, md: 6 } }}>
+      <Box component="header" sx={{ mb: { xs: 4, md: 6 } }}>
+        <BrandMark />
+      </Box>
+      <PlansScreen title={PRICING_TITLE} signedInPage={false} requestedMode={null} />
+    </Container>
+  );
+}
