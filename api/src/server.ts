@@ -176,6 +176,7 @@ export async function startPlatform(
       throttle,
       settings: config.payments,
       publicUrl: config.publicUrl,
+      basicDailyLimitMinutes: Math.round(config.boxes.basicDailyLimitSeconds / 60),
     });
 
     const social = await configureSocial(config, logger);

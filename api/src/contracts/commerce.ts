@@ -27,6 +27,8 @@ export const subscriptionConfigSchema = z
     provider: z.enum(PAYMENT_PROVIDERS),
     /** False on a platform with no payment keys: the Purchase tab says so and points to gift tokens. */
     paymentsEnabled: z.boolean(),
+    /** Box time a BASIC player may use per day (BASIC_DAILY_LIMIT_MINUTES): the tier overview's session limit. */
+    basicDailyLimitMinutes: z.number().int().positive(),
   })
   .meta({ id: 'SubscriptionConfig' });
 export type SubscriptionConfig = z.infer<typeof subscriptionConfigSchema>;

@@ -81,6 +81,7 @@ describe('buying credits through Paddle (the Paddle SDK against a local fake of 
     expect((await t.call('GET', '/subscription/config', { token: player.token })).body).to.deep.equal({
       provider: 'paddle',
       paymentsEnabled: true,
+      basicDailyLimitMinutes: 60,
     });
   });
 

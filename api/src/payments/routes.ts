@@ -21,10 +21,10 @@ export function subscriptionRoutes(deps: {
     .route({
       method: 'get',
       path: '/subscription/config',
-      summary: 'The payment provider checkout goes through, and whether payments are configured at all',
+      summary:
+        'The payment provider checkout goes through, whether payments are configured at all, and the BASIC ' +
+        'daily limit (public: the pricing page shows it to visitors)',
       tags: ['payments'],
-      before,
-      errors: { 401: 'Not signed in' },
       response: subscriptionConfigSchema,
       handler: () => deps.payments.config(),
     })

@@ -59,6 +59,8 @@ export interface PaymentServiceDeps {
   throttle: Throttle;
   settings: Config['payments'];
   publicUrl: string;
+  /** BASIC's daily box time, told with the configuration (the tier overview shows it). */
+  basicDailyLimitMinutes: number;
 }
 
 /**
@@ -84,7 +86,11 @@ export class PaymentService {
   }
 
   config(): SubscriptionConfig {
-    return { provider: this.#deps.settings.provider, paymentsEnabled: this.#deps.settings.enabled };
+    return {
+      provider: this.#deps.settings.provider,
+      paymentsEnabled: this.#deps.settings.enabled,
+      basicDailyLimitMinutes: this.#deps.basicDailyLimitMinutes,
+    };
   }
 
   /** Writes the purchase, then asks the provider for a checkout that points back at it. */

@@ -97,7 +97,10 @@ describe('buying credits through Stripe (the stripe SDK against stripe-mock)', f
   it('says payments go through Stripe', async () => {
     const player = await t.account();
     const config = await t.call('GET', '/subscription/config', { token: player.token });
-    expect(config).to.deep.equal({ status: 200, body: { provider: 'stripe', paymentsEnabled: true } });
+    expect(config).to.deep.equal({
+      status: 200,
+      body: { provider: 'stripe', paymentsEnabled: true, basicDailyLimitMinutes: 60 },
+    });
   });
 
   it('writes a pending purchase, then opens a Checkout Session that points back at it', async () => {

@@ -10,7 +10,7 @@ export type PricingPageProps = Record<string, never>;
 /**
  * /pricing, public: the Plans screen in its overview mode. Buying needs a session, so a signed-out visitor
  * is offered 'Login to Purchase' (back to /plans afterwards), a signed-in one the Purchase Credits tab of
- * /plans. It asks the API nothing: a public page never starts the session's refresh-or-logout path.
+ * /plans. It asks the API only for the public configuration (the BASIC daily limit).
  */
 export function PricingPage(_props: PricingPageProps) {
   usePageMeta({ title: PRICING_TITLE, description: PLANS_DESCRIPTION });

@@ -12,7 +12,6 @@ import {
   COMING_SOON,
   COST,
   CURRENT_TIER,
-  DAILY_LIMIT,
   LOGIN_TO_PURCHASE,
   PADDLE_FAILED,
   PAYMENTS_DISABLED,
@@ -35,7 +34,7 @@ import {
 } from '../strings/plans.ts';
 import { SIDEBAR_LABEL } from '../strings/appShell.ts';
 import { deferred, fail, fakeApi, reply, testUser, type FakeReply } from '../testing/fakeApi.ts';
-import { noPaymentsConfig, plansRoutes } from '../testing/commerce.ts';
+import { noPaymentsConfig, plansRoutes, stripeConfig } from '../testing/commerce.ts';
 import { fakeSockets } from '../testing/fakeSockets.ts';
 import { locationOf, renderRoute, renderSignedIn } from '../test-utils.tsx';
 
@@ -306,10 +305,11 @@ describe('Plans /plans: tier overview', () => {
           .getAllByRole('term')
           .map((term) => [term.textContent, term.nextElementSibling?.textContent]),
       );
+    await within(card('Basic')).findByText('60 min/day');
     expect(perks('Basic')).toEqual({
       'Machine time': '40 credits/hour',
       'Attack cost': '5 credits',
-      'Session limit': DAILY_LIMIT,
+      'Session limit': '60 min/day',
       'Snapshot slots': '0',
       'Persistent IP': 'No',
       Support: 'Community',
@@ -332,10 +332,10 @@ describe('Plans /plans: tier overview', () => {
     expect(screen.queryByText('ELITE')).toBeNull();
   });
 
-  it("shows BASIC's session limit as x min/day when the server tells it", async () => {
+  it("shows BASIC's session limit as x min/day, as the server tells it", async () => {
     await plansPage(
       '/plans?mode=overview',
-      plansRoutes({ provider: 'stripe', paymentsEnabled: true, basicDailyLimitMinutes: 60 }),
+      plansRoutes({ provider: 'stripe', paymentsEnabled: true, basicDailyLimitMinutes: 45 }),
     );
     const basic = within(await screen.findByRole('list', { name: TIER_OVERVIEW_LABEL })).getByRole(
       'article',
@@ -343,7 +343,7 @@ describe('Plans /plans: tier overview', () => {
         name: 'Basic',
       },
     );
-    expect(await within(basic).findByText('60 min/day')).toBeTruthy();
+    expect(await within(basic).findByText('45 min/day')).toBeTruthy();
   });
 
   it('switches between the two tabs', async () => {
@@ -358,11 +358,14 @@ describe('Plans /plans: tier overview', () => {
 });
 
 describe('Pricing /pricing', () => {
-  it('shows the tier overview to a visitor, without a Purchase tab, with Login to Purchase, asking the API nothing', async () => {
-    const api = fakeApi();
+  it('shows the tier overview to a visitor, without a Purchase tab, with Login to Purchase, asking only the public configuration', async () => {
+    const api = fakeApi({
+      'GET /subscription/config': reply(200, { ...stripeConfig, basicDailyLimitMinutes: 30 }),
+    });
     const { router, store } = renderRoute('/pricing?mode=purchase');
     expect(await screen.findByRole('heading', { level: 1, name: PRICING_TITLE })).toBeTruthy();
-    expect(screen.getByRole('list', { name: TIER_OVERVIEW_LABEL })).toBeTruthy();
+    const overview = screen.getByRole('list', { name: TIER_OVERVIEW_LABEL });
+    expect(await within(overview).findByText('30 min/day')).toBeTruthy();
     expect(screen.queryByRole('tab', { name: TAB_PURCHASE })).toBeNull();
     expect(screen.queryByText(COST)).toBeNull();
     const login = screen.getByRole('link', { name: LOGIN_TO_PURCHASE });
@@ -370,7 +373,11 @@ describe('Pricing /pricing', () => {
     fireEvent.click(login);
     await waitFor(() => expect(locationOf(router)).toBe('/login'));
     expect(store.auth.takeRedirect()).toBe('/plans?mode=purchase');
-    expect(api.calls.filter((call) => !call.path.startsWith('/auth/providers'))).toEqual([]);
+    expect(
+      api.calls
+        .filter((call) => !call.path.startsWith('/auth/providers'))
+        .map((c) => `${c.method} ${c.path}`),
+    ).toEqual(['GET /subscription/config']);
   });
 
   it('gives a signed-in visitor the Purchase Credits tab of /plans', async () => {

@@ -1,11 +1,10 @@
 import {
   subscriptionConfigSchema,
   type ActivityType,
-  type PaymentProvider,
+  type SubscriptionConfig,
   type Tier,
 } from '@exploit-grid/api/contracts';
 import { action, makeObservable, observable, observableRef, reaction, runInAction } from 'mobx';
-import { z } from 'zod';
 import { serverMessageOf } from '../api/ApiError.ts';
 import { isValidAmount } from '../components/plans/amount.ts';
 import { log } from '../logging.ts';
@@ -14,18 +13,9 @@ import { PURCHASE_CANCELED, PURCHASE_FAILED, PURCHASE_SUCCEEDED } from '../strin
 import { checkoutAnswer, checkoutTargetOf } from './checkoutTarget.ts';
 import type { RootStore } from './RootStore.ts';
 
-/**
- * GET /subscription/config. `basicDailyLimitMinutes` is not in the contract yet: the BASIC tier's daily box
- * time is configured on the server (BASIC_DAILY_LIMIT_MINUTES) and no call tells it; read when present.
- */
-const plansConfig = subscriptionConfigSchema.extend({
-  basicDailyLimitMinutes: z.number().int().positive().optional(),
-});
-export type PlansConfig = {
-  provider: PaymentProvider;
-  paymentsEnabled: boolean;
-  basicDailyLimitMinutes?: number;
-};
+/** GET /subscription/config (public: /pricing reads it too). */
+const plansConfig = subscriptionConfigSchema;
+export type PlansConfig = SubscriptionConfig;
 
 export type ConfigStatus = 'idle' | 'loading' | 'ready' | 'failed';
 /** What the page says about the purchase the player comes back from (`?success` / `?canceled`). */

@@ -2,9 +2,17 @@ import type { LedgerEntryView, SubscriptionConfig } from '@exploit-grid/api/cont
 import { reply } from './fakeApi.ts';
 
 /** GET /subscription/config of a platform with Stripe keys. */
-export const stripeConfig: SubscriptionConfig = { provider: 'stripe', paymentsEnabled: true };
+export const stripeConfig: SubscriptionConfig = {
+  provider: 'stripe',
+  paymentsEnabled: true,
+  basicDailyLimitMinutes: 60,
+};
 /** GET /subscription/config of a platform without payment keys (`make run` on a fresh machine). */
-export const noPaymentsConfig: SubscriptionConfig = { provider: 'stripe', paymentsEnabled: false };
+export const noPaymentsConfig: SubscriptionConfig = {
+  provider: 'stripe',
+  paymentsEnabled: false,
+  basicDailyLimitMinutes: 60,
+};
 
 /** The routes every Plans page visit calls. */
 export const plansRoutes = (config: object = stripeConfig) => ({

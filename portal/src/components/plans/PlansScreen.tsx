@@ -6,7 +6,7 @@ import Tab from '@mui/material/Tab';
 import Tabs from '@mui/material/Tabs';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Link as RouterLink } from 'react-router';
 import { paths } from '../../routes/paths.ts';
 import { useStores } from '../../stores/StoresContext.tsx';
@@ -45,6 +45,10 @@ export const PlansScreen = observer(function PlansScreen({
   );
   const shown: PlansMode = signedInPage ? mode : 'overview';
   const signedIn = auth.signedIn;
+  // /pricing: the configuration is public (the BASIC daily limit of the overview); /plans loads it on entering.
+  useEffect(() => {
+    if (!signedInPage && plans.configStatus === 'idle') void plans.loadConfig();
+  }, [signedInPage, plans]);
 
   return (
     <Box sx={{ maxWidth: 1200, mx: 'auto' }}>
