@@ -15,6 +15,7 @@ import { startStripeMock, type StripeMock } from '../../api/src/testing/stripe-m
 import { createVerifiedAccount } from '../support/accounts.ts';
 import { launchBrowser, type Browser } from '../support/browser.ts';
 import { repoRoot, startPlatform, type RunningPlatform } from '../support/platform.ts';
+import { until } from '../support/until.ts';
 
 /**
  * The money path in Chromium (issue 18): a player with no credits buys 2,000 through Stripe Checkout (the real
@@ -122,12 +123,9 @@ describe('credits in Chromium: buy through Stripe, see the balance live, redeem 
       (await postWebhook(platform.url, 'stripe', forged, signStripe(body))).status,
       'a body that is not the one signed',
     ).to.equal(400);
-    await watching.waitForFunction(
-      () =>
-        document.querySelector('[role="group"][aria-label="Balances"] [data-testid="credits"]')
-          ?.textContent === '2000.00',
-      undefined,
-      { timeout: 10_000 },
+    await until(
+      '2000.00 credits on the open page',
+      async () => (await balance(watching, 'credits').textContent()) === '2000.00',
     );
     expect(navigations, 'the page did not reload').to.deep.equal([]);
     const ledger = (await (
@@ -164,12 +162,9 @@ describe('credits in Chromium: buy through Stripe, see the balance live, redeem 
     await buying.getByRole('button', { name: 'Redeem Now' }).click();
     await buying.getByText('Redeemed 50.00 credits').waitFor();
     expect(await input.inputValue()).to.equal('');
-    await watching.waitForFunction(
-      () =>
-        document.querySelector('[role="group"][aria-label="Balances"] [data-testid="free-credits"]')
-          ?.textContent === '50.00',
-      undefined,
-      { timeout: 10_000 },
+    await until(
+      '50.00 free credits on the open page',
+      async () => (await balance(watching, 'free-credits').textContent()) === '50.00',
     );
 
     await input.fill(token);
