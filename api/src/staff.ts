@@ -40,7 +40,7 @@ gifts mint  Mints --count gift tokens (1 to ${GIFT_MINT_MAX_COUNT}, default 1), 
             Gift page until --expires: a span (12h, 30d, 8w), a date (to its end, UTC) or a date and time
             with its zone; without --expires they do not expire. The tokens are printed here, one a line,
             and never again: the platform keeps only their hashes.
-gifts list  The latest gift tokens (default 50), newest first: id, hint (last 4 symbols), credits,
+gifts list  The latest gift tokens (default 50), newest first: id, label (4 symbols of its own), credits,
             created, expires, who redeemed it and when, note. --unredeemed: only those not redeemed.
 
 --actor defaults to STAFF_ACTOR, else the login name. The database is DATABASE_URL's, else the
@@ -133,7 +133,8 @@ async function main(argv: string[]): Promise<number> {
           process.stdout.write(`${minted.map((g) => g.token).join('\n')}\n`);
           const expiry = mint.expiresAt ? `until ${mint.expiresAt.toISOString()}` : 'with no expiry';
           process.stderr.write(
-            `Minted ${minted.length} gift token(s) of ${(mint.creditsCents / 100).toFixed(2)} free credits each, ${expiry}. They are shown only now: the platform keeps their hashes.\n`,
+            `Minted ${minted.length} gift token(s) of ${(mint.creditsCents / 100).toFixed(2)} free credits each, ${expiry}. They are shown only now: the platform keeps their hashes.\n` +
+              `Their labels in gifts list, in the same order: ${minted.map((g) => g.hint).join(' ')}\n`,
           );
           return 0;
         }
@@ -208,7 +209,7 @@ function giftLine(g: GiftListing): string {
       : 'not redeemed';
   return [
     g.id,
-    `****-****-${g.hint}`,
+    `label ${g.hint}`,
     `${(g.creditsCents / 100).toFixed(2)} credits`,
     `created ${g.createdAt} by ${g.createdBy}`,
     `expires ${g.expiresAt ?? 'never'}`,

@@ -48,8 +48,15 @@ export function giftTokenHash(canonical: string): Buffer {
   return createHash('sha256').update(canonical, 'utf8').digest();
 }
 
-/** The last four symbols: enough for staff to tell tokens apart, 20 of the 60 bits. */
-export const giftTokenHint = (canonical: string) => canonical.slice(-4);
+/**
+ * A label for staff listings (`gift_tokens.hint`): four symbols drawn on their own, so it tells tokens apart
+ * without giving away any of a token's 60 bits to someone holding a copy of the table.
+ */
+export function newGiftLabel(): string {
+  let symbols = '';
+  for (let i = 0; i < 4; i++) symbols += GIFT_TOKEN_ALPHABET[randomInt(32)];
+  return symbols;
+}
 
 /** The reference of a GIFT_TOKEN ledger row. */
 export const giftReference = (giftId: string) => `gift:${giftId}`;

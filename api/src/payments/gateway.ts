@@ -38,6 +38,8 @@ export type PaymentChange =
       /** What the provider collected, taxes included (`taxCents` of it, where it says). */
       paidCents: number | null;
       taxCents?: number | null;
+      /** Discounts the player got at the provider (a code they typed): such a payment is held for staff. */
+      discountCents?: number | null;
       currency: string | null;
       paymentRef: string | null;
     }
@@ -76,6 +78,19 @@ export interface PaymentGateway {
   startCheckout(order: CheckoutOrder): Promise<CheckoutStarted>;
   /** Verifies and reads a webhook; throws WebhookRefused for one that is not the provider's. */
   readWebhook(rawBody: Buffer, headers: Record<string, string | string[] | undefined>): Promise<PaymentEvent>;
+}
+
+/** How far a webhook's signed timestamp may lie ahead of our clock (the SDKs only refuse old ones). */
+export const WEBHOOK_FUTURE_TOLERANCE_SECONDS = 300;
+
+/**
+ * Refuses a signature header whose timestamp (`t=` for Stripe, `ts=` for Paddle) is further in the future than
+ * the tolerance: a signature made ahead of time would otherwise stay valid for as long as its maker chose.
+ */
+export function refuseFutureTimestamp(signature: string, key: 't' | 'ts', nowMs = Date.now()): void {
+  const found = new RegExp(`(?:^|[;,])\\s*${key}=(\\d{1,12})(?:[;,]|$)`).exec(signature);
+  if (found && Number(found[1]) > nowMs / 1000 + WEBHOOK_FUTURE_TOLERANCE_SECONDS)
+    throw new WebhookRefused('The signature’s timestamp is in the future.');
 }
 
 /** Our purchase ids are UUIDs; anything else in a provider's metadata is not ours. */

@@ -53,6 +53,13 @@ describe('buying credits through Paddle (the Paddle SDK against a local fake of 
     ],
   });
 
+  /** A transaction.completed event's data with some of its totals changed (tax, discount, what was paid). */
+  function completedWith(transaction: Record<string, unknown>, totals: Record<string, string>) {
+    const data = asEventData(transaction, 'completed') as Record<string, unknown>;
+    const details = data.details as { totals: Record<string, string> };
+    return { ...data, details: { ...details, totals: { ...details.totals, ...totals } } };
+  }
+
   const deliver = (type: string, data: Record<string, unknown>, id?: string) => {
     const body = paddleEvent(type, data, id);
     return postWebhook(t.platform.baseUrl, 'paddle', body, signPaddle(body));
@@ -218,6 +225,43 @@ describe('buying credits through Paddle (the Paddle SDK against a local fake of 
     await deliver('transaction.completed', asEventData(transaction, 'completed'));
     expect(await ledger(buyer.id)).to.deep.equal([]);
     expect(await purchase(answer.purchaseId)).to.include({ status: 'refunded', credited_entry_id: null });
+
+    // The same with tax on top: the payment's total (12.00 with 2.00 tax) is more than the refund measured.
+    const taxed = await checkout(10, buyer);
+    await deliver(
+      'adjustment.updated',
+      paddleAdjustment(taxed.transaction.id, {
+        action: 'refund',
+        status: 'approved',
+        total: 1000,
+        full: true,
+      }),
+    );
+    const withTax = completedWith(taxed.transaction, { total: '1200', tax: '200' });
+    expect((await deliver('transaction.completed', withTax)).status).to.equal(200);
+    expect(await ledger(buyer.id)).to.deep.equal([]);
+  });
+
+  it('holds a payment below the price or with a discount, and refuses a signature dated ahead', async () => {
+    const cases: Record<string, string>[] = [{ total: '500' }, { discount: '200', total: '1000' }];
+    for (const totals of cases) {
+      const { buyer, answer, transaction } = await checkout(10);
+      const data = completedWith(transaction, totals);
+      expect((await deliver('transaction.completed', data)).status).to.equal(200);
+      expect(await ledger(buyer.id), JSON.stringify(totals)).to.deep.equal([]);
+      expect(await purchase(answer.purchaseId)).to.include({ status: 'held', credited_entry_id: null });
+    }
+    const { buyer, transaction } = await checkout(10);
+    const body = paddleEvent('transaction.completed', asEventData(transaction, 'completed'));
+    const ahead = Math.floor(Date.now() / 1000) + 3600;
+    const refused = await postWebhook(
+      t.platform.baseUrl,
+      'paddle',
+      body,
+      signPaddle(body, { timestamp: ahead }),
+    );
+    expect(refused.status).to.equal(400);
+    expect(await ledger(buyer.id)).to.deep.equal([]);
   });
 
   it('marks a canceled transaction, and a later completion still credits it', async () => {

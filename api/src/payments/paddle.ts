@@ -5,6 +5,7 @@ import {
   WebhookRefused,
   creditsLabel,
   purchaseIdOrNull,
+  refuseFutureTimestamp,
   type CheckoutOrder,
   type CheckoutStarted,
   type PaymentChange,
@@ -41,7 +42,9 @@ const transactionSchema = z.object({
   id: paddleId,
   custom_data: customData,
   currency_code: z.string().regex(/^[A-Z]{3}$/, 'is not a currency code'),
-  details: z.object({ totals: z.object({ total: amount, tax: amount }) }).nullish(),
+  details: z
+    .object({ totals: z.object({ total: amount, tax: amount, discount: amount.nullish() }) })
+    .nullish(),
 });
 const adjustmentSchema = z.object({
   id: paddleId,
@@ -117,6 +120,7 @@ export class PaddleGateway implements PaymentGateway {
     const signature = headers['paddle-signature'];
     if (typeof signature !== 'string' || signature === '')
       throw new WebhookRefused('Missing Paddle-Signature header.');
+    refuseFutureTimestamp(signature, 'ts');
     const body = rawBody.toString('utf8');
     try {
       // Paddle's own check: ts=...;h1=HMAC-SHA256(secret, `${ts}:${body}`), within the SDK's tolerance.
@@ -154,6 +158,7 @@ export function readPaddleEvent(raw: unknown): PaymentEvent {
         kind: 'paid',
         paidCents: transaction.details?.totals.total ?? null,
         taxCents: transaction.details?.totals.tax ?? null,
+        discountCents: transaction.details?.totals.discount ?? null,
         currency: transaction.currency_code.toLowerCase(),
         paymentRef: transaction.id,
       });

@@ -5,6 +5,7 @@ import {
   COMMERCE_MESSAGES,
   CREDITS_PER_USD,
   PURCHASABLE_TIERS,
+  TIER_ORDER,
   type CheckoutResponse,
   type PaymentProvider,
   type PaymentStatus,
@@ -27,6 +28,11 @@ import {
 } from './gateway.ts';
 import { PaddleGateway } from './paddle.ts';
 import { StripeGateway } from './stripe.ts';
+
+/** The rank of `users.tier` in the spec's tier order, in SQL (built from constants, no input). */
+const TIER_RANK_SQL = `(case tier ${Object.entries(TIER_ORDER)
+  .map(([tier, rank]) => `when '${tier}' then ${rank}`)
+  .join(' ')} end)`;
 
 interface PurchaseRow {
   id: string;
@@ -224,6 +230,13 @@ export class PaymentService {
     if (!fresh) return { outcome: 'duplicate', entries: [] };
     if (event.change.kind === 'ignored') return { outcome: 'ignored', entries: [] };
     if (!row) {
+      // A refund or dispute that overtook the payment's own event names the payment, which only that event
+      // tells us: refused (and not recorded), the provider delivers it again later, when we know it.
+      if (event.change.kind === 'refunded' || event.change.kind === 'reversed')
+        throw new HttpError(
+          409,
+          'This refund or dispute names a payment we do not know yet; send it again later.',
+        );
       this.#log.warn(
         { provider, eventId: event.id, type: event.type },
         'A payment event names no purchase of ours',
@@ -255,21 +268,14 @@ export class PaymentService {
     paid: Extract<PaymentChange, { kind: 'paid' }>,
   ): Promise<Omit<Applied, 'purchaseId' | 'userId'>> {
     const amountCents = Number(row.amount_cents);
+    // Paid in full, in our currency, without a discount the player typed at the provider (taxes on top or
+    // included both pass). Anything else is held for staff, never credited in full: the credits come from our
+    // row, so a cheaper payment must not buy them.
     const matches =
-      (paid.currency === null || paid.currency === row.currency) &&
-      (paid.paidCents === null ||
-        paid.paidCents === amountCents ||
-        paid.paidCents - (paid.taxCents ?? 0) === amountCents);
-    // The credits come from our row whatever the payload says; a difference is for staff to look at.
-    if (!matches)
-      this.#log.warn(
-        {
-          purchaseId: row.id,
-          expected: { amountCents, currency: row.currency },
-          paid: { cents: paid.paidCents, taxCents: paid.taxCents, currency: paid.currency },
-        },
-        'A payment does not match its purchase',
-      );
+      paid.currency === row.currency &&
+      paid.paidCents !== null &&
+      paid.paidCents >= amountCents &&
+      !((paid.discountCents ?? 0) > 0);
     const paidCents = paid.paidCents && paid.paidCents > 0 ? paid.paidCents : null;
     await tx.run(
       `update purchases set provider_payment_ref = coalesce(provider_payment_ref, ?),
@@ -278,10 +284,31 @@ export class PaymentService {
       [paid.paymentRef, paidCents, row.id],
     );
     if (row.credited_entry_id !== null) return { outcome: 'credited before', entries: [] };
+    if (!matches) {
+      await tx.run(`update purchases set status = 'held', updated_at = now() where id = ?`, [row.id]);
+      this.#log.error(
+        {
+          purchaseId: row.id,
+          expected: { amountCents, currency: row.currency },
+          paid: {
+            cents: paid.paidCents,
+            taxCents: paid.taxCents,
+            discountCents: paid.discountCents,
+            currency: paid.currency,
+          },
+        },
+        'A payment does not match its purchase: held for staff, nothing credited',
+      );
+      return { outcome: 'held: the payment does not match the purchase', entries: [] };
+    }
 
     const credits = Number(row.credits_cents);
-    // A refund that arrived before the payment's own event: only what was kept is credited.
-    const baseCents = Number(row.paid_cents ?? paidCents ?? amountCents);
+    // A refund that arrived before the payment's own event: only what was kept is credited. Such refunds were
+    // measured against our amount (what was paid was not known yet), so the same base measures them here.
+    const baseCents =
+      row.paid_cents === null && Number(row.refunded_cents) > 0
+        ? amountCents
+        : Number(row.paid_cents ?? paidCents ?? amountCents);
     const grant = credits - refundedShare(credits, Number(row.refunded_cents), baseCents);
     if (grant <= 0) return { outcome: 'refunded before it was paid', entries: [] };
     const entry = await Ledger.grant(tx, row.user_id, { creditsCents: grant }, 'PURCHASE', row.id);
@@ -294,7 +321,12 @@ export class PaymentService {
     );
     // Held off by the row lock; should it ever happen, the transaction (and its ledger row) rolls back.
     if (claimed !== 1) throw new Error(`purchase ${row.id} was credited twice`);
-    await tx.run('update users set tier = ?, updated_at = now() where id = ?', [row.tier, row.user_id]);
+    // A purchase raises the tier, never lowers one (a higher tier staff gave stays).
+    await tx.run(`update users set tier = ?, updated_at = now() where id = ? and ${TIER_RANK_SQL} < ?`, [
+      row.tier,
+      row.user_id,
+      TIER_ORDER[row.tier],
+    ]);
     return { outcome: 'credited', entries: [entry] };
   }
 
@@ -365,26 +397,21 @@ export function refundedShare(creditsCents: number, refundedCents: number, baseC
 }
 
 /**
- * Our purchase an event names. The provider's own references decide; our id in its metadata names the
- * purchase only where they say nothing to the contrary (a webhook can overtake the write of provider_ref).
+ * Our purchase an event names, by the provider's own references only (its session or transaction, its
+ * payment). Our id in an event's metadata is not enough: on Paddle the player's browser writes that metadata,
+ * and a checkout is handed out only after its reference is stored, so a genuine payment always has one.
  */
 async function findPurchase(tx: Sql, provider: PaymentProvider, ref: PurchaseRef): Promise<string | null> {
-  if (!ref.providerRef && !ref.paymentRef && !ref.purchaseId) return null;
+  if (!ref.providerRef && !ref.paymentRef) return null;
   const rows = await tx.all<{ id: string; provider_ref: string | null; provider_payment_ref: string | null }>(
     `select id, provider_ref, provider_payment_ref from purchases
-      where provider = ? and (provider_ref = ? or provider_payment_ref = ? or id = ?)`,
-    [provider, ref.providerRef ?? null, ref.paymentRef ?? null, ref.purchaseId ?? null],
+      where provider = ? and (provider_ref = ? or provider_payment_ref = ?)`,
+    [provider, ref.providerRef ?? null, ref.paymentRef ?? null],
   );
   const byRef =
     rows.find((r) => ref.providerRef && r.provider_ref === ref.providerRef) ??
     rows.find((r) => ref.paymentRef && r.provider_payment_ref === ref.paymentRef);
-  if (byRef) return byRef.id;
-  const byId = rows.find((r) => r.id === ref.purchaseId);
-  if (!byId) return null;
-  const contradicted =
-    (ref.providerRef && byId.provider_ref && byId.provider_ref !== ref.providerRef) ||
-    (ref.paymentRef && byId.provider_payment_ref && byId.provider_payment_ref !== ref.paymentRef);
-  return contradicted ? null : byId.id;
+  return byRef?.id ?? null;
 }
 
 /** Runs `fn` again when PostgreSQL ended its transaction as a deadlock's or a serialization failure's victim. */

@@ -128,8 +128,7 @@ describe('buying credits through Stripe (the stripe SDK against stripe-mock)', f
   it('credits a paid checkout once, from its own row, sets the tier, and tells the player’s sidebar live', async () => {
     const { buyer, answer, session } = await checkout(20);
     const grid = await joinGrid(t.platform.baseUrl, buyer, sockets);
-    // The payload's amount is not what credits: our row says 2000 credits for $20.
-    const delivered = await deliver('checkout.session.completed', { ...session, amount_total: 1 });
+    const delivered = await deliver('checkout.session.completed', session);
     expect(delivered).to.deep.equal({ status: 200, body: { received: true } });
     expect(await ledger(buyer.id)).to.deep.equal([
       { reason: 'PURCHASE', delta: 200_000, after: 200_000, reference: answer.purchaseId },
@@ -152,6 +151,35 @@ describe('buying credits through Stripe (the stripe SDK against stripe-mock)', f
     });
     // Our own purchase id names it too.
     expect((await status(buyer, answer.purchaseId)).body.success).to.equal(true);
+  });
+
+  it('holds a payment below the price, in another currency or with a discount: nothing credited', async () => {
+    for (const paid of [
+      { amount_total: 1 },
+      { currency: 'eur' },
+      { total_details: { amount_discount: 500 } },
+      { amount_total: null },
+    ]) {
+      const { buyer, answer, session } = await checkout(20);
+      expect((await deliver('checkout.session.completed', { ...session, ...paid })).status).to.equal(200);
+      expect(await ledger(buyer.id), JSON.stringify(paid)).to.deep.equal([]);
+      expect(await purchase(answer.purchaseId)).to.include({ status: 'held', credited_entry_id: null });
+      expect((await status(buyer, answer.sessionId!)).body.success).to.equal(false);
+    }
+  });
+
+  it('refuses a signature dated in the future', async () => {
+    const { buyer, session } = await checkout(10);
+    const body = stripeEvent('checkout.session.completed', session);
+    const ahead = Math.floor(Date.now() / 1000) + 3600;
+    const refused = await postWebhook(
+      t.platform.baseUrl,
+      'stripe',
+      body,
+      signStripe(body, { timestamp: ahead }),
+    );
+    expect(refused.status).to.equal(400);
+    expect(await ledger(buyer.id)).to.deep.equal([]);
   });
 
   it('refuses a tampered body, a wrong secret, a stale timestamp and a missing signature: 400, nothing credited', async () => {
@@ -297,26 +325,35 @@ describe('buying credits through Stripe (the stripe SDK against stripe-mock)', f
     });
   });
 
-  it('is harmless out of order: a refund before its payment’s completion credits only what was kept', async () => {
+  it('is harmless out of order: a refund that overtakes its payment is delivered again, then counted once', async () => {
     const { buyer, answer, session } = await checkout(20);
-    // The charge names our purchase in the metadata the PaymentIntent passed on.
-    await deliver('charge.refunded', stripeCharge(session, 500));
+    // The refund names a payment we learn of only from the session's own event: refused (409), not recorded,
+    // so Stripe delivers it again; then it takes back its share once.
+    const refund = stripeEvent('charge.refunded', stripeCharge(session, 500));
+    expect((await postWebhook(t.platform.baseUrl, 'stripe', refund, signStripe(refund))).status).to.equal(
+      409,
+    );
     expect(await ledger(buyer.id)).to.deep.equal([]);
     await deliver('checkout.session.completed', session);
-    expect((await ledger(buyer.id)).map((e) => e.delta)).to.deep.equal([150_000]);
+    expect((await postWebhook(t.platform.baseUrl, 'stripe', refund, signStripe(refund))).status).to.equal(
+      200,
+    );
+    expect((await postWebhook(t.platform.baseUrl, 'stripe', refund, signStripe(refund))).status).to.equal(
+      200,
+    );
+    expect((await ledger(buyer.id)).map((e) => e.delta)).to.deep.equal([200_000, -50_000]);
     expect(await purchase(answer.purchaseId)).to.include({
       status: 'partially_refunded',
       refunded_cents: 500,
     });
-    // A full refund before completion: nothing to credit at all.
+    // A full refund that overtook completion: credited, then taken back whole when Stripe delivers it again.
     const second = await checkout(10, buyer);
-    await deliver('charge.refunded', stripeCharge(second.session, 1000));
+    const full = stripeEvent('charge.refunded', stripeCharge(second.session, 1000));
+    expect((await postWebhook(t.platform.baseUrl, 'stripe', full, signStripe(full))).status).to.equal(409);
     await deliver('checkout.session.completed', second.session);
-    expect(await purchase(second.answer.purchaseId)).to.include({
-      status: 'refunded',
-      credited_entry_id: null,
-    });
-    expect((await ledger(buyer.id)).map((e) => e.delta)).to.deep.equal([150_000]);
+    expect((await postWebhook(t.platform.baseUrl, 'stripe', full, signStripe(full))).status).to.equal(200);
+    expect(await purchase(second.answer.purchaseId)).to.include({ status: 'refunded' });
+    expect((await ledger(buyer.id)).map((e) => e.delta)).to.deep.equal([200_000, -50_000, 100_000, -100_000]);
   });
 
   it('ignores events of other kinds and payments that are not ours, but records them', async () => {

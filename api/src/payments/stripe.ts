@@ -5,6 +5,7 @@ import {
   WebhookRefused,
   creditsLabel,
   purchaseIdOrNull,
+  refuseFutureTimestamp,
   type CheckoutOrder,
   type CheckoutStarted,
   type PaymentChange,
@@ -40,6 +41,7 @@ const sessionSchema = z.object({
   metadata,
   payment_status: z.string().max(40),
   amount_total: cents.nullish(),
+  total_details: z.object({ amount_discount: cents.nullish() }).nullish(),
   currency: currency.nullish(),
   payment_intent: expandable.nullish(),
 });
@@ -116,6 +118,7 @@ export class StripeGateway implements PaymentGateway {
     const signature = headers['stripe-signature'];
     if (typeof signature !== 'string' || signature === '')
       throw new WebhookRefused('Missing Stripe-Signature header.');
+    refuseFutureTimestamp(signature, 't');
     let event: unknown;
     try {
       // Stripe's own check: HMAC-SHA256 of `${t}.${body}`, within the default tolerance (300 s).
@@ -156,6 +159,7 @@ export function readStripeEvent(raw: unknown): PaymentEvent {
       return at(purchase, {
         kind: 'paid',
         paidCents: session.amount_total ?? null,
+        discountCents: session.total_details?.amount_discount ?? null,
         currency: session.currency ?? null,
         paymentRef: session.payment_intent ?? null,
       });

@@ -16,6 +16,8 @@ describe('the staff CLI: gift tokens', function () {
 
   const staff = (...args: string[]) => runStaff(t.platform.databaseUrl, 'carol-staff', ...args);
   const tokensOf = (stdout: string) => stdout.trim().split('\n');
+  /** The labels `gifts mint` tells on standard error, in the order of the tokens. */
+  const labelsOf = (stderr: string) => /in the same order: (.*)$/m.exec(stderr)![1]!.split(' ');
   const count = async (table: 'gift_tokens' | 'staff_actions') =>
     Number((await t.db.query<{ n: string }>(`select count(*) as n from ${table}`)).rows[0]!.n);
 
@@ -38,7 +40,7 @@ describe('the staff CLI: gift tokens', function () {
     expect(tokens).to.have.length(3);
     for (const token of tokens) expect(token).to.match(GIFT_TOKEN_PATTERN);
     expect(mint.stderr).to.match(
-      /^Minted 3 gift token\(s\) of 12\.50 free credits each, until \S+Z\. They are shown only now: the platform keeps their hashes\.\n$/,
+      /^Minted 3 gift token\(s\) of 12\.50 free credits each, until \S+Z\. They are shown only now: the platform keeps their hashes\.\nTheir labels in gifts list, in the same order: [0-9A-Z]{4} [0-9A-Z]{4} [0-9A-Z]{4}\n$/,
     );
 
     const { rows } = await t.db.query<{
@@ -55,10 +57,11 @@ describe('the staff CLI: gift tokens', function () {
       const row = rows.find((r) => r.token_hash.equals(createHash('sha256').update(token).digest()));
       expect(row, token).to.not.equal(undefined);
       expect(row).to.include({
-        hint: token.slice(-4),
         free_credits_cents: '1250',
         created_by: 'carol-staff',
       });
+      // A label of its own: nothing of the token.
+      expect(row!.hint).to.match(/^[0-9A-Z]{4}$/);
       expect(row!.expires_at.getTime()).to.be.within(before + 30 * DAY_MS - 5000, Date.now() + 30 * DAY_MS);
     }
 
@@ -97,6 +100,7 @@ describe('the staff CLI: gift tokens', function () {
     const first = await staff('gifts', 'mint', '--credits', '5', '--count', '2');
     expect(first.code, first.stderr).to.equal(0);
     const [redeemed, left] = tokensOf(first.stdout);
+    const [redeemedLabel, leftLabel] = labelsOf(first.stderr);
     const year = new Date().getUTCFullYear() + 1;
     const newest = await staff('gifts', 'mint', '--credits', '7', '--expires', `${year}-12-31`);
     expect(newest.code, newest.stderr).to.equal(0);
@@ -109,21 +113,21 @@ describe('the staff CLI: gift tokens', function () {
     expect(lines).to.have.length(3);
     expect(lines[0]).to.match(
       new RegExp(
-        `^[0-9a-f-]{36}  \\*\\*\\*\\*-\\*\\*\\*\\*-${tokensOf(newest.stdout)[0]!.slice(-4)}  7\\.00 credits  created \\S+Z by carol-staff  expires ${year + 1}-01-01T00:00:00\\.000Z  not redeemed$`,
+        `^[0-9a-f-]{36}  label ${labelsOf(newest.stderr)[0]}  7\\.00 credits  created \\S+Z by carol-staff  expires ${year + 1}-01-01T00:00:00\\.000Z  not redeemed$`,
       ),
     );
-    const redeemedLine = lines.find((l) => l.includes(`-${redeemed!.slice(-4)}  `))!;
+    const redeemedLine = lines.find((l) => l.includes(`label ${redeemedLabel}  `))!;
     expect(redeemedLine).to.match(
       new RegExp(`5\\.00 credits .* expires never  redeemed by ${player.handle} at \\S+Z$`),
     );
-    expect(list.stdout).to.include(`-${left!.slice(-4)}  5.00 credits`);
+    expect(list.stdout).to.include(`label ${leftLabel}  5.00 credits`);
     // The tokens themselves are nowhere to be listed.
     for (const token of [redeemed!, left!]) expect(list.stdout).to.not.include(token.slice(0, 9));
 
     const unredeemed = await staff('gifts', 'list', '--unredeemed', '--limit', '1000');
     expect(unredeemed.stdout).to.not.include(`redeemed by`);
-    expect(unredeemed.stdout).to.include(`-${left!.slice(-4)}  5.00 credits`);
-    expect(unredeemed.stdout).to.not.include(`-${redeemed!.slice(-4)}  5.00 credits`);
+    expect(unredeemed.stdout).to.include(`label ${leftLabel}  5.00 credits`);
+    expect(unredeemed.stdout).to.not.include(`label ${redeemedLabel}  5.00 credits`);
   });
 
   it('says when a token expired', async () => {

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { GIFT_MAX_CREDITS, giftTokenHash, giftTokenHint, newGiftToken } from '../credits/gifts.ts';
+import { GIFT_MAX_CREDITS, giftTokenHash, newGiftLabel, newGiftToken } from '../credits/gifts.ts';
 import { StaffError, inTransaction } from './bans.ts';
 
 /** At most this many tokens at once (a batch for an event, not a database dump). */
@@ -43,20 +43,14 @@ export async function mintGifts(
     const minted: MintedGift[] = [];
     while (minted.length < input.count) {
       const token = newGiftToken();
+      const label = newGiftLabel();
       // A token equal to one already minted (one chance in 2^60 a pair) is drawn again, not merged.
       const { rows } = await db.query<{ id: string }>(
         `insert into gift_tokens (token_hash, hint, free_credits_cents, expires_at, note, created_by)
          values ($1, $2, $3, $4, $5, $6) on conflict (token_hash) do nothing returning id`,
-        [
-          giftTokenHash(token),
-          giftTokenHint(token),
-          input.creditsCents,
-          input.expiresAt,
-          input.note,
-          input.actor,
-        ],
+        [giftTokenHash(token), label, input.creditsCents, input.expiresAt, input.note, input.actor],
       );
-      if (rows[0]) minted.push({ id: rows[0].id, token, hint: giftTokenHint(token) });
+      if (rows[0]) minted.push({ id: rows[0].id, token, hint: label });
     }
     await db.query(
       `insert into staff_actions (actor, action, user_id, target, reason, details) values ($1, $2, null, $3, $4, $5)`,

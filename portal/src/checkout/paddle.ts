@@ -25,7 +25,8 @@ export const paddleLoader: PaddleLoader = {
         const common = {
           customer: { email: request.email },
           customData: request.customData,
-          settings: { displayMode: 'overlay', theme: 'dark' },
+          // No discount field: a code typed there would pay less than the purchase; the API holds such payments.
+          settings: { displayMode: 'overlay', theme: 'dark', showAddDiscounts: false },
         } as const;
         if (request.transactionId) paddle.Checkout.open({ ...common, transactionId: request.transactionId });
         else paddle.Checkout.open({ ...common, items: [{ priceId: request.priceId ?? '', quantity: 1 }] });

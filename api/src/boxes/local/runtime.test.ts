@@ -671,7 +671,8 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     listener.kill('SIGKILL');
   });
 
-  it('lets a box answer its owner but never open a connection to the owner’s computer; an attacker’s only inside a window', async () => {
+  it('lets a box answer its owner but never open a connection to the owner’s computer; an attacker’s only inside a window', async function () {
+    this.timeout(180_000);
     // Listeners on both players' computers, on all their addresses (the VPN's included).
     const port = await freePort();
     const listeners = [alice, bob].map((computer) =>
@@ -713,16 +714,17 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
       expect(await fromAliceBox(), 'what Alice’s box reached without a window').to.deep.equal(
         targets.map((t) => `${t} closed`).sort(),
       );
-      await runtime!.openAttackWindow(users.bob, aliceBox.id, new Date(Date.now() + 60_000));
+      await runtime!.openAttackWindow(users.bob, aliceBox.id, new Date(Date.now() + 120_000));
       expect(await runtime!.router.listCallbacks()).to.include(targets[1]);
-      // A probe of a loaded host may time out: inside the window, Bob's computer answers eventually.
+      // A probe of a loaded host may time out (an ssh session and a 2 s connect each): inside the window,
+      // Bob's computer answers eventually.
       const inside = await until(
         'Alice’s box to reach Bob’s computer inside his window',
         async () => {
           const reached = await fromAliceBox();
           return reached.includes(`${targets[1]} open`) ? reached : null;
         },
-        20_000,
+        60_000,
         500,
       );
       expect(inside, 'what Alice’s box reached inside Bob’s window').to.deep.equal(

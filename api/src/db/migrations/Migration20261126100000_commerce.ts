@@ -20,7 +20,7 @@ export class Migration20261126100000_commerce extends Migration {
         credits_cents bigint not null check (credits_cents > 0),
         tier text not null check (tier in ('BASIC', 'HACKER', 'ELITE', 'TEAM')),
         status text not null default 'pending'
-          check (status in ('pending', 'paid', 'canceled', 'expired', 'refunded', 'partially_refunded', 'disputed')),
+          check (status in ('pending', 'paid', 'held', 'canceled', 'expired', 'refunded', 'partially_refunded', 'disputed')),
         provider_ref text,
         provider_customer text,
         credited_entry_id bigint references credit_ledger (id),
