@@ -85,6 +85,17 @@ describe('configuration', () => {
     );
   });
 
+  it('reads where players’ work runs (PLAYER_CPUS), auto by default, and refuses what is no CPU list', () => {
+    expect(loadConfig({}).boxes.playerCpus).to.equal('auto');
+    expect(loadConfig({ PLAYER_CPUS: '1-3,6' }).boxes.playerCpus).to.equal('1-3,6');
+    expect(loadConfig({ PLAYER_CPUS: 'all' }).boxes.playerCpus).to.equal('all');
+    for (const bad of ['1;reboot', 'one', '1-', ',1'])
+      expect(() => loadConfig({ PLAYER_CPUS: bad }), bad).to.throw(
+        ConfigError,
+        /PLAYER_CPUS=.*must be auto, all, or a list of CPUs such as 1-3/,
+      );
+  });
+
   it('never echoes a secret that is refused', () => {
     expect(() => loadConfig({ JWT_SECRET: 'too-short-secret' }))
       .to.throw(ConfigError, /JWT_SECRET=\[hidden\]: must be at least 32 characters/)

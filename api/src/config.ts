@@ -90,6 +90,14 @@ export const configSchema = z
     BOX_CPU_MILLIS: z.coerce.number().int().min(50).max(64_000).default(500),
     BOX_PIDS_MAX: z.coerce.number().int().min(32).max(100_000).default(512),
     BOX_DISK_MIB: z.coerce.number().int().min(256).max(1_048_576).default(2048),
+    PLAYER_CPUS: z
+      .string()
+      .trim()
+      .regex(
+        /^(auto|all|\d{1,4}(-\d{1,4})?(,\d{1,4}(-\d{1,4})?)*)$/,
+        'PLAYER_CPUS must be auto, all, or a list of CPUs such as 1-3',
+      )
+      .default('auto'),
     BOX_MINIMUM_CHARGE_MINUTES: z.coerce.number().int().min(1).max(60).default(5),
     BOX_STOP_TIMEOUT_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
     BOX_TICK_MS: z.coerce.number().int().min(200).max(60_000).default(2_000),
@@ -232,6 +240,7 @@ export const configSchema = z
       imageMirror: env.BOX_IMAGE_MIRROR,
       resources: { memoryMiB: env.BOX_MEMORY_MIB, cpuMillis: env.BOX_CPU_MILLIS, pids: env.BOX_PIDS_MAX },
       diskMiB: env.BOX_DISK_MIB,
+      playerCpus: env.PLAYER_CPUS,
       minimumChargeMinutes: env.BOX_MINIMUM_CHARGE_MINUTES,
       stopTimeoutMs: env.BOX_STOP_TIMEOUT_MS,
       tickMs: env.BOX_TICK_MS,

@@ -58,6 +58,7 @@ export async function createOrchestrator(config: Config, logger: Logger): Promis
         vpnMaxClients: config.vpn.maxClients,
         stopTimeoutMs: config.boxes.stopTimeoutMs,
         diskMiB: config.boxes.diskMiB,
+        playerCpus: config.boxes.playerCpus,
         logger,
       });
     }

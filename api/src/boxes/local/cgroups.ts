@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, readdir, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -9,6 +9,10 @@ const ROOT = '/sys/fs/cgroup';
  * still gets up to its own quota (`cpu.max`) from an idle host.
  */
 const BOXES_CPU_SHARES = 128;
+/** From how many online CPUs PLAYER_CPUS=auto keeps one for the platform. */
+const AUTO_MIN_CPUS = 4;
+/** The v1 hierarchies a box gets a cgroup in (those the host has). */
+const V1_HIERARCHIES = ['memory', 'cpu', 'pids', 'cpuset', 'systemd', 'unified'];
 const BOXES_CPU_WEIGHT = 12;
 
 export interface BoxLimits {
@@ -16,6 +20,48 @@ export interface BoxLimits {
   /** CPU quota in thousandths of a core (1000 = one core). */
   cpuMillis: number;
   pids: number;
+  /**
+   * The host's CPUs boxes may run on (a cpuset list such as `1-3`), or null for all: decided by the host
+   * (PLAYER_CPUS), never by the API. Every box shares them; the others stay the platform's own.
+   */
+  cpus?: string | null;
+}
+
+/** The CPUs the host has online, as a list of numbers (from /sys/devices/system/cpu/online, `0-3,6`). */
+export function onlineCpus(): number[] {
+  try {
+    return parseCpuList(readFileSync('/sys/devices/system/cpu/online', 'utf8').trim());
+  } catch {
+    return [0];
+  }
+}
+
+export function parseCpuList(list: string): number[] {
+  const cpus: number[] = [];
+  for (const part of list.split(',').filter(Boolean)) {
+    const [from, to = from] = part.split('-').map(Number) as [number, number?];
+    for (let cpu = from; cpu <= to; cpu++) cpus.push(cpu);
+  }
+  return cpus;
+}
+
+export const formatCpuList = (cpus: number[]) => cpus.join(',');
+
+/**
+ * The CPUs players' work (boxes, the VPN servers) runs on, from PLAYER_CPUS: `auto` keeps the first online CPU
+ * for the platform on hosts with four or more (players' traffic must not slow the API down; on smaller hosts
+ * that would cost the players too much: name the CPUs there, e.g. `1` on two), `all` puts no bound, a list
+ * names them (CPUs the host does not have are left out; none left, or all of them, means no bound).
+ */
+export function resolvePlayerCpus(setting: string, online = onlineCpus()): string | null {
+  if (setting === 'all') return null;
+  const chosen =
+    setting === 'auto'
+      ? online.length >= AUTO_MIN_CPUS
+        ? online.slice(1)
+        : []
+      : parseCpuList(setting).filter((cpu) => online.includes(cpu));
+  return chosen.length > 0 && chosen.length < online.length ? formatCpuList(chosen) : null;
 }
 
 /**
@@ -34,14 +80,14 @@ export class BoxCgroup {
     // runs in, and boxes must not share it.
     this.#dirs = this.#unified
       ? [path.join(ROOT, group, name)]
-      : ['memory', 'cpu', 'pids', 'systemd', 'unified']
-          .filter((hierarchy) => existsSync(path.join(ROOT, hierarchy)))
-          .map((hierarchy) => path.join(ROOT, hierarchy, group, name));
+      : V1_HIERARCHIES.filter((hierarchy) => existsSync(path.join(ROOT, hierarchy))).map((hierarchy) =>
+          path.join(ROOT, hierarchy, group, name),
+        );
   }
 
-  /** The `cgroup.procs` files a launcher writes its pid to. */
+  /** The `cgroup.procs` files a launcher writes its pid to (of the cgroups that were made). */
   get procsFiles(): string[] {
-    return this.#dirs.map((dir) => path.join(dir, 'cgroup.procs'));
+    return this.#dirs.filter((dir) => existsSync(dir)).map((dir) => path.join(dir, 'cgroup.procs'));
   }
 
   async create(limits: BoxLimits): Promise<void> {
@@ -56,18 +102,23 @@ export class BoxCgroup {
         await writeFile(path.join(level, 'cgroup.subtree_control'), '+memory +cpu +pids').catch(
           () => undefined,
         );
+        if (limits.cpus)
+          await writeFile(path.join(level, 'cgroup.subtree_control'), '+cpuset').catch(() => undefined);
       }
       await writeFile(path.join(parent, 'cpu.weight'), String(BOXES_CPU_WEIGHT));
+      // All boxes together on the players' CPUs (an empty list on v2 means the parent's: all of them).
+      await writeFile(path.join(parent, 'cpuset.cpus'), limits.cpus ?? '').catch(() => undefined);
       await writeFile(path.join(dir, 'memory.max'), memory);
       await writeFile(path.join(dir, 'memory.swap.max'), '0').catch(() => undefined);
       await writeFile(path.join(dir, 'cpu.max'), `${quota} ${period}`);
       await writeFile(path.join(dir, 'pids.max'), String(limits.pids));
       return;
     }
-    const [memoryDir, cpuDir, pidsDir] = ['memory', 'cpu', 'pids'].map((c) =>
+    const [memoryDir, cpuDir, pidsDir, cpusetDir] = ['memory', 'cpu', 'pids', 'cpuset'].map((c) =>
       this.#dirs.find((dir) => dir.startsWith(path.join(ROOT, c) + '/')),
-    ) as [string, string, string];
-    for (const dir of this.#dirs) await mkdir(dir, { recursive: true });
+    ) as [string, string, string, string | undefined];
+    for (const dir of this.#dirs) if (dir !== cpusetDir) await mkdir(dir, { recursive: true });
+    if (cpusetDir) await makeV1Cpuset(cpusetDir, limits.cpus ?? null);
     await writeFile(path.join(memoryDir, 'memory.limit_in_bytes'), memory);
     await writeFile(path.join(path.dirname(cpuDir), 'cpu.shares'), String(BOXES_CPU_SHARES));
     await writeFile(path.join(cpuDir, 'cpu.cfs_period_us'), String(period));
@@ -129,6 +180,26 @@ export class BoxCgroup {
 }
 
 /**
+ * A v1 cpuset for a box below its group's: a new cpuset starts with no CPUs and no memory nodes (a process
+ * cannot join it), so both levels get the root's memory nodes and the players' CPUs (or all). Where that
+ * fails the box's cpuset is removed again and the box runs unbound (its launcher skips what does not exist).
+ */
+async function makeV1Cpuset(dir: string, cpus: string | null): Promise<void> {
+  const root = path.join(ROOT, 'cpuset');
+  try {
+    const mems = (await readFile(path.join(root, 'cpuset.mems'), 'utf8')).trim();
+    const all = (await readFile(path.join(root, 'cpuset.cpus'), 'utf8')).trim();
+    for (const level of [path.dirname(dir), dir]) {
+      await mkdir(level, { recursive: true });
+      await writeFile(path.join(level, 'cpuset.mems'), mems);
+      await writeFile(path.join(level, 'cpuset.cpus'), cpus ?? all);
+    }
+  } catch {
+    await rmdir(dir).catch(() => undefined);
+  }
+}
+
+/**
  * Kills every process left in a group of box cgroups and removes them: the last resort of
  * `make boxes-down` when a box's own files are gone (its data directory was deleted under it).
  */
@@ -137,7 +208,7 @@ export async function sweepCgroups(group: string): Promise<number> {
   const unified = existsSync(path.join(ROOT, 'cgroup.controllers'));
   const roots = unified
     ? [path.join(ROOT, group)]
-    : ['memory', 'cpu', 'pids', 'systemd', 'unified'].map((hierarchy) => path.join(ROOT, hierarchy, group));
+    : V1_HIERARCHIES.map((hierarchy) => path.join(ROOT, hierarchy, group));
   for (const root of roots) {
     if (!existsSync(root)) continue;
     for (const entry of await readdir(root, { withFileTypes: true }).catch(() => [])) {

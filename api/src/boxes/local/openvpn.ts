@@ -34,6 +34,8 @@ export interface VpnServerOptions {
   /** Group the server runs as after start (Debian: nogroup). */
   group: string;
   routerNamespacePath: string;
+  /** The players' CPUs (PLAYER_CPUS): the server runs there, off the platform's own; null for any. */
+  cpus?: string | null;
   logger: Logger;
 }
 
@@ -223,9 +225,16 @@ export class VpnServer extends EventEmitter<{
     await rm(this.options.socketPath, { force: true });
     const log = openSync(path.join(this.options.dir, 'openvpn.log'), 'a');
     try {
-      const child = spawn(
+      const command = [
         'nsenter',
-        [`--net=${this.options.routerNamespacePath}`, 'openvpn', '--config', configPath],
+        `--net=${this.options.routerNamespacePath}`,
+        'openvpn',
+        '--config',
+        configPath,
+      ];
+      const child = spawn(
+        this.options.cpus ? 'taskset' : command[0]!,
+        this.options.cpus ? ['--cpu-list', this.options.cpus, ...command] : command.slice(1),
         {
           detached: true,
           stdio: ['ignore', log, log],

@@ -30,7 +30,7 @@ import {
   type MachineSpec,
   type MachineState,
 } from './machine.ts';
-import { sweepCgroups } from './cgroups.ts';
+import { resolvePlayerCpus, sweepCgroups } from './cgroups.ts';
 import { ensureBoxInit } from './syscall-filter.ts';
 import { BRIDGE, RouterNetwork, TUN_TCP, TUN_UDP, type AccessPair } from './network.ts';
 import { VpnServer, clientConfig, type VpnClientSession } from './openvpn.ts';
@@ -57,6 +57,8 @@ export interface LocalRuntimeOptions {
   stopTimeoutMs: number;
   /** Size of each new box's disk (BOX_DISK_MIB). */
   diskMiB: number;
+  /** Where boxes and the VPN servers run (PLAYER_CPUS: auto, all or a CPU list; default auto). */
+  playerCpus?: string;
   logger: Logger;
 }
 
@@ -120,6 +122,8 @@ export class LocalRuntime implements BoxOrchestrator {
   #pki: VpnPki | null = null;
   #tlsCryptKey = '';
   #serverName: string;
+  /** The CPUs players' work runs on (boxes, VPN servers), or null for any (PLAYER_CPUS). */
+  readonly #playerCpus: string | null;
   #unavailable: string | null = 'The box runtime is starting.';
   #accessChain: Promise<void> = Promise.resolve();
   /** Bridge port updates, one after the other (two boxes applied at once must not undo each other). */
@@ -159,6 +163,7 @@ export class LocalRuntime implements BoxOrchestrator {
       logger: options.logger,
     });
     this.#serverName = `${options.prefix}-vpn-server`;
+    this.#playerCpus = resolvePlayerCpus(options.playerCpus ?? 'auto');
     const server = (protocol: VpnProtocol, clients: typeof vpnUdp, device: string) =>
       new VpnServer({
         protocol,
@@ -176,6 +181,7 @@ export class LocalRuntime implements BoxOrchestrator {
             ? 'nogroup'
             : 'nobody',
         routerNamespacePath: this.router.namespacePath,
+        cpus: this.#playerCpus,
         logger: options.logger,
       });
     this.#servers = { UDP: server('UDP', vpnUdp, TUN_UDP), TCP: server('TCP', vpnTcp, TUN_TCP) };
@@ -461,7 +467,7 @@ export class LocalRuntime implements BoxOrchestrator {
       gateway: this.router.routerArenaAddress,
       rootPasswordHash: hash,
       sshPublicKey: spec.sshPublicKey,
-      limits: spec.resources,
+      limits: { ...spec.resources, cpus: this.#playerCpus },
     };
   }
 
