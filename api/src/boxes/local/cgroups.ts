@@ -107,7 +107,8 @@ export class BoxCgroup {
       }
       await writeFile(path.join(parent, 'cpu.weight'), String(BOXES_CPU_WEIGHT));
       // All boxes together on the players' CPUs (an empty list on v2 means the parent's: all of them).
-      await writeFile(path.join(parent, 'cpuset.cpus'), limits.cpus ?? '').catch(() => undefined);
+      if (limits.cpus || existsSync(path.join(parent, 'cpuset.cpus')))
+        await writeFile(path.join(parent, 'cpuset.cpus'), limits.cpus ?? '').catch(() => undefined);
       await writeFile(path.join(dir, 'memory.max'), memory);
       await writeFile(path.join(dir, 'memory.swap.max'), '0').catch(() => undefined);
       await writeFile(path.join(dir, 'cpu.max'), `${quota} ${period}`);
@@ -118,7 +119,7 @@ export class BoxCgroup {
       this.#dirs.find((dir) => dir.startsWith(path.join(ROOT, c) + '/')),
     ) as [string, string, string, string | undefined];
     for (const dir of this.#dirs) if (dir !== cpusetDir) await mkdir(dir, { recursive: true });
-    if (cpusetDir) await makeV1Cpuset(cpusetDir, limits.cpus ?? null);
+    if (cpusetDir && limits.cpus) await makeV1Cpuset(cpusetDir, limits.cpus);
     await writeFile(path.join(memoryDir, 'memory.limit_in_bytes'), memory);
     await writeFile(path.join(path.dirname(cpuDir), 'cpu.shares'), String(BOXES_CPU_SHARES));
     await writeFile(path.join(cpuDir, 'cpu.cfs_period_us'), String(period));
@@ -180,19 +181,18 @@ export class BoxCgroup {
 }
 
 /**
- * A v1 cpuset for a box below its group's: a new cpuset starts with no CPUs and no memory nodes (a process
- * cannot join it), so both levels get the root's memory nodes and the players' CPUs (or all). Where that
- * fails the box's cpuset is removed again and the box runs unbound (its launcher skips what does not exist).
+ * A v1 cpuset for a box below its group's, on the players' CPUs: a new cpuset starts with no CPUs and no
+ * memory nodes (a process cannot join it), so both levels get the root's memory nodes and those CPUs. Where
+ * that fails the box's cpuset is removed again and the box runs unbound (its launcher joins what exists).
  */
-async function makeV1Cpuset(dir: string, cpus: string | null): Promise<void> {
+async function makeV1Cpuset(dir: string, cpus: string): Promise<void> {
   const root = path.join(ROOT, 'cpuset');
   try {
     const mems = (await readFile(path.join(root, 'cpuset.mems'), 'utf8')).trim();
-    const all = (await readFile(path.join(root, 'cpuset.cpus'), 'utf8')).trim();
     for (const level of [path.dirname(dir), dir]) {
       await mkdir(level, { recursive: true });
       await writeFile(path.join(level, 'cpuset.mems'), mems);
-      await writeFile(path.join(level, 'cpuset.cpus'), cpus ?? all);
+      await writeFile(path.join(level, 'cpuset.cpus'), cpus);
     }
   } catch {
     await rmdir(dir).catch(() => undefined);
