@@ -69,7 +69,8 @@ describe('Checkout /checkout/paddle', () => {
       transactionId: 'txn_01',
       customer: { email: testUser.email },
       customData: { sessionId: 'purchase-1', userId: testUser.id, requestedAmountCents: 2000 },
-      settings: { displayMode: 'overlay', theme: 'dark' },
+      // No discount field: a code typed there would pay less than the purchase.
+      settings: { displayMode: 'overlay', theme: 'dark', showAddDiscounts: false },
     });
     initialized().eventCallback({ name: 'checkout.loaded' });
     expect(await screen.findByRole('heading', { level: 1, name: CHECKOUT_OPEN })).toBeTruthy();
