@@ -84,7 +84,14 @@ export class Arena {
     const token = account.accessToken;
     const created = await this.call<{ hostname: string }>(token, 'POST', '/boxes', {});
     if (created.status !== 201) throw new Error(`box not created: ${JSON.stringify(created.body)}`);
-    await this.call(token, 'POST', `/boxes/${created.body.hostname}/power`, { on: true });
+    // A runtime still starting (its VPN servers, the ingress) answers 503 for a moment: ask again.
+    await until(
+      `${handle}'s box powered on`,
+      async () =>
+        (await this.call(token, 'POST', `/boxes/${created.body.hostname}/power`, { on: true })).status < 300,
+      60_000,
+      500,
+    );
     // RUNNING is booted; sshd listens a moment later.
     const box = await until(
       `${handle}'s box RUNNING with sshd listening`,
