@@ -116,6 +116,13 @@ describe('HTTP application', () => {
           error: 'Method Not Allowed',
         });
       }
+      // Whatever the body: the method is refused before any body parser reads it (the webhooks' raw one too).
+      for (const p of ['/api/v1/boxes', '/api/v1/payments/stripe/webhook'])
+        expect(
+          (await get(p, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '""' }))
+            .status,
+          p,
+        ).to.equal(405);
       const options = await get('/api/v1/boxes/my', { method: 'OPTIONS' });
       expect(options.status).to.equal(204);
       expect(options.headers.get('allow')).to.equal('OPTIONS, GET, HEAD');

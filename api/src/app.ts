@@ -93,12 +93,6 @@ export function createApp({
     securityHeaders(helmetOptions(paddleCheckoutDirectives(secure), secure, 'same-origin-allow-popups')),
   );
   app.use(requestLog(logger));
-  // Payment providers sign the exact bytes of their webhooks: these read the body raw, before the JSON parser.
-  const webhooks = paymentWebhookRoutes({ payments });
-  app.use(API_BASE, webhooks.router);
-  app.use(express.json({ limit: '100kb' }));
-  app.use(refuseNul);
-
   // Feature routers (accounts, boxes, ...) are listed here; each is mounted under /api/v1
   // and documented in the OpenAPI document.
   const apiRouters: ApiRouter[] = [
@@ -113,6 +107,20 @@ export function createApp({
     subscriptionRoutes({ payments, requireAuth: requireAuth(auth) }),
     creditRoutes({ gifts, statement: new CreditStatement(orm), requireAuth: requireAuth(auth) }),
   ];
+  // Payment providers sign the exact bytes of their webhooks: these read the body raw, before the JSON parser.
+  const webhooks = paymentWebhookRoutes({ payments });
+  // OPTIONS and methods a known path does not serve (405 with Allow, not 404), before any route
+  // and any body parser (a method no path serves answers 405 whatever its body).
+  app.use(
+    allowedMethods([
+      ...health.routes(),
+      { method: 'get', path: `${API_BASE}/openapi.json` },
+      ...[webhooks, ...apiRouters].flatMap((r) => r.routes(API_BASE)),
+    ]),
+  );
+  app.use(API_BASE, webhooks.router);
+  app.use(express.json({ limit: '100kb' }));
+  app.use(refuseNul);
 
   const openApiDocument = buildOpenApiDocument({
     version: packageInfo.version,
@@ -128,14 +136,6 @@ export function createApp({
     res.setHeader('Cache-Control', 'no-store');
     next();
   });
-  // OPTIONS and methods a known path does not serve (405 with Allow, not 404), before any route.
-  app.use(
-    allowedMethods([
-      ...health.routes(),
-      { method: 'get', path: `${API_BASE}/openapi.json` },
-      ...[webhooks, ...apiRouters].flatMap((r) => r.routes(API_BASE)),
-    ]),
-  );
   for (const router of apiRouters) app.use(API_BASE, router.router);
   // Browser redirects of social sign-in (not JSON calls: not in the OpenAPI document).
   app.use(

@@ -3,6 +3,7 @@
  * plans, checkout, payment status, gift tokens and the player's own ledger.
  */
 import { z } from 'zod';
+import { pagingFields } from './paging.ts';
 import { TIERS } from './users.ts';
 
 /** Payment providers; `stripe` is the default when both are configured. */
@@ -111,20 +112,7 @@ export const LEDGER_REASONS = [
 export type LedgerReason = (typeof LEDGER_REASONS)[number];
 
 export const LEDGER_PAGE_SIZE = 20;
-export const ledgerQuery = z.strictObject({
-  page: z.coerce
-    .number({ error: 'page must be a number' })
-    .int('page must be a whole number')
-    .min(1, 'page must be at least 1')
-    .max(1_000_000, 'page is too large')
-    .default(1),
-  limit: z.coerce
-    .number({ error: 'limit must be a number' })
-    .int('limit must be a whole number')
-    .min(1, 'limit must be between 1 and 100')
-    .max(100, 'limit must be between 1 and 100')
-    .default(LEDGER_PAGE_SIZE),
-});
+export const ledgerQuery = z.strictObject(pagingFields(LEDGER_PAGE_SIZE));
 export type LedgerQuery = z.input<typeof ledgerQuery>;
 
 export const ledgerEntrySchema = z

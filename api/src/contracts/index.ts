@@ -31,6 +31,7 @@ export type Readiness = z.infer<typeof readinessSchema>;
 export const versionSchema = z.object({ name: z.string(), version: z.string() }).meta({ id: 'Version' });
 export type VersionInfo = z.infer<typeof versionSchema>;
 
+export * from './paging.ts';
 export * from './sockets.ts';
 export * from './auth.ts';
 export * from './users.ts';

@@ -1,5 +1,6 @@
 /** The leaderboard (commerce-and-content spec: Leaderboard screen, entities, calls, constants). */
 import { z } from 'zod';
+import { pagingFields } from './paging.ts';
 
 export const LEADERBOARD_PAGE_SIZE = 15;
 export const LEADERBOARD_SORT_FIELDS = [
@@ -24,18 +25,7 @@ export const leaderboardQuery = z.strictObject({
     .enum(LEADERBOARD_SORT_FIELDS, { error: `sortBy must be one of ${LEADERBOARD_SORT_FIELDS.join(', ')}` })
     .default('rank'),
   sortOrder: z.enum(['asc', 'desc'], { error: 'sortOrder must be asc or desc' }).default('asc'),
-  page: z.coerce
-    .number({ error: 'page must be a number' })
-    .int('page must be a whole number')
-    .min(1, 'page must be at least 1')
-    .max(1_000_000, 'page is too large')
-    .default(1),
-  limit: z.coerce
-    .number({ error: 'limit must be a number' })
-    .int('limit must be a whole number')
-    .min(1, 'limit must be between 1 and 100')
-    .max(100, 'limit must be between 1 and 100')
-    .default(LEADERBOARD_PAGE_SIZE),
+  ...pagingFields(LEADERBOARD_PAGE_SIZE),
 });
 export type LeaderboardQuery = z.input<typeof leaderboardQuery>;
 

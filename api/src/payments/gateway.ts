@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { PaymentProvider, Tier } from '../contracts/index.ts';
 
 /** What a provider is asked to take payment for: our purchase row, written before the call. */
@@ -91,6 +92,26 @@ export function refuseFutureTimestamp(signature: string, key: 't' | 'ts', nowMs 
   const found = new RegExp(`(?:^|[;,])\\s*${key}=(\\d{1,12})(?:[;,]|$)`).exec(signature);
   if (found && Number(found[1]) > nowMs / 1000 + WEBHOOK_FUTURE_TOLERANCE_SECONDS)
     throw new WebhookRefused('The signature’s timestamp is in the future.');
+}
+
+/**
+ * Reads a verified webhook's payload (or part of it) with `schema`; one of another shape is refused, naming the
+ * first field that did not fit: `Unexpected Stripe event: data.object.id is not a Stripe id`.
+ */
+export function parseWebhookPart<T extends z.ZodType>(
+  provider: 'Stripe' | 'Paddle',
+  schema: T,
+  value: unknown,
+  what: string,
+): z.output<T> {
+  const result = schema.safeParse(value);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new WebhookRefused(
+      `Unexpected ${provider} ${what}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`.trim(),
+    );
+  }
+  return result.data;
 }
 
 /** Our purchase ids are UUIDs; anything else in a provider's metadata is not ours. */

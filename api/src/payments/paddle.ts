@@ -4,6 +4,7 @@ import { COMMERCE_MESSAGES } from '../contracts/index.ts';
 import {
   WebhookRefused,
   creditsLabel,
+  parseWebhookPart,
   purchaseIdOrNull,
   refuseFutureTimestamp,
   type CheckoutOrder,
@@ -134,9 +135,12 @@ export class PaddleGateway implements PaymentGateway {
   }
 }
 
+const parsePaddle = <T extends z.ZodType>(schema: T, value: unknown, what: string) =>
+  parseWebhookPart('Paddle', schema, value, what);
+
 /** A verified Paddle event as a PaymentEvent; throws WebhookRefused when its shape is not Paddle's. */
 export function readPaddleEvent(raw: unknown): PaymentEvent {
-  const event = parse(eventSchema, raw, 'event');
+  const event = parsePaddle(eventSchema, raw, 'event');
   const at = (purchase: PurchaseRef, change: PaymentChange): PaymentEvent => ({
     id: event.event_id,
     type: event.event_type,
@@ -147,7 +151,7 @@ export function readPaddleEvent(raw: unknown): PaymentEvent {
     case 'transaction.paid':
     case 'transaction.completed':
     case 'transaction.canceled': {
-      const transaction = parse(transactionSchema, event.data, event.event_type);
+      const transaction = parsePaddle(transactionSchema, event.data, event.event_type);
       const purchase = {
         purchaseId: purchaseIdOrNull(transaction.custom_data?.purchaseId),
         providerRef: transaction.id,
@@ -165,7 +169,7 @@ export function readPaddleEvent(raw: unknown): PaymentEvent {
     }
     case 'adjustment.created':
     case 'adjustment.updated': {
-      const adjustment = parse(adjustmentSchema, event.data, event.event_type);
+      const adjustment = parsePaddle(adjustmentSchema, event.data, event.event_type);
       const purchase = { providerRef: adjustment.transaction_id };
       // Refunds wait for Paddle's approval (created pending, updated approved); chargebacks arrive approved.
       // Credits and chargeback warnings or reversals change no credits (docs/payments.md).
@@ -181,15 +185,4 @@ export function readPaddleEvent(raw: unknown): PaymentEvent {
     default:
       return at({}, { kind: 'ignored' });
   }
-}
-
-function parse<T extends z.ZodType>(schema: T, value: unknown, what: string): z.output<T> {
-  const result = schema.safeParse(value);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    throw new WebhookRefused(
-      `Unexpected Paddle ${what}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`.trim(),
-    );
-  }
-  return result.data;
 }

@@ -4,6 +4,7 @@ import { COMMERCE_MESSAGES } from '../contracts/index.ts';
 import {
   WebhookRefused,
   creditsLabel,
+  parseWebhookPart,
   purchaseIdOrNull,
   refuseFutureTimestamp,
   type CheckoutOrder,
@@ -130,9 +131,12 @@ export class StripeGateway implements PaymentGateway {
   }
 }
 
+const parseStripe = <T extends z.ZodType>(schema: T, value: unknown, what: string) =>
+  parseWebhookPart('Stripe', schema, value, what);
+
 /** A verified Stripe event as a PaymentEvent; throws WebhookRefused when its shape is not Stripe's. */
 export function readStripeEvent(raw: unknown): PaymentEvent {
-  const event = parse(eventSchema, raw, 'event');
+  const event = parseStripe(eventSchema, raw, 'event');
   const object = event.data.object;
   const at = (purchase: PurchaseRef, change: PaymentChange): PaymentEvent => ({
     id: event.id,
@@ -145,7 +149,7 @@ export function readStripeEvent(raw: unknown): PaymentEvent {
     case 'checkout.session.async_payment_succeeded':
     case 'checkout.session.async_payment_failed':
     case 'checkout.session.expired': {
-      const session = parse(sessionSchema, object, event.type);
+      const session = parseStripe(sessionSchema, object, event.type);
       const purchase = {
         purchaseId: purchaseIdOrNull(session.client_reference_id ?? session.metadata?.purchaseId),
         providerRef: session.id,
@@ -165,7 +169,7 @@ export function readStripeEvent(raw: unknown): PaymentEvent {
       });
     }
     case 'charge.refunded': {
-      const charge = parse(chargeSchema, object, event.type);
+      const charge = parseStripe(chargeSchema, object, event.type);
       return at(
         {
           purchaseId: purchaseIdOrNull(charge.metadata?.purchaseId),
@@ -175,7 +179,7 @@ export function readStripeEvent(raw: unknown): PaymentEvent {
       );
     }
     case 'charge.dispute.created': {
-      const dispute = parse(disputeSchema, object, event.type);
+      const dispute = parseStripe(disputeSchema, object, event.type);
       return at(
         { paymentRef: dispute.payment_intent ?? null },
         { kind: 'reversed', reversalId: dispute.id, cents: dispute.amount, chargeback: true },
@@ -184,15 +188,4 @@ export function readStripeEvent(raw: unknown): PaymentEvent {
     default:
       return at({}, { kind: 'ignored' });
   }
-}
-
-function parse<T extends z.ZodType>(schema: T, value: unknown, what: string): z.output<T> {
-  const result = schema.safeParse(value);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    throw new WebhookRefused(
-      `Unexpected Stripe ${what}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`.trim(),
-    );
-  }
-  return result.data;
 }
