@@ -9,6 +9,7 @@ import { createVerifiedAccount } from '../support/accounts.ts';
 import { launchBrowser, type Browser } from '../support/browser.ts';
 import { ClientNamespace, boxHostProblem } from '../support/netns.ts';
 import { localRuntimeEnv, startPlatform, takeDownBoxes, type RunningPlatform } from '../support/platform.ts';
+import { until } from '../support/until.ts';
 
 /**
  * The whole box path as a new player walks it, on the real local runtime: create a box in
@@ -110,9 +111,13 @@ describe('boxes in Chromium: create, run, download the VPN config, connect, ssh'
       })
     ).json()) as { ip: string; ssh_password: string };
     await page.getByText(`ssh root@${box.ip}`).first().waitFor();
-    const shell = await alice.ssh(box.ip, 'id -u; hostname; echo $SSH_CONNECTION', {
-      password: box.ssh_password,
-    });
+    // RUNNING is the box's systemd up; its sshd listens a moment later.
+    const shell = await until(
+      'a root shell over ssh',
+      () => alice.ssh(box.ip, 'id -u; hostname; echo $SSH_CONNECTION', { password: box.ssh_password }),
+      60_000,
+      1000,
+    );
     const [uid, hostname, connection] = shell.trim().split('\n');
     expect(uid).to.equal('0');
     expect(hostname).to.equal('trinity-box');

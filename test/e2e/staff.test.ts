@@ -64,11 +64,11 @@ describe('staff ban on the real runtime', function () {
       password: 'correct horse battery',
     });
     const auth = { authorization: `Bearer ${account.accessToken}` };
-    const config = (await (
-      await fetch(`${url}/api/v1/user-vpn/${account.id}/UDP`, { headers: auth })
-    ).json()) as {
-      ovpn_config: string;
-    };
+    // A runtime still starting (its VPN servers) answers 503 for a moment.
+    const config = await until('the VPN config', async () => {
+      const res = await fetch(`${url}/api/v1/user-vpn/${account.id}/UDP`, { headers: auth });
+      return res.ok ? ((await res.json()) as { ovpn_config: string }) : null;
+    });
     const file = path.join(files!, 'udp_mallory.ovpn');
     await writeFile(file, config.ovpn_config);
     const tunnel = await player.connectVpn(file);
