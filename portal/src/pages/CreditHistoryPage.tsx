@@ -10,6 +10,7 @@ import { useEffect } from 'react';
 import { Link as RouterLink } from 'react-router';
 import { LedgerList } from '../components/credits/LedgerList.tsx';
 import { LedgerTable } from '../components/credits/LedgerTable.tsx';
+import { Pager } from '../components/Pager.tsx';
 import { usePageMeta } from '../components/pageMeta.ts';
 import { paths } from '../routes/paths.ts';
 import { useStores } from '../stores/StoresContext.tsx';
@@ -66,36 +67,15 @@ export const CreditHistoryPage = observer(function CreditHistoryPage(_props: Cre
             </Stack>
           }
         />
-        <Stack
-          direction="row"
-          spacing={2}
-          sx={{ px: 2, py: 1.5, alignItems: 'center', justifyContent: 'space-between' }}
-        >
-          <Button
-            size="small"
-            variant="outlined"
-            disabled={loading || page <= 1}
-            onClick={() => ledger.goToPage(page - 1)}
-          >
-            {PREVIOUS}
-          </Button>
-          <Typography
-            color="text.secondary"
-            aria-live="polite"
-            data-testid="page-label"
-            sx={{ fontFamily: 'monospace' }}
-          >
-            {pageOf(page, pageCount)}
-          </Typography>
-          <Button
-            size="small"
-            variant="outlined"
-            disabled={loading || page >= pageCount}
-            onClick={() => ledger.goToPage(page + 1)}
-          >
-            {NEXT}
-          </Button>
-        </Stack>
+        <Pager
+          page={page}
+          pageCount={pageCount}
+          loading={loading}
+          onPage={(target) => ledger.goToPage(target)}
+          previous={PREVIOUS}
+          next={NEXT}
+          label={pageOf(page, pageCount)}
+        />
       </Paper>
     </Box>
   );

@@ -1,14 +1,13 @@
 import SearchIcon from '@mui/icons-material/Search';
 import Box from '@mui/material/Box';
-import Button from '@mui/material/Button';
 import InputAdornment from '@mui/material/InputAdornment';
 import Paper from '@mui/material/Paper';
-import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
 import { useEffect } from 'react';
 import { LeaderboardTable } from '../components/leaderboard/LeaderboardTable.tsx';
+import { Pager } from '../components/Pager.tsx';
 import { usePageMeta } from '../components/pageMeta.ts';
 import { useStores } from '../stores/StoresContext.tsx';
 import {
@@ -85,36 +84,15 @@ export const LeaderboardPage = observer(function LeaderboardPage(_props: Leaderb
           onSort={(field) => leaderboard.sort(field)}
           onRetry={() => void leaderboard.load()}
         />
-        <Stack
-          direction="row"
-          spacing={2}
-          sx={{ px: 2, py: 1.5, alignItems: 'center', justifyContent: 'space-between' }}
-        >
-          <Button
-            size="small"
-            variant="outlined"
-            disabled={loading || page <= 1}
-            onClick={() => leaderboard.goToPage(page - 1)}
-          >
-            {PREVIOUS}
-          </Button>
-          <Typography
-            color="text.secondary"
-            aria-live="polite"
-            data-testid="page-label"
-            sx={{ fontFamily: 'monospace' }}
-          >
-            {pageOf(page, pageCount)}
-          </Typography>
-          <Button
-            size="small"
-            variant="outlined"
-            disabled={loading || page >= pageCount}
-            onClick={() => leaderboard.goToPage(page + 1)}
-          >
-            {NEXT}
-          </Button>
-        </Stack>
+        <Pager
+          page={page}
+          pageCount={pageCount}
+          loading={loading}
+          onPage={(target) => leaderboard.goToPage(target)}
+          previous={PREVIOUS}
+          next={NEXT}
+          label={pageOf(page, pageCount)}
+        />
       </Paper>
     </Box>
   );
