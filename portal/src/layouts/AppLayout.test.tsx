@@ -4,7 +4,9 @@ import { MemoryRouter } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
 import { SidebarCredits } from '../components/shell/SidebarCredits.tsx';
 import {
+  BOX_STATE_TEXT,
   BRAND_SHORT,
+  CLOSE_NAVIGATION,
   COLLAPSE_SIDEBAR,
   COMING_SOON,
   CREDITS_LABEL,
@@ -14,17 +16,32 @@ import {
   LOGOUT_LABEL,
   OFF_THE_GRID,
   ON_THE_GRID,
+  OPEN_NAVIGATION,
   REDEEM_GIFT,
   RETRY,
   SETTINGS_LABEL,
   SIDEBAR_LABEL,
   USER_LOAD_FAILED,
+  VPN_DOWN,
+  VPN_DOWN_HINT,
+  VPN_UP,
   formatCredits,
   navItems,
 } from '../strings/appShell.ts';
 import { WELCOME_BACK } from '../strings/dashboard.ts';
 import { NOT_FOUND_TEXT } from '../strings/site.ts';
-import { deferred, fail, fakeApi, reply, testUser, tokenAnswer, type FakeReply } from '../testing/fakeApi.ts';
+import {
+  deferred,
+  fail,
+  fakeApi,
+  reply,
+  testBox,
+  testUser,
+  tokenAnswer,
+  type FakeReply,
+} from '../testing/fakeApi.ts';
+import { fakeSockets } from '../testing/fakeSockets.ts';
+import { RootStore } from '../stores/RootStore.ts';
 import { locationOf, renderRoute, renderSignedIn } from '../test-utils.tsx';
 
 const sidebar = () => screen.getByRole('navigation', { name: SIDEBAR_LABEL });
@@ -212,5 +229,113 @@ describe('authenticated layout', () => {
   it('shows the not-found content inside the layout for a signed-in page not built yet', async () => {
     await shell('/settings');
     expect(within(content()).getByText(NOT_FOUND_TEXT)).toBeTruthy();
+  });
+
+  it('shows the grid, the VPN and the box each on its own in the top bar, live', async () => {
+    const { sockets } = await shell('/dashboard', { 'GET /boxes/my': reply(200, testBox) });
+    const status = screen.getByRole('group', { name: 'Connection status' });
+    const [grid] = sockets.open(GRID_NAMESPACE);
+    const [vpn] = sockets.open(VPN_STATUS_NAMESPACE);
+    act(() => grid?.receive('connect'));
+    expect(within(status).getByTestId('connection-badge').textContent).toBe(ON_THE_GRID);
+    // The grid is up, the tunnel is not: the status says so, and where to fix it.
+    const vpnPill = within(status).getByTestId('status-vpn');
+    expect(vpnPill.textContent).toBe(VPN_DOWN);
+    expect(vpnPill.getAttribute('href')).toBe('/box');
+    expect(vpnPill.getAttribute('title')).toBe(VPN_DOWN_HINT);
+    await waitFor(() =>
+      expect(within(status).getByTestId('status-box').textContent).toBe(BOX_STATE_TEXT.RUNNING),
+    );
+    act(() => vpn?.receive('status', { status: true }));
+    expect(vpnPill.textContent).toBe(VPN_UP);
+    act(() => grid?.receive('disconnect'));
+    expect(within(status).getByTestId('connection-badge').textContent).toBe(OFF_THE_GRID);
+    expect(vpnPill.textContent).toBe(VPN_UP);
+  });
+
+  it("says 'No box yet' for an operator without a box", async () => {
+    await shell('/dashboard');
+    await waitFor(() => expect(screen.getByTestId('status-box').textContent).toBe(BOX_STATE_TEXT.NONE));
+  });
+});
+
+describe('authenticated layout on a phone', () => {
+  // Every media query of the layout asks 'narrower than': on a phone they all match.
+  const phone = () =>
+    vi.stubGlobal('matchMedia', (query: string) => ({
+      matches: query.includes('max-width'),
+      media: query,
+      onchange: null,
+      addEventListener: () => undefined,
+      removeEventListener: () => undefined,
+      addListener: () => undefined,
+      removeListener: () => undefined,
+      dispatchEvent: () => false,
+    }));
+
+  it('hides the sidebar in a drawer that the menu button opens and a link closes', async () => {
+    phone();
+    const { router } = renderSignedIn('/dashboard');
+    const menu = await screen.findByRole('button', { name: OPEN_NAVIGATION });
+    expect(screen.queryByRole('navigation', { name: SIDEBAR_LABEL })).toBeNull();
+    expect(menu.getAttribute('aria-expanded')).toBe('false');
+    fireEvent.click(menu);
+    const nav = await screen.findByRole('navigation', { name: SIDEBAR_LABEL });
+    expect(menu.getAttribute('aria-expanded')).toBe('true');
+    // Always expanded in the drawer: no collapse toggle, labels shown.
+    expect(within(nav).queryByRole('button', { name: COLLAPSE_SIDEBAR })).toBeNull();
+    expect(within(nav).getByText('My Box')).toBeTruthy();
+    fireEvent.click(within(nav).getByRole('link', { name: 'My Box' }));
+    await waitFor(() => expect(locationOf(router)).toBe('/box'));
+    await waitFor(() => expect(screen.queryByRole('navigation', { name: SIDEBAR_LABEL })).toBeNull());
+  });
+
+  it('closes the drawer with its own button', async () => {
+    phone();
+    renderSignedIn('/dashboard');
+    fireEvent.click(await screen.findByRole('button', { name: OPEN_NAVIGATION }));
+    const nav = await screen.findByRole('navigation', { name: SIDEBAR_LABEL });
+    fireEvent.click(within(nav).getByRole('button', { name: CLOSE_NAVIGATION }));
+    await waitFor(() => expect(screen.queryByRole('navigation', { name: SIDEBAR_LABEL })).toBeNull());
+  });
+
+  it('folds the status into one button whose popover says each in words', async () => {
+    phone();
+    const { sockets } = renderSignedIn('/dashboard');
+    const button = await screen.findByRole('button', { name: /^Connection status: / });
+    const [grid] = sockets.open(GRID_NAMESPACE);
+    act(() => grid?.receive('connect'));
+    await waitFor(() =>
+      expect(button.getAttribute('aria-label')).toBe(
+        `Connection status: ${ON_THE_GRID}, ${VPN_DOWN}, ${BOX_STATE_TEXT.NONE}`,
+      ),
+    );
+    fireEvent.click(button);
+    const dialog = await screen.findByRole('dialog', { name: 'Connection status' });
+    expect(within(dialog).getByText(VPN_DOWN)).toBeTruthy();
+    expect(within(dialog).getByRole('link', { name: VPN_DOWN_HINT }).getAttribute('href')).toBe('/box');
+  });
+});
+
+describe('public pages for a signed-in visitor', () => {
+  const signedIn = () => {
+    fakeApi({ 'GET /users/me': reply(200, testUser), 'GET /boxes/my': reply(200, null) });
+    const store = new RootStore({ socketFactory: fakeSockets().factory });
+    store.auth.setAccessToken('token-1');
+    return store;
+  };
+
+  it.each(['/', '/login', '/signup'])('sends them from %s to the dashboard', async (path) => {
+    const { router } = renderRoute(path, { store: signedIn() });
+    await waitFor(() => expect(locationOf(router)).toBe('/dashboard'));
+  });
+
+  it('leaves them on /login when it carries a verification result, and on other public pages', async () => {
+    const store = signedIn();
+    const { router } = renderRoute('/login?verified=true', { store });
+    await act(() => router.navigate('/how-to-play'));
+    expect(locationOf(router)).toBe('/how-to-play');
+    await act(() => router.navigate('/login?verified=true'));
+    expect(locationOf(router)).toBe('/login?verified=true');
   });
 });

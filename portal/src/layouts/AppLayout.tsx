@@ -1,14 +1,16 @@
 import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
+import Drawer from '@mui/material/Drawer';
+import { useTheme } from '@mui/material/styles';
+import useMediaQuery from '@mui/material/useMediaQuery';
 import { observer } from 'mobx-react-lite';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { Outlet, ScrollRestoration, useLocation, useNavigate } from 'react-router';
 import { isUnauthorized } from '../api/ApiError.ts';
 import { HelpMenu } from '../components/HelpMenu.tsx';
 import { PulsingLogo } from '../components/PulsingLogo.tsx';
-import { ConnectionBadge } from '../components/shell/ConnectionBadge.tsx';
-import { Sidebar } from '../components/shell/Sidebar.tsx';
+import { SIDEBAR_WIDTH, Sidebar } from '../components/shell/Sidebar.tsx';
 import { TopBar } from '../components/shell/TopBar.tsx';
 import { log } from '../logging.ts';
 import { paths } from '../routes/paths.ts';
@@ -23,11 +25,18 @@ export type AppLayoutProps = Record<string, never>;
  * opens the realtime connections, closed again on leave. Only a 401 for the user (the session is over: the
  * client's refresh was refused or did not help) logs out; when the grid cannot be reached (5xx, offline,
  * throttled) the session stays and the layout offers to try again.
+ *
+ * Below the tablet breakpoint (`md`) the sidebar is a drawer that the top bar's menu button opens and any
+ * navigation closes; below `lg` the status folds into one button (its words in a popover).
  */
 export const AppLayout = observer(function AppLayout(_props: AppLayoutProps) {
-  const { auth, realtime, ui } = useStores();
+  const { auth, realtime, ui, box } = useStores();
   const navigate = useNavigate();
   const { pathname, search } = useLocation();
+  const theme = useTheme();
+  const phone = useMediaQuery(theme.breakpoints.down('md'), { noSsr: true });
+  const narrow = useMediaQuery(theme.breakpoints.down('lg'), { noSsr: true });
+  const drawerId = useId();
   const signedIn = auth.accessToken !== null;
   // Only a visit that starts signed out is remembered; a logout or an ended session decides for itself.
   const enteredAt = useRef(signedIn ? null : pathname + search);
@@ -64,6 +73,17 @@ export const AppLayout = observer(function AppLayout(_props: AppLayoutProps) {
     return () => realtime.stop();
   }, [realtime]);
 
+  // The box's state belongs to the top bar's status on every page: loaded once the user is; sockets follow it.
+  const userReady = signedIn && auth.userStatus === 'ready';
+  useEffect(() => {
+    if (userReady) void box.load();
+  }, [box, userReady]);
+
+  // Following a link (or going back) closes the drawer.
+  useEffect(() => {
+    ui.setNavDrawerOpen(false);
+  }, [ui, pathname]);
+
   if (signedIn && unreachable && auth.userStatus === 'failed') {
     return (
       <Box
@@ -94,9 +114,29 @@ export const AppLayout = observer(function AppLayout(_props: AppLayoutProps) {
   const padded = !unpaddedPathPrefixes.some((prefix) => pathname.startsWith(prefix));
   return (
     <Box sx={{ display: 'flex', minHeight: '100vh', bgcolor: 'background.default', color: 'text.primary' }}>
-      <Sidebar />
+      {phone ? (
+        <Drawer
+          id={drawerId}
+          variant="temporary"
+          open={ui.navDrawerOpen}
+          onClose={() => ui.setNavDrawerOpen(false)}
+          slotProps={{ paper: { sx: { width: SIDEBAR_WIDTH, maxWidth: '85vw', bgcolor: 'transparent' } } }}
+        >
+          <Sidebar variant="drawer" />
+        </Drawer>
+      ) : (
+        <Sidebar />
+      )}
       <Box sx={{ flex: 1, minWidth: 0, display: 'flex', flexDirection: 'column' }}>
-        <TopBar user={auth.user} />
+        <TopBar
+          user={auth.user}
+          compact={narrow}
+          showMenu={phone}
+          sidebarCollapsed={ui.sidebarCollapsed}
+          navOpen={ui.navDrawerOpen}
+          onOpenNav={() => ui.setNavDrawerOpen(true)}
+          navId={drawerId}
+        />
         <Box
           component="main"
           data-testid="app-content"
@@ -106,7 +146,6 @@ export const AppLayout = observer(function AppLayout(_props: AppLayoutProps) {
           <Outlet />
         </Box>
       </Box>
-      <ConnectionBadge connected={realtime.connected} compact={ui.sidebarCollapsed} />
       <HelpMenu />
       <ScrollRestoration />
     </Box>

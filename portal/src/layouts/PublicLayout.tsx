@@ -1,14 +1,38 @@
 import Box from '@mui/material/Box';
-import { useEffect, useState } from 'react';
-import { Outlet, ScrollRestoration } from 'react-router';
+import { observer } from 'mobx-react-lite';
+import { useEffect, useRef, useState } from 'react';
+import { Navigate, Outlet, ScrollRestoration, useLocation } from 'react-router';
 import { HelpMenu } from '../components/HelpMenu.tsx';
+import { paths } from '../routes/paths.ts';
+import { useStores } from '../stores/StoresContext.tsx';
 
 export type PublicLayoutProps = Record<string, never>;
 
-/** Dark background, page content and the help menu (shown once mounted). Toasts live at the root. */
-export function PublicLayout(_props: PublicLayoutProps) {
+/** Pages a signed-in visitor has no use for: they go to their dashboard instead. */
+const signedOutOnly: ReadonlySet<string> = new Set([paths.home, paths.login, paths.signup]);
+
+/**
+ * Dark background, page content and the help menu (shown once mounted). Toasts live at the root. A signed-in
+ * visitor of the home, login or sign-up page goes to the dashboard, unless the address carries something
+ * for the login page to do (a social sign-in's code, the result of a verification link). That is decided on
+ * arrival at a page: the login page taking the code out of the address bar does not send the visitor away.
+ */
+export const PublicLayout = observer(function PublicLayout(_props: PublicLayoutProps) {
+  const { auth } = useStores();
+  const { pathname, search } = useLocation();
   const [mounted, setMounted] = useState(false);
   useEffect(() => setMounted(true), []);
+  const arrival = useRef<{ pathname: string; away: boolean } | null>(null);
+  if (arrival.current?.pathname !== pathname) {
+    const params = new URLSearchParams(search);
+    const away =
+      auth.accessToken !== null &&
+      signedOutOnly.has(pathname) &&
+      !params.has('token') &&
+      !params.has('verified');
+    arrival.current = { pathname, away };
+  }
+  if (arrival.current.away) return <Navigate to={paths.dashboard} replace />;
   return (
     <Box
       sx={{
@@ -27,4 +51,4 @@ export function PublicLayout(_props: PublicLayoutProps) {
       <ScrollRestoration />
     </Box>
   );
-}
+});

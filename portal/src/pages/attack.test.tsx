@@ -12,6 +12,8 @@ import {
   DISMISS,
   ENGAGE,
   FIND_A_MARK,
+  FIND_DISABLED,
+  FIX_ON_MY_BOX,
   GEO_ATTRIBUTION,
   GEO_ATTRIBUTION_URL,
   LEAVE_QUEUE,
@@ -30,7 +32,7 @@ import {
   WAITING_FOR_OPPONENT,
   queuePosition,
 } from '../strings/grid.ts';
-import { fail, reply, type FakeReply } from '../testing/fakeApi.ts';
+import { fail, reply, testBox, type FakeReply } from '../testing/fakeApi.ts';
 import type { FakeSocket } from '../testing/fakeSockets.ts';
 import {
   acid,
@@ -56,6 +58,8 @@ const targetInfoRoute = (id: string) => `GET /attack/target-info/${id}`;
 async function renderGrid(routes: Record<string, FakeReply> = {}) {
   const rendered = renderSignedIn('/attack', {
     'GET /attack/queue/estimate': reply(200, { estimateSeconds: -1 }),
+    // A running box: what the server requires to queue (besides the VPN).
+    'GET /boxes/my': reply(200, testBox),
     ...routes,
   });
   // The first render loads the whole app: give it time.
@@ -225,15 +229,27 @@ describe('matchmaking', () => {
     expect(findButton().disabled).toBe(false);
   });
 
-  it("refuses to queue without the VPN: 'You must be connected to the VPN to queue.'", async () => {
+  it('keeps Find a Mark disabled without the VPN, says why and where to fix it, and never calls', async () => {
     const sockets = await renderGrid({
       'POST /attack/queue/join': reply(200, { estimateSeconds: 42, position: 3, queued: true }),
     });
     enter(sockets, {}, false);
+    await waitFor(() => expect(findButton().disabled).toBe(true));
+    const why = document.getElementById(findButton().getAttribute('aria-describedby') ?? '');
+    expect(why?.textContent).toBe(`${FIND_DISABLED.noVpn} ${FIX_ON_MY_BOX}`);
+    expect(within(why!).getByRole('link', { name: FIX_ON_MY_BOX }).getAttribute('href')).toBe('/box');
     fireEvent.click(findButton());
-    expect(await screen.findByText('You must be connected to the VPN to queue.')).toBeTruthy();
     expect(sockets.api.callsTo('POST /attack/queue/join')).toHaveLength(0);
-    expect(screen.queryByRole('region', { name: QUEUE_TITLE })).toBeNull();
+    play(sockets.vpn, 'status', { status: true });
+    expect(findButton().disabled).toBe(false);
+  });
+
+  it('keeps Find a Mark disabled while the box is not running', async () => {
+    const sockets = await renderGrid({ 'GET /boxes/my': reply(200, { ...testBox, status: 'STOPPED' }) });
+    enter(sockets);
+    await waitFor(() => expect(findButton().getAttribute('aria-describedby')).toBe('find-a-mark-why'));
+    expect(screen.getByText(FIND_DISABLED.noBox)).toBeTruthy();
+    expect(findButton().disabled).toBe(true);
   });
 
   it('shows Match Found with Engage and Dismiss, then waits for the opponent after Engage', async () => {

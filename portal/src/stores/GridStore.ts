@@ -94,6 +94,8 @@ export type PvpPrompt = PvpIncomingPayload;
 
 /** Why Find a Mark is disabled now (core-app section 2), or null when it can be pressed. */
 export type FindBlocker = 'connecting' | 'queued' | 'matched' | 'attacking' | 'defending';
+/** Why Find a Mark is disabled: the game's state, or the player's setup the server requires (a box, the VPN). */
+export type QueueBlocker = FindBlocker | 'noBox' | 'noVpn';
 
 const GRID_STORAGE_KEY = 'exploit-grid.grid';
 const GRID_STORAGE_VERSION = 1;
@@ -185,6 +187,7 @@ export class GridStore {
       me: computed,
       incomingAttack: computed,
       findBlocker: computed,
+      queueBlocker: computed,
       selectedPlayer: computed,
       onlinePlayers: computed,
       targetIds: computed,
@@ -242,6 +245,17 @@ export class GridStore {
     if (this.proposal) return 'matched';
     if (this.incomingAttack) return 'defending';
     if (this.activeAttack) return 'attacking';
+    return null;
+  }
+
+  /**
+   * What keeps Find a Mark disabled, shown beside it: the game's state first, then what the server would
+   * refuse the queue for (the box must be running, the VPN connected), so that a press never fails.
+   */
+  get queueBlocker(): QueueBlocker | null {
+    if (this.findBlocker) return this.findBlocker;
+    if (this.root.auth.box?.status !== 'RUNNING') return 'noBox';
+    if (!this.root.realtime.vpnConnected) return 'noVpn';
     return null;
   }
 

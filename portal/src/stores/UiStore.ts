@@ -7,6 +7,8 @@ export class UiStore {
   expandedHelpGroups = new Set<string>();
   /** The signed-in sidebar shows icons only. */
   sidebarCollapsed = false;
+  /** Below the tablet breakpoint the sidebar is a drawer over the page: open or not. */
+  navDrawerOpen = false;
 
   constructor() {
     makeAutoObservable(this);
@@ -23,5 +25,9 @@ export class UiStore {
 
   toggleSidebar() {
     this.sidebarCollapsed = !this.sidebarCollapsed;
+  }
+
+  setNavDrawerOpen(open: boolean) {
+    this.navDrawerOpen = open;
   }
 }

@@ -14,10 +14,41 @@ export const LOGOUT_LABEL = 'Logout';
 export const COLLAPSE_SIDEBAR = 'Collapse sidebar';
 export const EXPAND_SIDEBAR = 'Expand sidebar';
 export const SIDEBAR_LABEL = 'Main navigation';
+/** The menu button of the top bar on phones and small tablets, and the drawer's own close button. */
+export const OPEN_NAVIGATION = 'Open navigation';
+export const CLOSE_NAVIGATION = 'Close navigation';
 export const LOADING_USER = 'Loading your session';
 /** The current user could not be loaded for a reason other than the session (server down, offline). */
 export const USER_LOAD_FAILED = 'Could not reach the grid. Check your connection and try again.';
 export const RETRY = 'Retry';
+
+/**
+ * The status of the top bar: the grid connection (the spec's badge), the VPN tunnel and the box, each on
+ * its own, with what to do next when one is not up.
+ */
+export const STATUS_LABEL = 'Connection status';
+export const GRID_LABEL = 'Grid';
+export const VPN_LABEL = 'VPN';
+export const BOX_LABEL = 'Box';
+export const VPN_UP = 'VPN connected';
+export const VPN_DOWN = 'VPN not connected';
+export type BoxState = 'RUNNING' | 'STOPPED' | 'PROVISIONING' | 'CRASHED' | 'NONE';
+export const BOX_STATE_TEXT: Record<BoxState, string> = {
+  RUNNING: 'Box running',
+  STOPPED: 'Box stopped',
+  PROVISIONING: 'Box starting',
+  CRASHED: 'Box crashed',
+  NONE: 'No box yet',
+};
+export const GRID_DOWN_HINT = 'Reconnecting to the grid. Matchmaking and chat wait until it is back.';
+export const VPN_DOWN_HINT = 'Download a VPN config on My Box and connect with OpenVPN.';
+export const BOX_HINT: Partial<Record<BoxState, string>> = {
+  NONE: 'Deploy a box on My Box.',
+  STOPPED: 'Start it on My Box.',
+  CRASHED: 'Restart it on My Box.',
+  PROVISIONING: 'It is booting; this takes about a minute.',
+};
+export const statusSummary = (parts: readonly string[]) => `${STATUS_LABEL}: ${parts.join(', ')}`;
 
 /** Socket `error` events (core-app section 8, "Socket toasts"). */
 export const connectionErrorToast = (message: string) => `Connection error: ${message}`;

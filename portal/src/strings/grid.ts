@@ -57,7 +57,11 @@ export const FIND_DISABLED = {
   matched: 'A match is waiting for you.',
   attacking: 'Finish your current attack first.',
   defending: 'You are under attack.',
+  noBox: 'Your box must be running to queue.',
+  noVpn: 'Connect to the VPN to queue.',
 } as const;
+/** The link beside a setup reason (no box running, no VPN): where to fix it. */
+export const FIX_ON_MY_BOX = 'Go to My Box';
 
 // ---- match found ----------------------------------------------------------------------------
 

@@ -1,14 +1,18 @@
 import Button from '@mui/material/Button';
+import Link from '@mui/material/Link';
 import LinearProgress from '@mui/material/LinearProgress';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
+import { Link as RouterLink } from 'react-router';
+import { paths } from '../../routes/paths.ts';
 import type { GridStore } from '../../stores/GridStore.ts';
 import {
   DISMISS,
   ENGAGE,
   FIND_A_MARK,
   FIND_DISABLED,
+  FIX_ON_MY_BOX,
   LEAVE_QUEUE,
   MATCH_FOUND_TITLE,
   QUEUE_TITLE,
@@ -24,10 +28,11 @@ export type MatchmakingPanelProps = { grid: GridStore };
 
 /**
  * Find a Mark, the queue status card and the Match Found card (core-app sections 2 and 4). Find a Mark is
- * disabled while connecting, queued, matched, attacking or attacked; the VPN is checked on press.
+ * disabled while connecting, queued, matched, attacking or attacked, and until the player's box runs and
+ * their VPN is connected (what the server requires), with the reason and where to fix it beside it.
  */
 export const MatchmakingPanel = observer(function MatchmakingPanel({ grid }: MatchmakingPanelProps) {
-  const blocker = grid.findBlocker;
+  const blocker = grid.queueBlocker;
   const { queue, proposal } = grid;
   const me = grid.me;
   return (
@@ -45,7 +50,12 @@ export const MatchmakingPanel = observer(function MatchmakingPanel({ grid }: Mat
         {/* Why it is disabled, for everyone (a tooltip on a disabled button reaches no keyboard). */}
         {blocker && (
           <Typography id="find-a-mark-why" variant="caption" color="text.secondary">
-            {FIND_DISABLED[blocker]}
+            {FIND_DISABLED[blocker]}{' '}
+            {(blocker === 'noBox' || blocker === 'noVpn') && (
+              <Link component={RouterLink} to={paths.box}>
+                {FIX_ON_MY_BOX}
+              </Link>
+            )}
           </Typography>
         )}
       </Stack>

@@ -13,7 +13,7 @@ export type ConnectionBadgeProps = {
   compact: boolean;
 };
 
-/** Fixed top right: 'On the Grid' (cyan) while the grid socket is connected, 'Off the Grid' (red) otherwise. */
+/** 'On the Grid' (cyan) while the grid socket is connected, 'Off the Grid' (red) otherwise: the top bar's first status. */
 export function ConnectionBadge({ connected, compact }: ConnectionBadgeProps) {
   const status = connected ? ON_THE_GRID : OFF_THE_GRID;
   const color = connected ? 'primary.main' : 'error.main';
@@ -25,10 +25,6 @@ export function ConnectionBadge({ connected, compact }: ConnectionBadgeProps) {
       data-testid="connection-badge"
       data-connected={connected}
       sx={{
-        position: 'fixed',
-        top: 14,
-        right: 16,
-        zIndex: (theme) => theme.zIndex.appBar + 1,
         display: 'inline-flex',
         alignItems: 'center',
         gap: 1,
@@ -45,7 +41,7 @@ export function ConnectionBadge({ connected, compact }: ConnectionBadgeProps) {
         fontWeight: 700,
         letterSpacing: '0.06em',
         textTransform: 'uppercase',
-        pointerEvents: 'none',
+        whiteSpace: 'nowrap',
       }}
     >
       <Box
@@ -57,6 +53,7 @@ export function ConnectionBadge({ connected, compact }: ConnectionBadgeProps) {
           borderRadius: '50%',
           bgcolor: color,
           animation: connected ? `${blink} 1.6s ease-in-out infinite` : 'none',
+          '@media (prefers-reduced-motion: reduce)': { animation: 'none' },
         }}
       />
       <span>{compact ? BRAND_SHORT : status}</span>

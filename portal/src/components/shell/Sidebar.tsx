@@ -2,6 +2,7 @@ import AccountTree from '@mui/icons-material/AccountTreeOutlined';
 import Chat from '@mui/icons-material/ChatOutlined';
 import ChevronLeft from '@mui/icons-material/ChevronLeft';
 import ChevronRight from '@mui/icons-material/ChevronRight';
+import Close from '@mui/icons-material/Close';
 import Dashboard from '@mui/icons-material/DashboardOutlined';
 import Dns from '@mui/icons-material/DnsOutlined';
 import GpsFixed from '@mui/icons-material/GpsFixedOutlined';
@@ -25,6 +26,7 @@ import { Link as RouterLink, useLocation } from 'react-router';
 import { paths } from '../../routes/paths.ts';
 import { useStores } from '../../stores/StoresContext.tsx';
 import {
+  CLOSE_NAVIGATION,
   COLLAPSE_SIDEBAR,
   EXPAND_SIDEBAR,
   LOGOUT_LABEL,
@@ -52,13 +54,20 @@ const icons: Record<string, ReactElement> = {
   '/jobs': <Work />,
 };
 
-export type SidebarProps = Record<string, never>;
+export type SidebarProps = {
+  /**
+   * 'rail' beside the content (tablets and wider; collapses to icons), or 'drawer' over the page on phones:
+   * always expanded, closed by its own button, by Escape or by following a link.
+   */
+  variant?: 'rail' | 'drawer';
+};
 
 /** The signed-in navigation: brand, pages, balances, settings and logout; collapses to icons. */
-export const Sidebar = observer(function Sidebar(_props: SidebarProps) {
+export const Sidebar = observer(function Sidebar({ variant = 'rail' }: SidebarProps) {
   const { ui, auth } = useStores();
   const { pathname } = useLocation();
-  const collapsed = ui.sidebarCollapsed;
+  const inDrawer = variant === 'drawer';
+  const collapsed = !inDrawer && ui.sidebarCollapsed;
   const isActive = (to: string) => pathname === to || pathname.startsWith(`${to}/`);
 
   return (
@@ -66,12 +75,14 @@ export const Sidebar = observer(function Sidebar(_props: SidebarProps) {
       component="nav"
       aria-label={SIDEBAR_LABEL}
       data-collapsed={collapsed}
+      data-variant={variant}
       sx={{
         width: collapsed ? SIDEBAR_COLLAPSED_WIDTH : SIDEBAR_WIDTH,
+        maxWidth: '100%',
         flexShrink: 0,
-        position: 'sticky',
+        position: inDrawer ? 'static' : 'sticky',
         top: 0,
-        height: '100vh',
+        height: inDrawer ? '100%' : '100vh',
         display: 'flex',
         flexDirection: 'column',
         gap: 1,
@@ -124,15 +135,26 @@ export const Sidebar = observer(function Sidebar(_props: SidebarProps) {
             </Typography>
           )}
         </Box>
-        <IconButton
-          size="small"
-          onClick={() => ui.toggleSidebar()}
-          aria-label={collapsed ? EXPAND_SIDEBAR : COLLAPSE_SIDEBAR}
-          aria-expanded={!collapsed}
-          sx={{ border: 1, borderColor: 'divider' }}
-        >
-          {collapsed ? <ChevronRight fontSize="small" /> : <ChevronLeft fontSize="small" />}
-        </IconButton>
+        {inDrawer ? (
+          <IconButton
+            size="small"
+            onClick={() => ui.setNavDrawerOpen(false)}
+            aria-label={CLOSE_NAVIGATION}
+            sx={{ border: 1, borderColor: 'divider' }}
+          >
+            <Close fontSize="small" />
+          </IconButton>
+        ) : (
+          <IconButton
+            size="small"
+            onClick={() => ui.toggleSidebar()}
+            aria-label={collapsed ? EXPAND_SIDEBAR : COLLAPSE_SIDEBAR}
+            aria-expanded={!collapsed}
+            sx={{ border: 1, borderColor: 'divider' }}
+          >
+            {collapsed ? <ChevronRight fontSize="small" /> : <ChevronLeft fontSize="small" />}
+          </IconButton>
+        )}
       </Box>
 
       <List sx={{ flex: 1, py: 0, display: 'flex', flexDirection: 'column', gap: 0.25 }}>

@@ -1,15 +1,39 @@
+import Menu from '@mui/icons-material/Menu';
 import AppBar from '@mui/material/AppBar';
 import Avatar from '@mui/material/Avatar';
+import Box from '@mui/material/Box';
 import Chip from '@mui/material/Chip';
+import IconButton from '@mui/material/IconButton';
 import Stack from '@mui/material/Stack';
 import Toolbar from '@mui/material/Toolbar';
 import Typography from '@mui/material/Typography';
 import type { User } from '@exploit-grid/api/contracts';
+import { OPEN_NAVIGATION } from '../../strings/appShell.ts';
+import { StatusBar } from './StatusBar.tsx';
 
-export type TopBarProps = { user: User };
+export type TopBarProps = {
+  user: User;
+  /** The status folds into one button of lights (narrow screens). */
+  compact: boolean;
+  /** Below the tablet breakpoint: a menu button opens the navigation drawer. */
+  showMenu: boolean;
+  sidebarCollapsed: boolean;
+  navOpen: boolean;
+  onOpenNav: () => void;
+  /** The drawer's id, for the menu button's aria-controls. */
+  navId: string;
+};
 
-/** The bar above the content: who is signed in, their tier and MMR. The connection badge floats at its right. */
-export function TopBar({ user }: TopBarProps) {
+/** The bar above the content: who is signed in (tier, MMR) and, at its right, the player's status. */
+export function TopBar({
+  user,
+  compact,
+  showMenu,
+  sidebarCollapsed,
+  navOpen,
+  onOpenNav,
+  navId,
+}: TopBarProps) {
   return (
     <AppBar
       position="sticky"
@@ -22,8 +46,20 @@ export function TopBar({ user }: TopBarProps) {
         backdropFilter: 'blur(8px)',
       }}
     >
-      <Toolbar variant="dense" sx={{ minHeight: 56, gap: 2, pr: { xs: 20, sm: 24 } }}>
-        <Stack direction="row" spacing={1.5} sx={{ alignItems: 'center', minWidth: 0 }}>
+      <Toolbar variant="dense" sx={{ minHeight: 56, gap: { xs: 1, sm: 2 }, px: { xs: 1, sm: 2 } }}>
+        {showMenu && (
+          <IconButton
+            edge="start"
+            onClick={onOpenNav}
+            aria-label={OPEN_NAVIGATION}
+            aria-controls={navId}
+            aria-expanded={navOpen}
+            sx={{ ml: 0 }}
+          >
+            <Menu />
+          </IconButton>
+        )}
+        <Stack direction="row" spacing={1.5} sx={{ alignItems: 'center', minWidth: 0, flex: 1 }}>
           <Avatar
             sx={{
               width: 30,
@@ -31,18 +67,27 @@ export function TopBar({ user }: TopBarProps) {
               bgcolor: 'rgba(0, 229, 255, 0.15)',
               color: 'primary.main',
               fontSize: 14,
+              display: { xs: 'none', sm: 'flex' },
             }}
           >
             {user.handle.slice(0, 1).toUpperCase()}
           </Avatar>
-          <Typography noWrap sx={{ fontFamily: 'monospace', fontWeight: 700 }}>
+          <Typography noWrap sx={{ fontFamily: 'monospace', fontWeight: 700, minWidth: 0 }}>
             {user.handle}
           </Typography>
           <Chip size="small" label={user.subscription.tier} color="primary" variant="outlined" />
-          <Typography variant="body2" color="text.secondary" noWrap>
+          <Typography
+            variant="body2"
+            color="text.secondary"
+            noWrap
+            sx={{ display: { xs: 'none', sm: 'block' } }}
+          >
             MMR {user.mmr}
           </Typography>
         </Stack>
+        <Box sx={{ flex: 'none' }}>
+          <StatusBar compact={compact} sidebarCollapsed={sidebarCollapsed} />
+        </Box>
       </Toolbar>
     </AppBar>
   );
