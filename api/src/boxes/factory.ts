@@ -1,4 +1,5 @@
 import type { Config } from '../config.ts';
+import { BOX_MESSAGES } from '../contracts/boxes.ts';
 import type { Logger } from '../logger.ts';
 import { readFileSync } from 'node:fs';
 import * as k8s from '@kubernetes/client-node';
@@ -9,11 +10,18 @@ import { UnavailableOrchestrator } from './unavailable.ts';
 import { HostOrchestrator } from '../host/client.ts';
 import { HOST_CHANNEL_ENV } from '../host/protocol.ts';
 
+/**
+ * What players read when boxes cannot run: never the configuration's names or the host's problem, which go to
+ * the API's log for the platform's operators.
+ */
+const BOXES_OFF = BOX_MESSAGES.boxesOff;
+const BOXES_BROKEN = BOX_MESSAGES.runtimeUnavailable;
+
 /** The box runtime the configuration asks for (ORCHESTRATOR). */
 export async function createOrchestrator(config: Config, logger: Logger): Promise<BoxOrchestrator> {
   switch (config.orchestrator) {
     case 'none':
-      return new UnavailableOrchestrator('Boxes are turned off on this platform (ORCHESTRATOR=none).');
+      return new UnavailableOrchestrator(BOXES_OFF);
     case 'kubernetes': {
       const kubeconfig = new k8s.KubeConfig();
       try {
@@ -21,7 +29,7 @@ export async function createOrchestrator(config: Config, logger: Logger): Promis
       } catch (error) {
         const problem = `No Kubernetes configuration: ${error instanceof Error ? error.message : String(error)}`;
         logger.warn(problem);
-        return new UnavailableOrchestrator(problem);
+        return new UnavailableOrchestrator(BOXES_BROKEN);
       }
       return new KubernetesRuntime({
         config: kubeconfig,
@@ -39,7 +47,7 @@ export async function createOrchestrator(config: Config, logger: Logger): Promis
       const problem = await LocalRuntime.hostProblem();
       if (problem) {
         logger.warn(`Boxes cannot run on this host: ${problem}`);
-        return new UnavailableOrchestrator(problem);
+        return new UnavailableOrchestrator(BOXES_BROKEN);
       }
       return new LocalRuntime({
         dataDir: config.dataDir,

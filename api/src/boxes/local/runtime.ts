@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { VpnProtocol } from '../../contracts/boxes.ts';
+import { BOX_MESSAGES, type VpnProtocol } from '../../contracts/boxes.ts';
 import type { Logger } from '../../logger.ts';
 import { VpnPki, newTlsCryptKey } from '@exploit-grid/operator/pki';
 import type {
@@ -231,7 +231,8 @@ export class LocalRuntime implements BoxOrchestrator {
   async start(): Promise<void> {
     const problem = await LocalRuntime.hostProblem();
     if (problem) {
-      this.#unavailable = problem;
+      // Players read the reason; the host's problem (packages, root) is for the operators, in the log.
+      this.#unavailable = BOX_MESSAGES.runtimeUnavailable;
       this.#log.warn(problem);
       return;
     }
@@ -249,7 +250,7 @@ export class LocalRuntime implements BoxOrchestrator {
       this.image.ensure().catch(() => undefined);
     } catch (err) {
       // Players see that boxes are down; the command output (host details) stays in the log.
-      this.#unavailable = 'The box runtime could not start on this host; the details are in the API log.';
+      this.#unavailable = BOX_MESSAGES.runtimeUnavailable;
       this.#log.error({ err }, 'Local box runtime failed to start');
     }
   }

@@ -31,7 +31,12 @@ import { Conversation } from './Conversation.tsx';
 import { MessageInput } from './MessageInput.tsx';
 import { MessageList } from './MessageList.tsx';
 
-export type ChatPanelProps = { chat: ChatStore; grid: GridStore };
+export type ChatPanelProps = {
+  chat: ChatStore;
+  grid: GridStore;
+  /** In the page's flow, full width, always shown (phones), instead of floating bottom left over the globe. */
+  docked?: boolean;
+};
 
 type PanelTab = 'global' | 'private' | 'blocked';
 
@@ -39,8 +44,9 @@ type PanelTab = 'global' | 'private' | 'blocked';
  * The Grid's chat panel (core-app section 2), bottom left, hidden or shown with its button: the global channel,
  * the private chats, the blocked operators (AI arrives with the assistant).
  */
-export const ChatPanel = observer(function ChatPanel({ chat, grid }: ChatPanelProps) {
-  const [shown, setShown] = useState(true);
+export const ChatPanel = observer(function ChatPanel({ chat, grid, docked = false }: ChatPanelProps) {
+  const [hidden, setHidden] = useState(false);
+  const shown = docked || !hidden;
   const [tab, setTab] = useState<PanelTab>('global');
   const choose = (next: PanelTab) => {
     setTab(next);
@@ -48,13 +54,17 @@ export const ChatPanel = observer(function ChatPanel({ chat, grid }: ChatPanelPr
   };
   return (
     <Box
-      sx={{
-        position: 'absolute',
-        bottom: 16,
-        left: 16,
-        zIndex: 3,
-        width: { xs: 'calc(100% - 32px)', sm: 360 },
-      }}
+      sx={
+        docked
+          ? { width: '100%' }
+          : {
+              position: 'absolute',
+              bottom: 16,
+              left: 16,
+              zIndex: 3,
+              width: { xs: 'calc(100% - 32px)', sm: 360 },
+            }
+      }
     >
       {shown && (
         <Paper
@@ -64,8 +74,8 @@ export const ChatPanel = observer(function ChatPanel({ chat, grid }: ChatPanelPr
           sx={{
             display: 'flex',
             flexDirection: 'column',
-            height: 380,
-            mb: 1,
+            height: docked ? 'min(420px, 70vh)' : 380,
+            mb: docked ? 0 : 1,
             bgcolor: 'rgba(8, 14, 30, 0.92)',
           }}
         >
@@ -110,15 +120,17 @@ export const ChatPanel = observer(function ChatPanel({ chat, grid }: ChatPanelPr
           {tab === 'blocked' && <BlockedList grid={grid} />}
         </Paper>
       )}
-      <Button
-        variant="contained"
-        size="small"
-        startIcon={<ChatIcon />}
-        aria-expanded={shown}
-        onClick={() => setShown(!shown)}
-      >
-        {shown ? HIDE_CHAT : SHOW_CHAT}
-      </Button>
+      {!docked && (
+        <Button
+          variant="contained"
+          size="small"
+          startIcon={<ChatIcon />}
+          aria-expanded={shown}
+          onClick={() => setHidden(shown)}
+        >
+          {shown ? HIDE_CHAT : SHOW_CHAT}
+        </Button>
+      )}
     </Box>
   );
 });
