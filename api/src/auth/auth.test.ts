@@ -8,6 +8,7 @@ import {
   GRID_NAMESPACE,
   INVALID_CREDENTIALS,
   INVALID_OR_EXPIRED_TOKEN,
+  PASSWORD_TOO_GUESSABLE,
   PASSWORD_TOO_SHORT,
   RESEND_ACCEPTED,
   SIGNUP_ACCEPTED,
@@ -119,6 +120,8 @@ describe('accounts and sessions', () => {
   const users = async (email: string) =>
     (await db.query('select * from users where email = $1', [email])).rows as Record<string, unknown>[];
 
+  const tooGuessable = new RegExp(`^password: ${PASSWORD_TOO_GUESSABLE.replace('.', '\\.')} \\S`);
+
   describe('sign-up', () => {
     it('creates an unverified account, stores UTM fields and mails a verification link', async () => {
       const identity = newIdentity();
@@ -200,6 +203,43 @@ describe('accounts and sessions', () => {
         expect(count.rows[0].n).to.equal(0);
       });
     }
+
+    for (const [what, password] of [
+      ['the most common password', 'password'],
+      ['a common password dressed up with a capital, a digit and a symbol', 'Password1!'],
+      ["the operator's own handle and a year", 'HANDLE2024'],
+    ] as const) {
+      it(`refuses ${what} with the reason, creates nothing and sends no mail`, async () => {
+        const identity = newIdentity();
+        const res = await call('POST', '/auth/signup', {
+          body: { ...identity, password: password.replace('HANDLE', identity.handle) },
+        });
+        expect(res.status).to.equal(400);
+        expect(res.body.message).to.match(tooGuessable);
+        expect(await users(identity.email)).to.have.length(0);
+        await new Promise((r) => setTimeout(r, 200));
+        expect(mailbox.to(identity.email)).to.have.length(0);
+      });
+    }
+
+    it('refuses an easy password for an address that has an account exactly as for a new one', async () => {
+      const owner = await signUp();
+      await mailbox.waitFor(owner.email, /Confirm/);
+      const answers = [];
+      for (const email of [owner.email, newIdentity().email]) {
+        answers.push(
+          (await call('POST', '/auth/signup', { body: { ...newIdentity(), email, password: 'Password1!' } }))
+            .body,
+        );
+      }
+      expect(answers[0]).to.deep.equal(answers[1]);
+    });
+
+    it('accepts a passphrase of uncommon words', async () => {
+      const identity = { ...newIdentity(), password: 'quartz violet harbor lantern' };
+      await signUp(identity);
+      expect(await users(identity.email)).to.have.length(1);
+    });
 
     it('refuses a handle taken in any letter case with 409', async () => {
       const first = await signUp();
@@ -652,6 +692,23 @@ describe('accounts and sessions', () => {
         );
         expect(answers.map((a) => a.status).sort(), `round ${round}`).to.deep.equal([200, 400]);
       }
+    });
+
+    it('refuses an easy new password with the reason and keeps the link usable', async () => {
+      const session = await signedIn();
+      await call('POST', '/auth/forgot-password', { body: { email: session.email } });
+      const mail = await mailbox.waitFor(session.email, /Reset/);
+      const token = new URL(linkIn(mail, '/reset-password?token=')).searchParams.get('token')!;
+      for (const password of ['Password1!', `${session.handle}2024`]) {
+        const weak = await call('POST', '/auth/reset-password', { body: { token, password } });
+        expect(weak.status, password).to.equal(400);
+        expect(weak.body.message).to.match(tooGuessable);
+      }
+      expect((await call('GET', '/users/me', { token: session.token })).status).to.equal(200);
+      const strong = await call('POST', '/auth/reset-password', {
+        body: { token, password: 'quartz violet harbor lantern' },
+      });
+      expect(strong.status).to.equal(200);
     });
 
     it('answers the same for an unknown address and sends nothing', async () => {
