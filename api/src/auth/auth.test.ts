@@ -8,6 +8,7 @@ import {
   GRID_NAMESPACE,
   INVALID_CREDENTIALS,
   INVALID_OR_EXPIRED_TOKEN,
+  MAIL_COOLDOWN_SECONDS,
   PASSWORD_TOO_GUESSABLE,
   PASSWORD_TOO_SHORT,
   RESEND_ACCEPTED,
@@ -119,6 +120,9 @@ describe('accounts and sessions', () => {
 
   const users = async (email: string) =>
     (await db.query('select * from users where email = $1', [email])).rows as Record<string, unknown>[];
+
+  /** As if the minute between two mails to one address had passed (tests that are not about it). */
+  const cooldownsOver = () => db.query("delete from rate_limits where key like 'mailCooldown:%'");
 
   const tooGuessable = new RegExp(`^password: ${PASSWORD_TOO_GUESSABLE.replace('.', '\\.')} \\S`);
 
@@ -376,6 +380,7 @@ describe('accounts and sessions', () => {
     it('resends a link to an unverified address and answers the same for any address', async () => {
       const identity = await signUp();
       await mailbox.waitFor(identity.email, /Confirm/);
+      await cooldownsOver();
       const res = await call('POST', '/auth/resend-verification', { body: { email: identity.email } });
       expect(res.body).to.deep.equal({ message: RESEND_ACCEPTED });
       await mailbox.waitFor(identity.email, /Confirm/);
@@ -384,6 +389,82 @@ describe('accounts and sessions', () => {
       });
       expect(unknown.status).to.equal(200);
       expect(unknown.body).to.deep.equal({ message: RESEND_ACCEPTED });
+    });
+  });
+
+  describe('mail cooldown', () => {
+    async function expectCooldown(answer: Answer) {
+      expect(answer.status).to.equal(429);
+      const retryAfter = Number(answer.headers.get('retry-after'));
+      expect(retryAfter).to.be.within(1, MAIL_COOLDOWN_SECONDS);
+      expect(answer.body.message).to.equal(
+        `A link was requested for this address moments ago. Try again in ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`,
+      );
+    }
+
+    it('counts the sign-up mail: a resend within the minute gets 429 with Retry-After and sends nothing', async () => {
+      const identity = await signUp();
+      await mailbox.waitFor(identity.email, /Confirm/);
+      await expectCooldown(
+        await call('POST', '/auth/resend-verification', { body: { email: identity.email } }),
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      expect(mailbox.to(identity.email)).to.have.length(0);
+    });
+
+    it('sends one mail for two resends in a row; the second gets 429 with Retry-After', async () => {
+      const identity = await signUp();
+      await mailbox.waitFor(identity.email, /Confirm/);
+      await cooldownsOver();
+      const first = await call('POST', '/auth/resend-verification', { body: { email: identity.email } });
+      const second = await call('POST', '/auth/resend-verification', { body: { email: identity.email } });
+      expect(first.status).to.equal(200);
+      await expectCooldown(second);
+      await mailbox.waitFor(identity.email, /Confirm/);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(mailbox.to(identity.email)).to.have.length(0);
+    });
+
+    it('sends one mail for two parallel resends', async () => {
+      const identity = await signUp();
+      await mailbox.waitFor(identity.email, /Confirm/);
+      await cooldownsOver();
+      const answers = await Promise.all(
+        [1, 2].map(() => call('POST', '/auth/resend-verification', { body: { email: identity.email } })),
+      );
+      expect(answers.map((a) => a.status).sort()).to.deep.equal([200, 429]);
+      await mailbox.waitFor(identity.email, /Confirm/);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(mailbox.to(identity.email)).to.have.length(0);
+    });
+
+    it('answers a known and an unknown address alike, cooldown included', async () => {
+      const session = await signedIn();
+      const unknown = `nobody.${counter}@example.test`;
+      const answers: Answer[] = [];
+      for (const email of [session.email, unknown, session.email, unknown]) {
+        answers.push(await call('POST', '/auth/forgot-password', { body: { email } }));
+      }
+      const [known1, unknown1, known2, unknown2] = answers as [Answer, Answer, Answer, Answer];
+      expect(known1.status).to.equal(200);
+      expect(unknown1.status).to.equal(200);
+      expect(known1.body).to.deep.equal(unknown1.body);
+      await expectCooldown(known2);
+      await expectCooldown(unknown2);
+      expect(known2.body.message).to.equal(unknown2.body.message);
+      await mailbox.waitFor(session.email, /Reset/);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(mailbox.to(session.email)).to.have.length(0);
+      expect(mailbox.to(unknown)).to.have.length(0);
+    });
+
+    it('keeps the kinds apart: a reset link right after the sign-up mail goes out', async () => {
+      const identity = await signUp();
+      await mailbox.waitFor(identity.email, /Confirm/);
+      expect(
+        (await call('POST', '/auth/forgot-password', { body: { email: identity.email } })).status,
+      ).to.equal(200);
+      await mailbox.waitFor(identity.email, /Reset/);
     });
   });
 
@@ -680,6 +761,7 @@ describe('accounts and sessions', () => {
       for (let round = 0; round < 4; round++) {
         const session = await signedIn();
         await call('POST', '/auth/forgot-password', { body: { email: session.email } });
+        await cooldownsOver();
         await call('POST', '/auth/forgot-password', { body: { email: session.email } });
         const links = [
           await mailbox.waitFor(session.email, /Reset/),
@@ -743,10 +825,12 @@ describe('accounts and sessions', () => {
     it('throttles reset mails per account', async () => {
       const session = await signedIn();
       const statuses = [];
-      for (let i = 0; i < 4; i++)
+      for (let i = 0; i < 4; i++) {
+        await cooldownsOver();
         statuses.push(
           (await call('POST', '/auth/forgot-password', { body: { email: session.email } })).status,
         );
+      }
       expect(statuses).to.deep.equal([200, 200, 200, 429]);
     });
   });

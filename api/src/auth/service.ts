@@ -105,6 +105,8 @@ export class AuthService {
 
     // Hash in both branches so both take as long.
     const passwordHash = await this.#deps.hasher.hash(input.password);
+    // A verification mail (or the notice) goes out now: a resend waits for the cooldown, in both branches.
+    await this.#deps.throttle.tryConsume('mailCooldown', `verify:${input.email}`);
     const existing = await sql.one<AccountRow>('select * from users where email = ?', [input.email]);
     if (existing) {
       // The handle is held as if the account had been created: a second try with it must
@@ -286,7 +288,12 @@ export class AuthService {
 
   /** Mails a reset link when the account exists; the caller learns nothing either way. */
   async forgotPassword(email: string, ctx: ClientContext): Promise<void> {
-    await this.#deps.throttle.consume(['mailIp', clientKey(ctx.ip)], ['mailAccount', `reset:${email}`]);
+    // Per address whether or not it has an account: the answers, 429s included, must not tell.
+    await this.#deps.throttle.consume(
+      ['mailCooldown', `reset:${email}`],
+      ['mailIp', clientKey(ctx.ip)],
+      ['mailAccount', `reset:${email}`],
+    );
     const sql = this.#sql();
     const account = await sql.one<AccountRow>('select * from users where email = ?', [email]);
     if (!account) return;
@@ -358,7 +365,11 @@ export class AuthService {
 
   /** Mails a new verification link to an unverified account; same answer otherwise. */
   async resendVerification(email: string, ctx: ClientContext): Promise<void> {
-    await this.#deps.throttle.consume(['mailIp', clientKey(ctx.ip)], ['mailAccount', `verify:${email}`]);
+    await this.#deps.throttle.consume(
+      ['mailCooldown', `verify:${email}`],
+      ['mailIp', clientKey(ctx.ip)],
+      ['mailAccount', `verify:${email}`],
+    );
     const sql = this.#sql();
     const account = await sql.one<AccountRow>('select * from users where email = ?', [email]);
     if (!account || account.email_verified_at) return;

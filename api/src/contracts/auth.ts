@@ -36,6 +36,12 @@ export const RESEND_ACCEPTED = 'If that address is waiting for verification, a n
 export const PASSWORD_RESET_DONE = 'Password changed. Sign in with your new password.';
 
 /**
+ * Seconds between two mails of one kind (verification, password reset) to one address, whether or not it has
+ * an account; sooner, the call answers 429 with Retry-After. Sign-up counts as a verification mail.
+ */
+export const MAIL_COOLDOWN_SECONDS = 60;
+
+/**
  * A new password (sign-up, reset). Only its length is checked here, so that the portal can check it too; the
  * API also refuses one that is easy to guess (auth/password-strength.ts, docs/accounts.md).
  */
