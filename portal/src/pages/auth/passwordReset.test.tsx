@@ -1,11 +1,12 @@
 import {
   EMAIL_INVALID,
   FORGOT_PASSWORD_ACCEPTED,
+  MAIL_COOLDOWN_SECONDS,
   PASSWORDS_DO_NOT_MATCH,
   PASSWORD_TOO_SHORT,
 } from '@exploit-grid/api/contracts';
-import { fireEvent, screen, waitFor } from '@testing-library/react';
-import { describe, expect, it } from 'vitest';
+import { act, fireEvent, screen, waitFor } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   BACK_TO_LOGIN,
   CONFIRM_PASSWORD_LABEL,
@@ -14,7 +15,9 @@ import {
   RESET_FAILED_DEFAULT,
   RESET_PASSWORD,
   RESET_TOKEN_MISSING,
+  SEND_AGAIN,
   SEND_RESET_LINK,
+  sendAgainIn,
 } from '../../strings/auth.ts';
 import { fail, fakeApi, reply } from '../../testing/fakeApi.ts';
 import { locationOf, renderRoute } from '../../test-utils.tsx';
@@ -22,6 +25,10 @@ import { locationOf, renderRoute } from '../../test-utils.tsx';
 const robots = () => document.head.querySelector<HTMLMetaElement>('meta[name="robots"]')?.content;
 
 describe('forgot password page', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   async function requestLink(email: string) {
     fireEvent.change(await screen.findByLabelText(EMAIL_LABEL), { target: { value: email } });
     fireEvent.click(screen.getByRole('button', { name: SEND_RESET_LINK }));
@@ -57,6 +64,32 @@ describe('forgot password page', () => {
     await requestLink('zero@example.com');
     expect(await screen.findByText(FORGOT_PASSWORD_ACCEPTED)).toBeTruthy();
     expect(screen.queryByText('Too many attempts.')).toBeNull();
+  });
+
+  it("offers 'Send again', counting down the minute before the API would send another link", async () => {
+    // Only the clock and timeouts: React's scheduler (setImmediate) must run its effects as usual.
+    vi.useFakeTimers({ shouldAdvanceTime: true, toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const api = fakeApi({ 'POST /auth/forgot-password': reply(200, { message: FORGOT_PASSWORD_ACCEPTED }) });
+    renderRoute('/forgot-password');
+    await requestLink('Zero@Example.com');
+    const waiting = await screen.findByRole('button', { name: sendAgainIn(MAIL_COOLDOWN_SECONDS) });
+    expect(waiting.hasAttribute('disabled')).toBe(true);
+    act(() => vi.advanceTimersByTime(MAIL_COOLDOWN_SECONDS * 1000));
+    fireEvent.click(screen.getByRole('button', { name: SEND_AGAIN }));
+    await waitFor(() => expect(api.callsTo('POST /auth/forgot-password')).toHaveLength(2));
+    expect(api.callsTo('POST /auth/forgot-password')[1]?.body).toEqual({ email: 'zero@example.com' });
+    expect(await screen.findByRole('button', { name: sendAgainIn(MAIL_COOLDOWN_SECONDS) })).toBeTruthy();
+  });
+
+  it('counts down for as long as Retry-After says after a 429, and still confirms neutrally', async () => {
+    fakeApi({
+      'POST /auth/forgot-password': fail(429, 'Try again in 42 seconds.', { 'Retry-After': '42' }),
+    });
+    renderRoute('/forgot-password');
+    await requestLink('zero@example.com');
+    expect(await screen.findByText(FORGOT_PASSWORD_ACCEPTED)).toBeTruthy();
+    expect(screen.getByRole('button', { name: sendAgainIn(42) }).hasAttribute('disabled')).toBe(true);
+    expect(screen.queryByText(/Try again/)).toBeNull();
   });
 });
 
