@@ -3,6 +3,7 @@ import {
   FORGOT_PASSWORD_ACCEPTED,
   MAIL_COOLDOWN_SECONDS,
   PASSWORDS_DO_NOT_MATCH,
+  PASSWORD_TOO_GUESSABLE,
   PASSWORD_TOO_SHORT,
 } from '@exploit-grid/api/contracts';
 import { act, fireEvent, screen, waitFor } from '@testing-library/react';
@@ -163,6 +164,24 @@ describe('reset password page', () => {
     await reset('long-enough', 'long-enough');
     expect(await screen.findByText('Invalid or expired token.')).toBeTruthy();
     expect(locationOf(router)).toBe('/reset-password');
+  });
+
+  it("shows the API's reason under the new password when it is easy to guess, and the link still works", async () => {
+    const reason = `${PASSWORD_TOO_GUESSABLE} Avoid your handle, your email address and the name of this site. Add more words that are less common.`;
+    const api = fakeApi({ 'POST /auth/reset-password': fail(400, `password: ${reason}`) });
+    const { router } = renderRoute('/reset-password?token=abc');
+    await reset('zero_cool2024', 'zero_cool2024');
+    const shown = await screen.findByText(reason);
+    expect(screen.getByLabelText(NEW_PASSWORD_LABEL).getAttribute('aria-describedby')).toBe(shown.id);
+    expect(screen.queryByText(`password: ${reason}`)).toBeNull();
+    expect(locationOf(router)).toBe('/reset-password');
+    api.on('POST /auth/reset-password', reply(200, { message: 'Password changed.' }));
+    await reset('quartz violet harbor lantern', 'quartz violet harbor lantern');
+    await waitFor(() => expect(locationOf(router)).toBe('/login'));
+    expect(api.callsTo('POST /auth/reset-password').map((c) => c.body)).toEqual([
+      { token: 'abc', password: 'zero_cool2024' },
+      { token: 'abc', password: 'quartz violet harbor lantern' },
+    ]);
   });
 
   it("shows 'Failed to reset password.' when the failure carries no message", async () => {
