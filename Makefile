@@ -150,8 +150,8 @@ format: deps ## Rewrite files with Prettier and apply ESLint fixes.
 	eslint --fix .
 
 .PHONY: bench
-bench: build ## The API's throughput vs raw node:http, then the Grid (bench-grid), the global chat (bench-chat) and the leaderboard (bench-leaderboard); prints every figure.
-	@status=0; for bench in run grid chat leaderboard; do node test/bench/$$bench.ts || status=1; done; exit $$status
+bench: build ## The API's throughput vs raw node:http, then the Grid (bench-grid), the global chat (bench-chat), the leaderboard (bench-leaderboard) and password checks (bench-passwords); prints every figure.
+	@status=0; for bench in run grid chat leaderboard passwords; do node test/bench/$$bench.ts || status=1; done; exit $$status
 
 .PHONY: bench-boxes
 bench-boxes: build box-deps ## Box start time to ssh (vs a bare nspawn boot) and idle boxes per host; needs root.
@@ -176,6 +176,10 @@ bench-chat: build ## The global chat: 5,000 sockets, 200 messages/s, delivery p5
 .PHONY: bench-leaderboard
 bench-leaderboard: deps ## The leaderboard with 1,000,000 players: page query p50/p95 (rank, deep page, winRate, search) vs 15 rows by primary key.
 	node test/bench/leaderboard.ts
+
+.PHONY: bench-passwords
+bench-passwords: deps ## The password strength check (zxcvbn) at sign-up and reset: dictionaries' load and heap, CPU time of one check, typed and worst inputs.
+	node test/bench/passwords.ts
 
 .PHONY: bench-operator
 bench-operator: build ## The operator with 500 Boxes at once on the test API server: time to every VM, reconcile p95, memory.

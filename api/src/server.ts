@@ -8,6 +8,7 @@ import type { Logger } from './logger.ts';
 import type { BoxOrchestrator } from './boxes/orchestrator.ts';
 import pg from 'pg';
 import { AccessTokens, loadJwtSecret } from './auth/jwt.ts';
+import { warmPasswordStrength } from './auth/password-strength.ts';
 import { PasswordHasher } from './auth/passwords.ts';
 import { AuthService } from './auth/service.ts';
 import { startHousekeeping } from './auth/housekeeping.ts';
@@ -124,6 +125,8 @@ export async function startPlatform(
       publicUrl: config.publicUrl,
       signupGiftCents: config.startingFreeCreditsCents,
     });
+    // The password dictionaries take about half a second to build: now, rather than in the first sign-up.
+    warmPasswordStrength();
     const users = new UserService(orm);
     const stopHousekeeping = startHousekeeping(orm, logger);
     cleanups.push(async () => stopHousekeeping());

@@ -8,6 +8,8 @@ import {
   GRID_NAMESPACE,
   INVALID_CREDENTIALS,
   INVALID_OR_EXPIRED_TOKEN,
+  MAIL_COOLDOWN_SECONDS,
+  PASSWORD_TOO_GUESSABLE,
   PASSWORD_TOO_SHORT,
   RESEND_ACCEPTED,
   SIGNUP_ACCEPTED,
@@ -119,6 +121,11 @@ describe('accounts and sessions', () => {
   const users = async (email: string) =>
     (await db.query('select * from users where email = $1', [email])).rows as Record<string, unknown>[];
 
+  /** As if the minute between two mails to one address had passed (tests that are not about it). */
+  const cooldownsOver = () => db.query("delete from rate_limits where key like 'mailCooldown:%'");
+
+  const tooGuessable = new RegExp(`^password: ${PASSWORD_TOO_GUESSABLE.replace('.', '\\.')} \\S`);
+
   describe('sign-up', () => {
     it('creates an unverified account, stores UTM fields and mails a verification link', async () => {
       const identity = newIdentity();
@@ -200,6 +207,43 @@ describe('accounts and sessions', () => {
         expect(count.rows[0].n).to.equal(0);
       });
     }
+
+    for (const [what, password] of [
+      ['the most common password', 'password'],
+      ['a common password dressed up with a capital, a digit and a symbol', 'Password1!'],
+      ["the operator's own handle and a year", 'HANDLE2024'],
+    ] as const) {
+      it(`refuses ${what} with the reason, creates nothing and sends no mail`, async () => {
+        const identity = newIdentity();
+        const res = await call('POST', '/auth/signup', {
+          body: { ...identity, password: password.replace('HANDLE', identity.handle) },
+        });
+        expect(res.status).to.equal(400);
+        expect(res.body.message).to.match(tooGuessable);
+        expect(await users(identity.email)).to.have.length(0);
+        await new Promise((r) => setTimeout(r, 200));
+        expect(mailbox.to(identity.email)).to.have.length(0);
+      });
+    }
+
+    it('refuses an easy password for an address that has an account exactly as for a new one', async () => {
+      const owner = await signUp();
+      await mailbox.waitFor(owner.email, /Confirm/);
+      const answers = [];
+      for (const email of [owner.email, newIdentity().email]) {
+        answers.push(
+          (await call('POST', '/auth/signup', { body: { ...newIdentity(), email, password: 'Password1!' } }))
+            .body,
+        );
+      }
+      expect(answers[0]).to.deep.equal(answers[1]);
+    });
+
+    it('accepts a passphrase of uncommon words', async () => {
+      const identity = { ...newIdentity(), password: 'quartz violet harbor lantern' };
+      await signUp(identity);
+      expect(await users(identity.email)).to.have.length(1);
+    });
 
     it('refuses a handle taken in any letter case with 409', async () => {
       const first = await signUp();
@@ -336,6 +380,7 @@ describe('accounts and sessions', () => {
     it('resends a link to an unverified address and answers the same for any address', async () => {
       const identity = await signUp();
       await mailbox.waitFor(identity.email, /Confirm/);
+      await cooldownsOver();
       const res = await call('POST', '/auth/resend-verification', { body: { email: identity.email } });
       expect(res.body).to.deep.equal({ message: RESEND_ACCEPTED });
       await mailbox.waitFor(identity.email, /Confirm/);
@@ -344,6 +389,82 @@ describe('accounts and sessions', () => {
       });
       expect(unknown.status).to.equal(200);
       expect(unknown.body).to.deep.equal({ message: RESEND_ACCEPTED });
+    });
+  });
+
+  describe('mail cooldown', () => {
+    async function expectCooldown(answer: Answer) {
+      expect(answer.status).to.equal(429);
+      const retryAfter = Number(answer.headers.get('retry-after'));
+      expect(retryAfter).to.be.within(1, MAIL_COOLDOWN_SECONDS);
+      expect(answer.body.message).to.equal(
+        `A link was requested for this address moments ago. Try again in ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`,
+      );
+    }
+
+    it('counts the sign-up mail: a resend within the minute gets 429 with Retry-After and sends nothing', async () => {
+      const identity = await signUp();
+      await mailbox.waitFor(identity.email, /Confirm/);
+      await expectCooldown(
+        await call('POST', '/auth/resend-verification', { body: { email: identity.email } }),
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      expect(mailbox.to(identity.email)).to.have.length(0);
+    });
+
+    it('sends one mail for two resends in a row; the second gets 429 with Retry-After', async () => {
+      const identity = await signUp();
+      await mailbox.waitFor(identity.email, /Confirm/);
+      await cooldownsOver();
+      const first = await call('POST', '/auth/resend-verification', { body: { email: identity.email } });
+      const second = await call('POST', '/auth/resend-verification', { body: { email: identity.email } });
+      expect(first.status).to.equal(200);
+      await expectCooldown(second);
+      await mailbox.waitFor(identity.email, /Confirm/);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(mailbox.to(identity.email)).to.have.length(0);
+    });
+
+    it('sends one mail for two parallel resends', async () => {
+      const identity = await signUp();
+      await mailbox.waitFor(identity.email, /Confirm/);
+      await cooldownsOver();
+      const answers = await Promise.all(
+        [1, 2].map(() => call('POST', '/auth/resend-verification', { body: { email: identity.email } })),
+      );
+      expect(answers.map((a) => a.status).sort()).to.deep.equal([200, 429]);
+      await mailbox.waitFor(identity.email, /Confirm/);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(mailbox.to(identity.email)).to.have.length(0);
+    });
+
+    it('answers a known and an unknown address alike, cooldown included', async () => {
+      const session = await signedIn();
+      const unknown = `nobody.${counter}@example.test`;
+      const answers: Answer[] = [];
+      for (const email of [session.email, unknown, session.email, unknown]) {
+        answers.push(await call('POST', '/auth/forgot-password', { body: { email } }));
+      }
+      const [known1, unknown1, known2, unknown2] = answers as [Answer, Answer, Answer, Answer];
+      expect(known1.status).to.equal(200);
+      expect(unknown1.status).to.equal(200);
+      expect(known1.body).to.deep.equal(unknown1.body);
+      await expectCooldown(known2);
+      await expectCooldown(unknown2);
+      expect(known2.body.message).to.equal(unknown2.body.message);
+      await mailbox.waitFor(session.email, /Reset/);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(mailbox.to(session.email)).to.have.length(0);
+      expect(mailbox.to(unknown)).to.have.length(0);
+    });
+
+    it('keeps the kinds apart: a reset link right after the sign-up mail goes out', async () => {
+      const identity = await signUp();
+      await mailbox.waitFor(identity.email, /Confirm/);
+      expect(
+        (await call('POST', '/auth/forgot-password', { body: { email: identity.email } })).status,
+      ).to.equal(200);
+      await mailbox.waitFor(identity.email, /Reset/);
     });
   });
 
@@ -640,6 +761,7 @@ describe('accounts and sessions', () => {
       for (let round = 0; round < 4; round++) {
         const session = await signedIn();
         await call('POST', '/auth/forgot-password', { body: { email: session.email } });
+        await cooldownsOver();
         await call('POST', '/auth/forgot-password', { body: { email: session.email } });
         const links = [
           await mailbox.waitFor(session.email, /Reset/),
@@ -652,6 +774,23 @@ describe('accounts and sessions', () => {
         );
         expect(answers.map((a) => a.status).sort(), `round ${round}`).to.deep.equal([200, 400]);
       }
+    });
+
+    it('refuses an easy new password with the reason and keeps the link usable', async () => {
+      const session = await signedIn();
+      await call('POST', '/auth/forgot-password', { body: { email: session.email } });
+      const mail = await mailbox.waitFor(session.email, /Reset/);
+      const token = new URL(linkIn(mail, '/reset-password?token=')).searchParams.get('token')!;
+      for (const password of ['Password1!', `${session.handle}2024`]) {
+        const weak = await call('POST', '/auth/reset-password', { body: { token, password } });
+        expect(weak.status, password).to.equal(400);
+        expect(weak.body.message).to.match(tooGuessable);
+      }
+      expect((await call('GET', '/users/me', { token: session.token })).status).to.equal(200);
+      const strong = await call('POST', '/auth/reset-password', {
+        body: { token, password: 'quartz violet harbor lantern' },
+      });
+      expect(strong.status).to.equal(200);
     });
 
     it('answers the same for an unknown address and sends nothing', async () => {
@@ -686,10 +825,12 @@ describe('accounts and sessions', () => {
     it('throttles reset mails per account', async () => {
       const session = await signedIn();
       const statuses = [];
-      for (let i = 0; i < 4; i++)
+      for (let i = 0; i < 4; i++) {
+        await cooldownsOver();
         statuses.push(
           (await call('POST', '/auth/forgot-password', { body: { email: session.email } })).status,
         );
+      }
       expect(statuses).to.deep.equal([200, 200, 200, 429]);
     });
   });

@@ -142,7 +142,9 @@ export function authRoutes(deps: {
       tags,
       body: emailRequest,
       response: messageResponse,
-      errors: { 429: 'Too many attempts' },
+      errors: {
+        429: 'Too many attempts, or a link was requested for this address less than a minute ago',
+      },
       handler: async ({ body, req }) => {
         await auth.forgotPassword(body.email, clientContext(req));
         return { message: FORGOT_PASSWORD_ACCEPTED };
@@ -168,7 +170,9 @@ export function authRoutes(deps: {
       tags,
       body: emailRequest,
       response: messageResponse,
-      errors: { 429: 'Too many attempts' },
+      errors: {
+        429: 'Too many attempts, or a link was requested for this address less than a minute ago',
+      },
       handler: async ({ body, req }) => {
         await auth.resendVerification(body.email, clientContext(req));
         return { message: RESEND_ACCEPTED };

@@ -15,6 +15,7 @@ import {
   VERIFY_REASON_EXPIRED_OR_INVALID,
 } from '../contracts/index.ts';
 import { ACCESS_TOKEN_TTL_SECONDS, type AccessClaims, type AccessTokens } from './jwt.ts';
+import { assertHardToGuess } from './password-strength.ts';
 import type { PasswordHasher } from './passwords.ts';
 import { EventEmitter } from 'node:events';
 import { clientKey, type Throttle } from './throttle.ts';
@@ -92,6 +93,8 @@ export class AuthService {
    */
   async signup(input: Required<SignupRequest>, ctx: ClientContext): Promise<void> {
     await this.#deps.throttle.consume(['signupIp', clientKey(ctx.ip)]);
+    // Before anything that depends on the address, so that both branches below refuse alike.
+    assertHardToGuess(input.password, input);
     const sql = this.#sql();
     const handleTaken = await sql.one(
       `select 1 from users where handle = ?
@@ -102,6 +105,8 @@ export class AuthService {
 
     // Hash in both branches so both take as long.
     const passwordHash = await this.#deps.hasher.hash(input.password);
+    // A verification mail (or the notice) goes out now: a resend waits for the cooldown, in both branches.
+    await this.#deps.throttle.tryConsume('mailCooldown', `verify:${input.email}`);
     const existing = await sql.one<AccountRow>('select * from users where email = ?', [input.email]);
     if (existing) {
       // The handle is held as if the account had been created: a second try with it must
@@ -283,7 +288,12 @@ export class AuthService {
 
   /** Mails a reset link when the account exists; the caller learns nothing either way. */
   async forgotPassword(email: string, ctx: ClientContext): Promise<void> {
-    await this.#deps.throttle.consume(['mailIp', clientKey(ctx.ip)], ['mailAccount', `reset:${email}`]);
+    // Per address whether or not it has an account: the answers, 429s included, must not tell.
+    await this.#deps.throttle.consume(
+      ['mailCooldown', `reset:${email}`],
+      ['mailIp', clientKey(ctx.ip)],
+      ['mailAccount', `reset:${email}`],
+    );
     const sql = this.#sql();
     const account = await sql.one<AccountRow>('select * from users where email = ?', [email]);
     if (!account) return;
@@ -304,12 +314,15 @@ export class AuthService {
   async resetPassword(token: string, password: string, ctx: ClientContext): Promise<void> {
     await this.#deps.throttle.consume(['tokenIp', clientKey(ctx.ip)]);
     const invalid = () => badRequest(INVALID_OR_EXPIRED_TOKEN, 'INVALID_TOKEN');
-    // Hash only for a live token: made-up tokens must not buy expensive work.
-    const live = await this.#sql().one(
-      "select 1 from user_tokens where token_hash = ? and purpose = 'RESET_PASSWORD' and used_at is null and expires_at > now()",
+    // Judge and hash only for a live token: made-up tokens must not buy work.
+    const linkOwner = await this.#sql().one<{ handle: string; email: string }>(
+      `select u.handle, u.email from user_tokens t join users u on u.id = t.user_id
+        where t.token_hash = ? and t.purpose = 'RESET_PASSWORD' and t.used_at is null and t.expires_at > now()`,
       [hashToken(token)],
     );
-    if (!live) throw invalid();
+    if (!linkOwner) throw invalid();
+    // The link stays usable: its owner may try another password.
+    assertHardToGuess(password, linkOwner);
     const passwordHash = await this.#deps.hasher.hash(password);
     const account = await this.#sql().transaction(async (tx) => {
       // Lock the account first: concurrent resets of one account then queue here instead of
@@ -352,7 +365,11 @@ export class AuthService {
 
   /** Mails a new verification link to an unverified account; same answer otherwise. */
   async resendVerification(email: string, ctx: ClientContext): Promise<void> {
-    await this.#deps.throttle.consume(['mailIp', clientKey(ctx.ip)], ['mailAccount', `verify:${email}`]);
+    await this.#deps.throttle.consume(
+      ['mailCooldown', `verify:${email}`],
+      ['mailIp', clientKey(ctx.ip)],
+      ['mailAccount', `verify:${email}`],
+    );
     const sql = this.#sql();
     const account = await sql.one<AccountRow>('select * from users where email = ?', [email]);
     if (!account || account.email_verified_at) return;

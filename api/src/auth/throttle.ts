@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { MAIL_COOLDOWN_SECONDS } from '../contracts/index.ts';
 import { tooManyRequests } from '../http/errors.ts';
 
 /**
@@ -123,6 +124,7 @@ const THROTTLES = [
   'loginIp',
   'loginAccount',
   'signupIp',
+  'mailCooldown',
   'mailIp',
   'mailAccount',
   'tokenIp',
@@ -143,6 +145,8 @@ const DEFAULT_LIMITS: Record<ThrottleName, ThrottleLimit> = {
   // Failed logins against one account, from anywhere; reset by a successful login.
   loginAccount: { points: 10, durationSeconds: 60 * 60, blockSeconds: 15 * 60 },
   signupIp: { points: 10, durationSeconds: 60 * 60, blockSeconds: 60 * 60 },
+  // One mail of a kind to one address a minute: a second click on Resend sends nothing (the portal counts down).
+  mailCooldown: { points: 1, durationSeconds: MAIL_COOLDOWN_SECONDS, blockSeconds: 0 },
   // Calls that send mail (forgot password, resend verification).
   mailIp: { points: 10, durationSeconds: 60 * 60, blockSeconds: 60 * 60 },
   mailAccount: { points: 3, durationSeconds: 15 * 60, blockSeconds: 15 * 60 },
@@ -175,6 +179,8 @@ const waitFor = (seconds: number) => {
 
 /** Sentences for limits a player can hit by hand (the rest say 'Too many requests. Try again later.'). */
 const MESSAGES: Partial<Record<ThrottleName, (seconds: number, limit: ThrottleLimit) => string>> = {
+  // Says nothing of whether a link went out: the address may have no account.
+  mailCooldown: (s) => `A link was requested for this address moments ago. Try again in ${waitFor(s)}.`,
   boxCooldown: (s, limit) =>
     `Boxes can be created or deleted once every ${waitFor(limit.durationSeconds)}. Try again in ${waitFor(s)}.`,
   boxChanges: (s) => `Too many boxes created or deleted in the last hour. Try again in ${waitFor(s)}.`,

@@ -13,6 +13,11 @@ export const EMAIL_MAX = 254;
 export const PASSWORD_TOO_SHORT = 'Password must be at least 8 characters long.';
 export const PASSWORD_TOO_LONG = 'Password must be at most 128 characters long.';
 export const PASSWORDS_DO_NOT_MATCH = 'Passwords do not match.';
+/**
+ * The first sentence of the 400 for a new password that is long enough but easy to guess; the API adds why
+ * and what to do (auth/password-strength.ts).
+ */
+export const PASSWORD_TOO_GUESSABLE = 'Password is too easy to guess.';
 export const HANDLE_RULE = 'Handle must be 3 to 24 letters, digits, _ or -.';
 export const EMAIL_INVALID = 'Enter a valid email address.';
 
@@ -30,10 +35,26 @@ export const FORGOT_PASSWORD_ACCEPTED =
 export const RESEND_ACCEPTED = 'If that address is waiting for verification, a new link is on its way.';
 export const PASSWORD_RESET_DONE = 'Password changed. Sign in with your new password.';
 
+/**
+ * Seconds between two mails of one kind (verification, password reset) to one address, whether or not it has
+ * an account; sooner, the call answers 429 with Retry-After. Sign-up counts as a verification mail.
+ */
+export const MAIL_COOLDOWN_SECONDS = 60;
+
+/**
+ * A new password (sign-up, reset). Only its length is checked here, so that the portal can check it too; the
+ * API also refuses one that is easy to guess (auth/password-strength.ts, docs/accounts.md).
+ */
 export const passwordSchema = z
   .string()
   .min(PASSWORD_MIN, PASSWORD_TOO_SHORT)
-  .max(PASSWORD_MAX, PASSWORD_TOO_LONG);
+  .max(PASSWORD_MAX, PASSWORD_TOO_LONG)
+  .meta({
+    description:
+      '8 to 128 characters, and not easy to guess: common and breached passwords, words and names, keyboard ' +
+      'patterns, dates, the handle, the email address and the name of the site are refused (400 ' +
+      `"password: ${PASSWORD_TOO_GUESSABLE} <why> <what to do>")`,
+  });
 export const emailSchema = z
   .string()
   .trim()

@@ -42,6 +42,21 @@ describe('HTTP client', () => {
     expect(error).toMatchObject({ status: 409, serverMessage: 'That handle is taken.' });
   });
 
+  it('carries Retry-After of a 429, in seconds, whether the server sent seconds or a date', async () => {
+    const api = fakeApi({
+      'POST /auth/resend-verification': fail(429, 'Slow down.', { 'Retry-After': '42' }),
+    });
+    const { store } = signedIn();
+    const post = () =>
+      store.api.post('/auth/resend-verification', z.unknown(), { body: {} }).catch((e: unknown) => e);
+    expect(await post()).toMatchObject({ status: 429, serverMessage: 'Slow down.', retryAfterSeconds: 42 });
+    const inAMinute = new Date(Date.now() + 60_000).toUTCString();
+    api.on('POST /auth/resend-verification', fail(429, 'Slow down.', { 'Retry-After': inAMinute }));
+    expect(((await post()) as ApiError).retryAfterSeconds).toBeGreaterThanOrEqual(59);
+    api.on('POST /auth/resend-verification', fail(429, 'Slow down.'));
+    expect(((await post()) as ApiError).retryAfterSeconds).toBeUndefined();
+  });
+
   it('lets a request that got no answer reject with the network error unchanged', async () => {
     const networkError = new TypeError('Failed to fetch');
     vi.stubGlobal('fetch', vi.fn().mockRejectedValue(networkError));

@@ -1,6 +1,6 @@
 import { API_BASE, errorSchema } from '@exploit-grid/api/contracts';
 import type { z } from 'zod';
-import { ApiError, isUnauthorized } from './ApiError.ts';
+import { ApiError, isUnauthorized, parseRetryAfter } from './ApiError.ts';
 
 /** What a client needs from the signed-in session; the AuthStore provides it, shared by every client. */
 export interface Session {
@@ -124,5 +124,5 @@ async function toApiError(response: Response): Promise<ApiError> {
   } catch {
     // Not JSON: no server message to show.
   }
-  return new ApiError(response.status, message);
+  return new ApiError(response.status, message, parseRetryAfter(response.headers.get('Retry-After')));
 }

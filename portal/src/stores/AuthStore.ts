@@ -14,6 +14,7 @@ import { action, makeObservable, observable, observableRef, reaction, runInActio
 import { z } from 'zod';
 import { log } from '../logging.ts';
 import { paths } from '../routes/paths.ts';
+import { MailCooldowns } from './MailCooldowns.ts';
 import type { RootStore } from './RootStore.ts';
 
 /** localStorage key of the persisted session (core-app section 3: accessToken, user and box). */
@@ -65,6 +66,8 @@ export class AuthStore {
   userStatus: UserStatus = 'idle';
   /** Social sign-in providers the API has enabled. */
   providers: readonly SocialProvider[] = [];
+  /** When the verification and reset links may be asked for again, per address. */
+  readonly mailCooldowns = new MailCooldowns();
 
   private readonly root: RootStore;
   private readonly storage: Storage;
@@ -175,12 +178,18 @@ export class AuthStore {
     return exchange;
   }
 
+  /** POST /auth/signup. Its verification mail counts against the cooldown of Resend. */
   async signup(request: Required<SignupRequest>): Promise<string> {
-    return (await this.root.api.post('/auth/signup', messageResponse, { body: request })).message;
+    const { message } = await this.root.api.post('/auth/signup', messageResponse, { body: request });
+    this.mailCooldowns.sent('verify', request.email);
+    return message;
   }
 
-  async forgotPassword(email: string): Promise<string> {
-    return (await this.root.api.post('/auth/forgot-password', messageResponse, { body: { email } })).message;
+  forgotPassword(email: string): Promise<string> {
+    return this.mailCooldowns.track('reset', email, async () => {
+      return (await this.root.api.post('/auth/forgot-password', messageResponse, { body: { email } }))
+        .message;
+    });
   }
 
   async resetPassword(token: string, password: string): Promise<string> {
@@ -188,9 +197,11 @@ export class AuthStore {
       .message;
   }
 
-  async resendVerification(email: string): Promise<string> {
-    return (await this.root.api.post('/auth/resend-verification', messageResponse, { body: { email } }))
-      .message;
+  resendVerification(email: string): Promise<string> {
+    return this.mailCooldowns.track('verify', email, async () => {
+      return (await this.root.api.post('/auth/resend-verification', messageResponse, { body: { email } }))
+        .message;
+    });
   }
 
   /** GET /auth/providers; on failure no social buttons are offered. */

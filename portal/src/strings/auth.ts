@@ -72,3 +72,9 @@ export const awaitingText = (email: string) =>
 export const RESEND_PROMPT = 'Nothing arrived? Check your spam folder or send a new link.';
 export const RESEND_OK = 'A new verification matrix has been dispatched.';
 export const resendFailed = (message?: string) => `Failed to resend email: ${message ?? 'Please try again.'}`;
+// The API sends one link a minute per address (MAIL_COOLDOWN_SECONDS): the buttons count down meanwhile.
+export const resendIn = (seconds: number) => `Resend in ${seconds} s`;
+
+// Forgot password, after the neutral confirmation.
+export const SEND_AGAIN = 'Send again';
+export const sendAgainIn = (seconds: number) => `Send again in ${seconds} s`;

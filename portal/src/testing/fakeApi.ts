@@ -10,13 +10,15 @@ export type FakeRequest = {
   authorization: string | null;
   credentials: RequestCredentials | undefined;
 };
-export type FakeReply = { status: number; body?: unknown };
+export type FakeReply = { status: number; body?: unknown; headers?: Record<string, string> };
 export type FakeHandler = (request: FakeRequest) => FakeReply | Promise<FakeReply>;
 
 export const reply = (status: number, body?: unknown): FakeReply => ({ status, body });
-/** An error answer shaped like the API's: `{statusCode, message, error}`. */
-export const fail = (status: number, message: string): FakeReply =>
-  reply(status, { statusCode: status, message, error: 'Error' });
+/** An error answer shaped like the API's: `{statusCode, message, error}` (and headers such as Retry-After). */
+export const fail = (status: number, message: string, headers?: Record<string, string>): FakeReply => ({
+  ...reply(status, { statusCode: status, message, error: 'Error' }),
+  headers,
+});
 
 /**
  * Stubs `fetch` with a table of routes ('POST /auth/login' → handler) and records every request.
@@ -46,10 +48,10 @@ export function fakeApi(routes: Record<string, FakeHandler | FakeReply> = {}) {
     };
     calls.push(request);
     const handler = table.get(`${method} ${request.path}`) ?? table.get(`${method} ${path}`);
-    const { status, body } = handler ? await handler(request) : fail(404, 'Not found');
+    const { status, body, headers: extra } = handler ? await handler(request) : fail(404, 'Not found');
     return new Response(body === undefined ? null : JSON.stringify(body), {
       status,
-      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+      headers: { ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...extra },
     });
   });
   vi.stubGlobal('fetch', fetch);

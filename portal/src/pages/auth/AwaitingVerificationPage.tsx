@@ -1,13 +1,14 @@
 import Alert from '@mui/material/Alert';
-import Button from '@mui/material/Button';
 import Link from '@mui/material/Link';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
+import { observer } from 'mobx-react-lite';
 import { useState } from 'react';
 import { Navigate, Link as RouterLink, useLocation } from 'react-router';
 import { z } from 'zod';
 import { serverMessageOf } from '../../api/ApiError.ts';
 import { AuthCard } from '../../components/auth/AuthCard.tsx';
+import { CooldownButton } from '../../components/auth/CooldownButton.tsx';
 import { usePageMeta } from '../../components/pageMeta.ts';
 import { toast } from '../../notifications/toast.ts';
 import { paths } from '../../routes/paths.ts';
@@ -20,6 +21,7 @@ import {
   RESEND_PROMPT,
   awaitingText,
   resendFailed,
+  resendIn,
 } from '../../strings/auth.ts';
 
 export type AwaitingVerificationPageProps = Record<string, never>;
@@ -27,8 +29,13 @@ export type AwaitingVerificationPageProps = Record<string, never>;
 /** The email arrives in the navigation state (from signup or a refused login). */
 const navigationState = z.object({ email: z.string().min(1) });
 
-/** After signup: check your inbox, or send the link again. Without an email, back to /signup. */
-export function AwaitingVerificationPage(_props: AwaitingVerificationPageProps) {
+/**
+ * After signup: check your inbox, or send the link again. Without an email, back to /signup. Resend counts
+ * down while the API would refuse another link: after the sign-up's mail, a resend, or a 429.
+ */
+export const AwaitingVerificationPage = observer(function AwaitingVerificationPage(
+  _props: AwaitingVerificationPageProps,
+) {
   usePageMeta({ title: AWAITING_TITLE });
   const { auth } = useStores();
   const state = navigationState.safeParse(useLocation().state);
@@ -55,9 +62,13 @@ export function AwaitingVerificationPage(_props: AwaitingVerificationPageProps) 
           {awaitingText(email)}
         </Alert>
         <Typography color="text.secondary">{RESEND_PROMPT}</Typography>
-        <Button variant="outlined" size="large" fullWidth onClick={resend} loading={sending}>
-          {RESEND}
-        </Button>
+        <CooldownButton
+          label={RESEND}
+          waitingLabel={resendIn}
+          until={auth.mailCooldowns.until('verify', email)}
+          onClick={resend}
+          loading={sending}
+        />
         <Typography variant="body2" sx={{ textAlign: 'center' }}>
           <Link component={RouterLink} to={paths.login}>
             {BACK_TO_LOGIN}
@@ -66,4 +77,4 @@ export function AwaitingVerificationPage(_props: AwaitingVerificationPageProps) 
       </Stack>
     </AuthCard>
   );
-}
+});

@@ -5,10 +5,12 @@ import Button from '@mui/material/Button';
 import Link from '@mui/material/Link';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
+import { observer } from 'mobx-react-lite';
 import { useState, type FormEvent } from 'react';
 import { Link as RouterLink } from 'react-router';
 import { AuthCard } from '../../components/auth/AuthCard.tsx';
 import { AuthField } from '../../components/auth/AuthField.tsx';
+import { CooldownButton } from '../../components/auth/CooldownButton.tsx';
 import { fieldErrors } from '../../components/auth/fieldErrors.ts';
 import { usePageMeta } from '../../components/pageMeta.ts';
 import { log } from '../../logging.ts';
@@ -19,24 +21,39 @@ import {
   EMAIL_LABEL,
   FORGOT_PASSWORD_SUBTITLE,
   FORGOT_PASSWORD_TITLE,
+  SEND_AGAIN,
   SEND_RESET_LINK,
+  sendAgainIn,
 } from '../../strings/auth.ts';
 
 export type ForgotPasswordPageProps = Record<string, never>;
 
 /**
  * Asks for a reset link. Whatever the answer, even an error, the same neutral confirmation follows: the
- * page never tells whether an account exists (core-app section 8).
+ * page never tells whether an account exists (core-app section 8). Under it, 'Send again' counts down while
+ * the API would refuse another link to that address (one a minute, known address or not).
  */
-export function ForgotPasswordPage(_props: ForgotPasswordPageProps) {
+export const ForgotPasswordPage = observer(function ForgotPasswordPage(_props: ForgotPasswordPageProps) {
   usePageMeta({ title: FORGOT_PASSWORD_TITLE, noIndex: true });
   const { auth } = useStores();
   const [email, setEmail] = useState('');
   const [error, setError] = useState<string | undefined>();
   const [submitting, setSubmitting] = useState(false);
-  const [sent, setSent] = useState(false);
+  /** The address the link was asked for, once asked. */
+  const [sentTo, setSentTo] = useState<string | null>(null);
 
-  async function submit(event: FormEvent) {
+  async function send(address: string) {
+    setSubmitting(true);
+    try {
+      await auth.forgotPassword(address);
+    } catch (failure) {
+      log.warn('Password reset request failed', failure);
+    }
+    setSubmitting(false);
+    setSentTo(address);
+  }
+
+  function submit(event: FormEvent) {
     event.preventDefault();
     const parsed = emailRequest.safeParse({ email });
     if (!parsed.success) {
@@ -44,22 +61,24 @@ export function ForgotPasswordPage(_props: ForgotPasswordPageProps) {
       return;
     }
     setError(undefined);
-    setSubmitting(true);
-    try {
-      await auth.forgotPassword(parsed.data.email);
-    } catch (failure) {
-      log.warn('Password reset request failed', failure);
-    }
-    setSubmitting(false);
-    setSent(true);
+    void send(parsed.data.email);
   }
 
   return (
-    <AuthCard title={FORGOT_PASSWORD_TITLE} subtitle={sent ? undefined : FORGOT_PASSWORD_SUBTITLE}>
-      {sent ? (
-        <Alert severity="info" role="status">
-          {FORGOT_PASSWORD_ACCEPTED}
-        </Alert>
+    <AuthCard title={FORGOT_PASSWORD_TITLE} subtitle={sentTo ? undefined : FORGOT_PASSWORD_SUBTITLE}>
+      {sentTo ? (
+        <Stack spacing={3}>
+          <Alert severity="info" role="status">
+            {FORGOT_PASSWORD_ACCEPTED}
+          </Alert>
+          <CooldownButton
+            label={SEND_AGAIN}
+            waitingLabel={sendAgainIn}
+            until={auth.mailCooldowns.until('reset', sentTo)}
+            onClick={() => void send(sentTo)}
+            loading={submitting}
+          />
+        </Stack>
       ) : (
         <Box component="form" noValidate onSubmit={submit}>
           <Stack spacing={2.5}>
@@ -85,4 +104,4 @@ export function ForgotPasswordPage(_props: ForgotPasswordPageProps) {
       </Typography>
     </AuthCard>
   );
-}
+});

@@ -10,6 +10,7 @@ import { Link as RouterLink, useNavigate, useSearchParams } from 'react-router';
 import { serverMessageOf } from '../../api/ApiError.ts';
 import { AuthCard } from '../../components/auth/AuthCard.tsx';
 import { AuthField } from '../../components/auth/AuthField.tsx';
+import { serverFieldError } from '../../components/auth/fieldErrors.ts';
 import { usePageMeta } from '../../components/pageMeta.ts';
 import { toast } from '../../notifications/toast.ts';
 import { paths } from '../../routes/paths.ts';
@@ -79,6 +80,12 @@ export function ResetPasswordPage(_props: ResetPasswordPageProps) {
       void navigate(paths.login, { replace: true });
     } catch (error) {
       setSubmitting(false);
+      // A password the API refused (easy to guess): the reason goes under the field; the link still works.
+      const refused = serverFieldError(error, ['password'] as const);
+      if (refused) {
+        setErrors({ password: refused.message });
+        return;
+      }
       setFailure(serverMessageOf(error) ?? RESET_FAILED_DEFAULT);
     }
   }

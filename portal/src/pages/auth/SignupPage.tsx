@@ -11,7 +11,7 @@ import { Link as RouterLink, useNavigate, useSearchParams } from 'react-router';
 import { serverMessageOf } from '../../api/ApiError.ts';
 import { AuthCard } from '../../components/auth/AuthCard.tsx';
 import { AuthField } from '../../components/auth/AuthField.tsx';
-import { fieldErrors } from '../../components/auth/fieldErrors.ts';
+import { fieldErrors, serverFieldError } from '../../components/auth/fieldErrors.ts';
 import { SocialButtons } from '../../components/auth/SocialButtons.tsx';
 import { usePageMeta } from '../../components/pageMeta.ts';
 import { paths } from '../../routes/paths.ts';
@@ -75,6 +75,12 @@ export const SignupPage = observer(function SignupPage(_props: SignupPageProps) 
       void navigate(paths.awaitingVerification, { state: { email: parsed.data.email } });
     } catch (error) {
       setSubmitting(false);
+      // A field the API refused (a password easy to guess): the reason goes under the field.
+      const refused = serverFieldError(error, ['email', 'handle', 'password'] as const);
+      if (refused) {
+        setErrors({ [refused.field]: refused.message });
+        return;
+      }
       const message = serverMessageOf(error);
       setFailure(message ? registrationFailed(message) : REGISTRATION_FAILED_DEFAULT);
     }

@@ -1,4 +1,9 @@
-import { HANDLE_RULE, PASSWORD_TOO_SHORT } from '@exploit-grid/api/contracts';
+import {
+  HANDLE_RULE,
+  MAIL_COOLDOWN_SECONDS,
+  PASSWORD_TOO_GUESSABLE,
+  PASSWORD_TOO_SHORT,
+} from '@exploit-grid/api/contracts';
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import {
@@ -10,6 +15,7 @@ import {
   SIGN_UP,
   SIGN_UP_WITH,
   registrationFailed,
+  resendIn,
 } from '../../strings/auth.ts';
 import { fail, fakeApi, reply } from '../../testing/fakeApi.ts';
 import { locationOf, renderRoute } from '../../test-utils.tsx';
@@ -66,6 +72,27 @@ describe('signup page', () => {
     await signUp();
     await waitFor(() => expect(locationOf(router)).toBe('/awaiting-verification'));
     expect(router.state.location.state).toEqual({ email: 'new@example.com' });
+  });
+
+  it("shows the API's reason under the password field when it is easy to guess, and stays", async () => {
+    const reason = `${PASSWORD_TOO_GUESSABLE} This is a heavily used password. Add more words that are less common.`;
+    fakeApi({ 'POST /auth/signup': fail(400, `password: ${reason}`) });
+    const { router } = renderRoute('/signup');
+    await signUp({ password: 'password' });
+    const shown = await screen.findByText(reason);
+    const field = screen.getByLabelText(PASSWORD_LABEL);
+    expect(field.getAttribute('aria-invalid')).toBe('true');
+    expect(field.getAttribute('aria-describedby')).toBe(shown.id);
+    expect(screen.queryByText(registrationFailed(`password: ${reason}`))).toBeNull();
+    expect(locationOf(router)).toBe('/signup');
+  });
+
+  it('lands on Awaiting Confirmation with Resend counting down: the mail has just gone out', async () => {
+    fakeApi({ 'POST /auth/signup': reply(201, { message: 'ok' }) });
+    renderRoute('/signup');
+    await signUp();
+    const resend = await screen.findByRole('button', { name: resendIn(MAIL_COOLDOWN_SECONDS) });
+    expect(resend.hasAttribute('disabled')).toBe(true);
   });
 
   it("shows 'Registration failed: {message}' when the API refuses", async () => {
