@@ -76,7 +76,9 @@ describe('the portal on a phone and on a laptop', function () {
 
   /** How far the document reaches past the viewport's right edge, in CSS pixels (0 when it does not). */
   const overflow = () =>
-    page.evaluate(() => Math.max(0, document.documentElement.scrollWidth - window.innerWidth));
+    page
+      .locator('html')
+      .evaluate((html) => Math.max(0, html.scrollWidth - (html.ownerDocument.defaultView?.innerWidth ?? 0)));
 
   /**
    * Each control is on screen once scrolled to, and a tap at its centre hits it (or something inside it): no
@@ -91,7 +93,7 @@ describe('the portal on a phone and on a laptop', function () {
         el.scrollIntoView({ block: 'center' });
         const r = el.getBoundingClientRect();
         if (r.width === 0 || r.height === 0) return false;
-        const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+        const top = el.ownerDocument.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
         return top !== null && (el === top || el.contains(top) || top.contains(el));
       });
       expect(hit, `${String(control)} is covered or not shown`).to.equal(true);
