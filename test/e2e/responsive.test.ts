@@ -7,6 +7,7 @@ import { MESSAGE_LABEL, TAB_GLOBAL } from '../../portal/src/strings/chat.ts';
 import { FIND_A_MARK, OPERATORS_ONLINE } from '../../portal/src/strings/grid.ts';
 import { HELP_MENU_LABEL } from '../../portal/src/strings/site.ts';
 import { createVerifiedAccount } from '../support/accounts.ts';
+import { accessibilityProblems } from '../support/axe.ts';
 import { launchBrowser, type Browser } from '../support/browser.ts';
 import { startPlatform, type RunningPlatform } from '../support/platform.ts';
 
@@ -127,27 +128,35 @@ describe('the portal on a phone and on a laptop', function () {
         await page.goto(`${platform.url}/`);
         await page.evaluate(() => localStorage.clear());
         const wide: string[] = [];
+        const inaccessible: string[] = [];
         for (const pagePath of PUBLIC_PAGES) {
           await page.goto(`${platform.url}${pagePath}`);
           await settle();
           const past = await overflow();
           if (past > 0) wide.push(`${pagePath}: ${past}px`);
+          for (const problem of await accessibilityProblems(page))
+            inaccessible.push(`${pagePath} ${problem}`);
           await shoot(`${viewport.name}-public${pagePath.replaceAll('/', '-')}`);
         }
         expect(wide, 'pages wider than the viewport').to.deep.equal([]);
+        expect(inaccessible, 'serious or critical accessibility problems').to.deep.equal([]);
       });
 
       it('shows every signed-in page without sideways scrolling', async () => {
         await signIn();
         const wide: string[] = [];
+        const inaccessible: string[] = [];
         for (const pagePath of SIGNED_IN_PAGES) {
           await page.goto(`${platform.url}${pagePath}`);
           await settle();
           const past = await overflow();
           if (past > 0) wide.push(`${pagePath}: ${past}px`);
+          for (const problem of await accessibilityProblems(page))
+            inaccessible.push(`${pagePath} ${problem}`);
           await shoot(`${viewport.name}${pagePath.replaceAll('/', '-')}`);
         }
         expect(wide, 'pages wider than the viewport').to.deep.equal([]);
+        expect(inaccessible, 'serious or critical accessibility problems').to.deep.equal([]);
       });
 
       if (viewport.name === 'phone') {
@@ -157,6 +166,7 @@ describe('the portal on a phone and on a laptop', function () {
           expect(await nav.isVisible()).to.equal(false);
           await page.getByRole('button', { name: OPEN_NAVIGATION }).click();
           await nav.waitFor();
+          expect(await accessibilityProblems(page), 'accessibility with the drawer open').to.deep.equal([]);
           await shoot('phone-drawer');
           await nav.getByRole('link', { name: 'Leaderboard' }).click();
           await page.waitForURL('**/leaderboard');
@@ -172,6 +182,19 @@ describe('the portal on a phone and on a laptop', function () {
           await signIn();
           await page.getByRole('navigation', { name: SIDEBAR_LABEL }).waitFor();
           expect(await page.getByRole('button', { name: OPEN_NAVIGATION }).count()).to.equal(0);
+          // Keyboard focus shows: tab into the sidebar and look at the focused entry's outline.
+          let ring = 'none';
+          for (let tab = 0; tab < 20 && ring === 'none'; tab++) {
+            await page.keyboard.press('Tab');
+            ring = await page.evaluate<string>(`(() => {
+              const el = document.activeElement;
+              if (!el || !el.closest('nav')) return 'none';
+              const style = getComputedStyle(el);
+              return style.outlineStyle === 'none' || style.outlineWidth === '0px' ? 'invisible' : style.outlineStyle;
+            })()`);
+            if (ring === 'invisible') break;
+          }
+          expect(ring, 'the focused sidebar entry has a visible outline').to.equal('solid');
         });
       }
 
@@ -187,6 +210,7 @@ describe('the portal on a phone and on a laptop', function () {
           page.getByRole('textbox', { name: MESSAGE_LABEL }),
           page.getByRole('button', { name: HELP_MENU_LABEL }),
         ]);
+        expect(await accessibilityProblems(page), 'accessibility of the Grid').to.deep.equal([]);
         await shoot(`${viewport.name}-attack-chat`);
         // Phones: the operators are the second tab of the sheet under the globe.
         if (viewport.name === 'phone') await page.getByRole('tab', { name: OPERATORS_ONLINE }).click();

@@ -53,15 +53,16 @@ export const HelpMenu = observer(function HelpMenu(_props: HelpMenuProps) {
                 <Collapse in={expanded} timeout="auto" unmountOnExit>
                   <List dense disablePadding>
                     {group.links.map((link) => (
-                      <ListItemButton
-                        key={link.to}
-                        component={RouterLink}
-                        to={link.to}
-                        onClick={() => ui.setHelpMenuOpen(false)}
-                        sx={{ pl: 4 }}
-                      >
-                        <ListItemText primary={link.label} />
-                      </ListItemButton>
+                      <li key={link.to}>
+                        <ListItemButton
+                          component={RouterLink}
+                          to={link.to}
+                          onClick={() => ui.setHelpMenuOpen(false)}
+                          sx={{ pl: 4 }}
+                        >
+                          <ListItemText primary={link.label} />
+                        </ListItemButton>
+                      </li>
                     ))}
                   </List>
                 </Collapse>

@@ -15,7 +15,13 @@ import { TopBar } from '../components/shell/TopBar.tsx';
 import { log } from '../logging.ts';
 import { paths } from '../routes/paths.ts';
 import { useStores } from '../stores/StoresContext.tsx';
-import { LOADING_USER, RETRY, USER_LOAD_FAILED, unpaddedPathPrefixes } from '../strings/appShell.ts';
+import {
+  LOADING_USER,
+  RETRY,
+  SIDEBAR_LABEL,
+  USER_LOAD_FAILED,
+  unpaddedPathPrefixes,
+} from '../strings/appShell.ts';
 
 export type AppLayoutProps = Record<string, never>;
 
@@ -120,7 +126,12 @@ export const AppLayout = observer(function AppLayout(_props: AppLayoutProps) {
           variant="temporary"
           open={ui.navDrawerOpen}
           onClose={() => ui.setNavDrawerOpen(false)}
-          slotProps={{ paper: { sx: { width: SIDEBAR_WIDTH, maxWidth: '85vw', bgcolor: 'transparent' } } }}
+          slotProps={{
+            paper: {
+              'aria-label': SIDEBAR_LABEL,
+              sx: { width: SIDEBAR_WIDTH, maxWidth: '85vw', bgcolor: 'transparent' },
+            },
+          }}
         >
           <Sidebar variant="drawer" />
         </Drawer>

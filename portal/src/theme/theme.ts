@@ -29,6 +29,19 @@ export const theme = createTheme({
   },
   components: {
     MuiButton: { defaultProps: { disableElevation: true } },
+    // Keyboard focus shows on everything clickable (the sidebar's entries, icon buttons, tabs, list items):
+    // MUI's ripple alone is nearly invisible on this dark background. Mouse clicks draw no ring.
+    MuiButtonBase: {
+      styleOverrides: {
+        root: {
+          '&.Mui-focusVisible': { outline: '2px solid #00e5ff', outlineOffset: 2 },
+        },
+      },
+    },
+    // Links that are not buttons (text links, the status pills, the brand) ring the same way.
+    MuiCssBaseline: {
+      styleOverrides: { 'a:focus-visible': { outline: '2px solid #00e5ff', outlineOffset: 2 } },
+    },
     MuiPaper: { styleOverrides: { root: { backgroundImage: 'none' } } },
   },
 });

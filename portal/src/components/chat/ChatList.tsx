@@ -1,4 +1,5 @@
 import List from '@mui/material/List';
+import ListItem from '@mui/material/ListItem';
 import ListItemButton from '@mui/material/ListItemButton';
 import ListItemText from '@mui/material/ListItemText';
 import Typography from '@mui/material/Typography';
@@ -20,17 +21,18 @@ export const ChatList = observer(function ChatList({ chat }: ChatListProps) {
   return (
     <List dense aria-label={TAB_ACTIVE} sx={{ overflowY: 'auto' }}>
       {chat.chats.map((item) => (
-        <ListItemButton
-          key={item.id}
-          selected={chat.open?.chatId === item.id}
-          onClick={() => void chat.openChat(item.id)}
-        >
-          <ListItemText
-            primary={chat.partnerOf(item).handle}
-            secondary={item.messages[0] ? stripTags(item.messages[0].content) : null}
-            slotProps={{ secondary: { noWrap: true } }}
-          />
-        </ListItemButton>
+        <ListItem key={item.id} disablePadding>
+          <ListItemButton
+            selected={chat.open?.chatId === item.id}
+            onClick={() => void chat.openChat(item.id)}
+          >
+            <ListItemText
+              primary={chat.partnerOf(item).handle}
+              secondary={item.messages[0] ? stripTags(item.messages[0].content) : null}
+              slotProps={{ secondary: { noWrap: true } }}
+            />
+          </ListItemButton>
+        </ListItem>
       ))}
     </List>
   );

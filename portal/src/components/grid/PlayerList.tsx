@@ -1,4 +1,5 @@
 import List from '@mui/material/List';
+import ListItem from '@mui/material/ListItem';
 import ListItemButton from '@mui/material/ListItemButton';
 import ListItemText from '@mui/material/ListItemText';
 import Typography from '@mui/material/Typography';
@@ -33,16 +34,17 @@ export const PlayerList = observer(function PlayerList({ grid }: PlayerListProps
       ) : null}
       <List dense disablePadding sx={{ maxHeight: 220, overflowY: 'auto' }} aria-label={OPERATORS_ONLINE}>
         {players.map((player) => (
-          <ListItemButton
-            key={player.id}
-            selected={grid.selection?.playerId === player.id}
-            onClick={() => grid.select(player.id)}
-          >
-            <ListItemText
-              primary={player.id === grid.me ? `${player.handle} (${YOU})` : player.handle}
-              secondary={`${mmrLabel(player.mmr)} · ${player.country ?? LOCATION_UNKNOWN}`}
-            />
-          </ListItemButton>
+          <ListItem key={player.id} disablePadding>
+            <ListItemButton
+              selected={grid.selection?.playerId === player.id}
+              onClick={() => grid.select(player.id)}
+            >
+              <ListItemText
+                primary={player.id === grid.me ? `${player.handle} (${YOU})` : player.handle}
+                secondary={`${mmrLabel(player.mmr)} · ${player.country ?? LOCATION_UNKNOWN}`}
+              />
+            </ListItemButton>
+          </ListItem>
         ))}
       </List>
       {all.length > PLAYER_LIST_MAX && (
