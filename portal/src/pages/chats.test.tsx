@@ -19,6 +19,7 @@ import type { FakeSocket } from '../testing/fakeSockets.ts';
 import { privateChat, privateMessage } from '../testing/chat.ts';
 import { acid, crash } from '../testing/grid.ts';
 import { renderSignedIn } from '../test-utils.tsx';
+import { messageText } from '../testing/chat.ts';
 
 async function renderChats(routes: Record<string, FakeReply> = {}) {
   const rendered = renderSignedIn('/chats', {
@@ -53,7 +54,10 @@ describe('the Chats page', () => {
     const list = await screen.findByRole('list', { name: TAB_ACTIVE });
     fireEvent.click(within(list).getByRole('button', { name: acid.handle }));
     const conversation = await screen.findByRole('list', { name: chatWith(acid.handle) });
-    expect(within(conversation).getByRole('listitem').textContent).toBe('acid_burnhi');
+    const message = within(conversation).getByRole('listitem');
+    expect(messageText(message)).toBe('acid_burnhi');
+    // Each message says when it was sent, in the viewer's time zone, the moment itself machine-readable.
+    expect(message.querySelector('time')?.getAttribute('dateTime')).toMatch(/^\d{4}-\d{2}-\d{2}T/);
     const box = screen.getByRole('textbox', { name: MESSAGE_LABEL });
     fireEvent.change(box, { target: { value: 'hey' } });
     fireEvent.keyDown(box, { key: 'Enter' });

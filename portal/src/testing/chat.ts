@@ -62,3 +62,7 @@ export const chatRequestNotification = (chat: Chat): GridNotification =>
     initiator: chat.initiator,
     chatId: chat.id,
   });
+
+/** A chat message's text as a player reads it after its time: the sender's handle, then the message. */
+export const messageText = (item: HTMLElement) =>
+  (item.textContent ?? '').replace(item.querySelector('time')?.textContent ?? '', '');

@@ -30,6 +30,7 @@ import type { FakeSocket } from '../../testing/fakeSockets.ts';
 import { chatRequestNotification, globalMessage, privateChat, privateMessage } from '../../testing/chat.ts';
 import { acid, crash, gridPlayer, me, targetInfo } from '../../testing/grid.ts';
 import { renderSignedIn } from '../../test-utils.tsx';
+import { messageText } from '../../testing/chat.ts';
 
 async function renderGrid(state: Partial<GridInitialState> = {}, routes: Record<string, FakeReply> = {}) {
   const rendered = renderSignedIn('/attack', {
@@ -67,11 +68,7 @@ describe("the Grid's chat panel", () => {
       blockedUsers: [crash],
     });
     const list = within(panel).getByRole('list', { name: TAB_GLOBAL });
-    expect(
-      within(list)
-        .getAllByRole('listitem')
-        .map((item) => item.textContent),
-    ).toEqual(['acid_burnhi']);
+    expect(within(list).getAllByRole('listitem').map(messageText)).toEqual(['acid_burnhi']);
   });
 
   it('can be hidden and shown again', async () => {
@@ -124,12 +121,10 @@ describe("the Grid's chat panel", () => {
       grid.receive('olderGlobalChatMessages', { messages: [globalMessage(crash, 'oldest')], hasMore: false }),
     );
     const list = within(panel).getByRole('list', { name: TAB_GLOBAL });
-    expect(
-      within(list)
-        .getAllByRole('listitem')
-        .slice(0, 2)
-        .map((item) => item.textContent),
-    ).toEqual(['crash_overrideoldest', 'acid_burnm0']);
+    expect(within(list).getAllByRole('listitem').slice(0, 2).map(messageText)).toEqual([
+      'crash_overrideoldest',
+      'acid_burnm0',
+    ]);
     expect(within(panel).queryByRole('button', { name: LOAD_OLDER })).toBeNull();
   });
 

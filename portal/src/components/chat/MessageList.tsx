@@ -6,6 +6,7 @@ import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
 import { useLayoutEffect, useRef, type UIEvent } from 'react';
 import type { ChatEntry } from '../../stores/ChatStore.ts';
+import { formatDateTime, formatTimeOfDay } from '../history/format.ts';
 import { LOAD_OLDER, RETRY, SEND_FAILED, SENDING } from '../../strings/chat.ts';
 
 export type MessageListProps = {
@@ -75,6 +76,14 @@ export const MessageList = observer(function MessageList({
               sx={{ opacity: message.status === 'optimistic' ? 0.55 : 1, wordBreak: 'break-word' }}
             >
               <Typography variant="body2" component="div" sx={{ whiteSpace: 'pre-wrap' }}>
+                <Box
+                  component="time"
+                  dateTime={message.at}
+                  title={formatDateTime(message.at)}
+                  sx={{ color: 'text.secondary', fontFamily: 'monospace', fontSize: '0.75rem', mr: 0.75 }}
+                >
+                  {formatTimeOfDay(message.at)}
+                </Box>
                 <Box component="span" sx={{ fontWeight: 700, color: 'primary.main', mr: 0.75 }}>
                   {message.sender.handle}
                 </Box>
