@@ -193,7 +193,7 @@ staff: build ## The staff CLI (ban, unban, log, gifts mint/list) on this machine
 
 .PHONY: clean
 clean: ## Remove build output (keeps .data/ and .tools/).
-	rm -rf api/dist operator/dist portal/dist portal/node_modules/.tsc
+	rm -rf api/dist operator/dist portal/dist portal/dist-maps portal/node_modules/.tsc
 
 .PHONY: clean-data
 clean-data: ## Delete local platform data (.data/: database, mail, boxes, box images). Asks first.
