@@ -150,8 +150,14 @@ format: deps ## Rewrite files with Prettier and apply ESLint fixes.
 	eslint --fix .
 
 .PHONY: bench
-bench: build ## The API's throughput vs raw node:http, then the Grid (bench-grid), the global chat (bench-chat), the leaderboard (bench-leaderboard) and password checks (bench-passwords); prints every figure.
-	@status=0; for bench in run grid chat leaderboard passwords; do node test/bench/$$bench.ts || status=1; done; exit $$status
+bench: build ## The API's throughput vs raw node:http, then the Grid (bench-grid), the global chat (bench-chat), the leaderboard (bench-leaderboard), password checks (bench-passwords) and the pages' LCP (bench-pages); prints every figure.
+	@hack/ensure-chromium.sh
+	@status=0; for bench in run grid chat leaderboard passwords pages; do node test/bench/$$bench.ts || status=1; done; exit $$status
+
+.PHONY: bench-pages
+bench-pages: build ## Chromium's LCP of / and /dashboard (first visits, 10 Mbit/s, 40 ms) vs an empty page from the same server.
+	@hack/ensure-chromium.sh
+	node test/bench/pages.ts
 
 .PHONY: bench-boxes
 bench-boxes: build box-deps ## Box start time to ssh (vs a bare nspawn boot) and idle boxes per host; needs root.
@@ -197,7 +203,7 @@ staff: build ## The staff CLI (ban, unban, log, gifts mint/list) on this machine
 
 .PHONY: clean
 clean: ## Remove build output (keeps .data/ and .tools/).
-	rm -rf api/dist operator/dist portal/dist portal/node_modules/.tsc
+	rm -rf api/dist operator/dist portal/dist portal/dist-maps portal/node_modules/.tsc
 
 .PHONY: clean-data
 clean-data: ## Delete local platform data (.data/: database, mail, boxes, box images). Asks first.

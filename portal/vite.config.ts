@@ -1,5 +1,8 @@
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import react from '@vitejs/plugin-react';
+import type { Plugin } from 'vite';
+import { compression, defineAlgorithm } from 'vite-plugin-compression2';
 import { defineConfig } from 'vitest/config';
 import type { Reporter } from 'vitest/node';
 
@@ -26,8 +29,42 @@ const countReporter: Reporter = {
   },
 };
 
+/**
+ * Source maps are built (for stack traces and for reading what each chunk holds) but never served: Vite
+ * writes them without a `sourceMappingURL` comment (`sourcemap: 'hidden'`) and this moves them out of
+ * `dist/` into `dist-maps/`, which nothing serves.
+ */
+function sourceMapsOutOfDist(): Plugin {
+  let outDir = '';
+  let mapsDir = '';
+  return {
+    name: 'exploit-grid:source-maps-out-of-dist',
+    apply: 'build',
+    configResolved(config) {
+      outDir = path.resolve(config.root, config.build.outDir);
+      mapsDir = path.resolve(config.root, 'dist-maps');
+    },
+    buildStart() {
+      rmSync(mapsDir, { recursive: true, force: true });
+    },
+    closeBundle() {
+      for (const file of readdirSync(outDir, { recursive: true, encoding: 'utf8' })) {
+        if (!file.endsWith('.map')) continue;
+        mkdirSync(path.dirname(path.join(mapsDir, file)), { recursive: true });
+        renameSync(path.join(outDir, file), path.join(mapsDir, file));
+      }
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [react()],
+  plugins: [
+    react(),
+    // Every text asset also as .br (quality 11) and .gz (level 9) beside it: the API serves the variant the
+    // browser accepts without compressing anything per request (api/src/portal/static.ts).
+    compression({ algorithms: [defineAlgorithm('brotliCompress'), defineAlgorithm('gzip')] }),
+    sourceMapsOutOfDist(),
+  ],
   server: {
     port: 5173,
     strictPort: true,
@@ -41,10 +78,12 @@ export default defineConfig({
   build: {
     outDir: 'dist',
     emptyOutDir: true,
-    sourcemap: true,
+    sourcemap: 'hidden',
     // The globe's chunk (three.js, react-globe.gl, the country outlines: about 2 MB, 580 kB gzipped) loads only on
     // /attack, after the page shows; every other chunk stays far below this.
     chunkSizeWarningLimit: 2100,
+    // Brotli at quality 11 takes most of the build (the globe's chunk alone seconds): expected, not worth a warning.
+    rolldownOptions: { checks: { bundlerTimings: false } },
   },
   test: {
     environment: 'jsdom',

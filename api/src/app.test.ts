@@ -1,6 +1,7 @@
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import { NUL_MESSAGE } from './http/nul.ts';
 import { startTestPlatform, type TestPlatform } from './testing/fixtures.ts';
@@ -14,6 +15,12 @@ describe('HTTP application', () => {
     await mkdir(path.join(portalDir, 'assets'));
     await writeFile(path.join(portalDir, 'index.html'), '<!doctype html><title>portal index</title>');
     await writeFile(path.join(portalDir, 'assets', 'app-abc123.js'), 'console.log(1)');
+    // As the portal's build leaves them: compressed variants beside each file, no source maps.
+    for (const file of ['index.html', 'assets/app-abc123.js']) {
+      const text = await readFile(path.join(portalDir, file));
+      await writeFile(path.join(portalDir, `${file}.br`), brotliCompressSync(text));
+      await writeFile(path.join(portalDir, `${file}.gz`), gzipSync(text));
+    }
     platform = await startTestPlatform({ env: { PORTAL_DIST: portalDir } });
   });
   after(async () => {
@@ -223,6 +230,25 @@ describe('HTTP application', () => {
     });
   });
 
+  describe('compression of API answers', () => {
+    it('compresses answers of 1 kB and more for clients that accept it, brotli first', async () => {
+      const br = await get('/api/v1/openapi.json', { headers: { 'Accept-Encoding': 'gzip, br' } });
+      expect(br.headers.get('content-encoding')).to.equal('br');
+      expect(br.headers.get('vary')).to.equal('Accept-Encoding');
+      expect(((await br.json()) as { openapi: string }).openapi).to.equal('3.1.0');
+      const gzip = await get('/api/v1/openapi.json', { headers: { 'Accept-Encoding': 'gzip' } });
+      expect(gzip.headers.get('content-encoding')).to.equal('gzip');
+      const plain = await get('/api/v1/openapi.json', { headers: { 'Accept-Encoding': 'identity' } });
+      expect(plain.headers.get('content-encoding')).to.equal(null);
+    });
+
+    it('sends answers under 1 kB as they are', async () => {
+      const small = await get('/api/v1/auth/providers', { headers: { 'Accept-Encoding': 'br' } });
+      expect(small.status).to.equal(200);
+      expect(small.headers.get('content-encoding')).to.equal(null);
+    });
+  });
+
   describe('portal', () => {
     it('serves index.html for client-side routes', async () => {
       const res = await get('/some/client/route?x=1');
@@ -235,6 +261,40 @@ describe('HTTP application', () => {
       const res = await get('/assets/app-abc123.js');
       expect(res.status).to.equal(200);
       expect(res.headers.get('cache-control')).to.include('immutable');
+    });
+
+    it('sends the brotli file the build made to browsers that accept it, else the gzip one, else the plain one', async () => {
+      const cases = [
+        { accept: 'gzip, deflate, br, zstd', encoding: 'br' },
+        { accept: 'gzip, deflate', encoding: 'gzip' },
+        { accept: 'gzip;q=1, br;q=0', encoding: 'gzip' },
+        { accept: 'identity', encoding: null },
+      ];
+      for (const { accept, encoding } of cases) {
+        const res = await get('/assets/app-abc123.js', { headers: { 'Accept-Encoding': accept } });
+        expect(res.status, accept).to.equal(200);
+        expect(res.headers.get('content-encoding'), accept).to.equal(encoding);
+        expect(res.headers.get('content-type'), accept).to.match(/^text\/javascript/);
+        expect(res.headers.get('vary'), accept).to.equal('Accept-Encoding');
+        expect(res.headers.get('cache-control'), accept).to.equal('public, max-age=31536000, immutable');
+        // fetch decodes what it was sent: the same script whichever variant came.
+        expect(await res.text(), accept).to.equal('console.log(1)');
+      }
+    });
+
+    it('sends index.html compressed and to be revalidated on every use, for any client-side route', async () => {
+      for (const p of ['/', '/dashboard', '/index.html']) {
+        const res = await get(p, { headers: { 'Accept-Encoding': 'br' } });
+        expect(res.headers.get('content-encoding'), p).to.equal('br');
+        expect(res.headers.get('content-type'), p).to.match(/^text\/html/);
+        expect(res.headers.get('cache-control'), p).to.equal('no-cache');
+        expect(await res.text(), p).to.include('portal index');
+      }
+    });
+
+    it('serves no source map', async () => {
+      const res = await get('/assets/app-abc123.js.map');
+      expect(res.status).to.equal(404);
     });
 
     it('answers a missing asset with 404, not the index page', async () => {

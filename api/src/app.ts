@@ -9,6 +9,7 @@ import type { PassportStatic } from 'passport';
 import { API_BASE, type SocialProvider } from './contracts/index.ts';
 import type { Orm } from './db/orm.ts';
 import { healthRoutes } from './health/routes.ts';
+import { apiCompression } from './http/compression.ts';
 import { apiNotFound, errorHandler } from './http/errors.ts';
 import { refuseNul } from './http/nul.ts';
 import { buildOpenApiDocument } from './http/openapi.ts';
@@ -121,6 +122,8 @@ export function createApp({
   app.use(API_BASE, webhooks.router);
   app.use(express.json({ limit: '100kb' }));
   app.use(refuseNul);
+  // Answers of 1 kB and more, negotiated (not the auth endpoints' nor event streams: http/compression.ts).
+  app.use('/api', apiCompression());
 
   const openApiDocument = buildOpenApiDocument({
     version: packageInfo.version,

@@ -1,14 +1,31 @@
 import { existsSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import path from 'node:path';
-import express, { type RequestHandler, Router } from 'express';
+import { type RequestHandler, Router } from 'express';
+import expressStaticGzip from 'express-static-gzip';
 
 /** Paths the portal never answers: the API, sockets, health and internal endpoints. */
 const NOT_PORTAL = /^\/(api|socket\.io|internal|healthz|readyz)(\/|$)/;
 
 /**
- * Serves the built portal: hashed assets cached for a year, everything else
- * revalidated, and any other GET of an HTML page answered with index.html so that
- * client-side routes (including the not-found screen) work on reload.
+ * The build writes every text file also as `.br` and `.gz` beside it (portal/vite.config.ts); the variant
+ * the browser accepts is sent (brotli first), with `Content-Encoding`, the original file's `Content-Type`
+ * and `Vary: Accept-Encoding`. Nothing is compressed per request.
+ */
+const precompressed: expressStaticGzip.ExpressStaticGzipOptions = {
+  enableBrotli: true,
+  orderPreference: ['br', 'gzip'],
+  index: false,
+};
+
+/** Files that keep their name from build to build (index.html, favicon, sounds) are revalidated on each use. */
+const revalidate = (res: ServerResponse) => void res.setHeader('Cache-Control', 'no-cache');
+
+/**
+ * Serves the built portal: hashed assets cached for a year as immutable, everything else revalidated, and
+ * any other GET of an HTML page answered with index.html so that client-side routes (including the
+ * not-found screen) work on reload. Source maps are not in `distDir` (the build keeps them in
+ * `portal/dist-maps`), so none is ever served.
  */
 export function portalStatic(distDir: string): Router | null {
   const index = path.join(distDir, 'index.html');
@@ -16,21 +33,28 @@ export function portalStatic(distDir: string): Router | null {
   const router = Router();
   router.use(
     '/assets',
-    express.static(path.join(distDir, 'assets'), {
-      immutable: true,
-      maxAge: '1y',
-      index: false,
-      fallthrough: false,
+    expressStaticGzip(path.join(distDir, 'assets'), {
+      ...precompressed,
+      serveStatic: { immutable: true, maxAge: '1y', index: false, fallthrough: false },
     }),
   );
-  router.use(express.static(distDir, { index: false, maxAge: 0 }));
+  const files: RequestHandler = expressStaticGzip(distDir, {
+    ...precompressed,
+    serveStatic: { index: false, cacheControl: false, setHeaders: revalidate },
+  });
+  router.use(files);
   const spaFallback: RequestHandler = (req, res, next) => {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || NOT_PORTAL.test(req.path)) {
       next();
       return;
     }
-    res.setHeader('Cache-Control', 'no-cache');
-    res.sendFile(index);
+    // Served as the file itself is, compressed variant included (the log keeps the path asked for).
+    const url = req.url;
+    req.url = '/index.html';
+    files(req, res, (error?: unknown) => {
+      req.url = url;
+      next(error);
+    });
   };
   router.use(spaFallback);
   return router;

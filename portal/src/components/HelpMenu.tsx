@@ -1,17 +1,14 @@
-import ExpandLess from '@mui/icons-material/ExpandLess';
-import ExpandMore from '@mui/icons-material/ExpandMore';
 import HelpOutline from '@mui/icons-material/HelpOutlineOutlined';
-import Collapse from '@mui/material/Collapse';
 import Fab from '@mui/material/Fab';
-import List from '@mui/material/List';
-import ListItemButton from '@mui/material/ListItemButton';
-import ListItemText from '@mui/material/ListItemText';
-import Popover from '@mui/material/Popover';
 import { observer } from 'mobx-react-lite';
-import { useRef } from 'react';
-import { Link as RouterLink } from 'react-router';
+import { lazy, Suspense, useRef, useState } from 'react';
 import { useStores } from '../stores/StoresContext.tsx';
-import { HELP_MENU_LABEL, helpMenuGroups } from '../strings/site.ts';
+import { HELP_MENU_LABEL } from '../strings/site.ts';
+
+// The popover, its lists and transitions load when the menu first opens: no page waits for them.
+const HelpMenuPopover = lazy(async () => ({
+  default: (await import('./HelpMenuPopover.tsx')).HelpMenuPopover,
+}));
 
 export type HelpMenuProps = Record<string, never>;
 
@@ -19,6 +16,9 @@ export type HelpMenuProps = Record<string, never>;
 export const HelpMenu = observer(function HelpMenu(_props: HelpMenuProps) {
   const { ui } = useStores();
   const anchor = useRef<HTMLButtonElement>(null);
+  // Once opened, the popover stays mounted so that it can play its closing transition.
+  const [opened, setOpened] = useState(false);
+  if (ui.helpMenuOpen && !opened) setOpened(true);
   return (
     <>
       <Fab
@@ -33,44 +33,11 @@ export const HelpMenu = observer(function HelpMenu(_props: HelpMenuProps) {
       >
         <HelpOutline />
       </Fab>
-      <Popover
-        open={ui.helpMenuOpen}
-        anchorEl={anchor.current}
-        onClose={() => ui.setHelpMenuOpen(false)}
-        anchorOrigin={{ vertical: 'top', horizontal: 'right' }}
-        transformOrigin={{ vertical: 'bottom', horizontal: 'right' }}
-        slotProps={{ paper: { sx: { width: 260, mb: 1, border: 1, borderColor: 'divider' } } }}
-      >
-        <List dense component="nav" aria-label={HELP_MENU_LABEL}>
-          {helpMenuGroups.map((group) => {
-            const expanded = ui.expandedHelpGroups.has(group.title);
-            return (
-              <li key={group.title}>
-                <ListItemButton onClick={() => ui.toggleHelpGroup(group.title)} aria-expanded={expanded}>
-                  <ListItemText primary={group.title} slotProps={{ primary: { sx: { fontWeight: 700 } } }} />
-                  {expanded ? <ExpandLess /> : <ExpandMore />}
-                </ListItemButton>
-                <Collapse in={expanded} timeout="auto" unmountOnExit>
-                  <List dense disablePadding>
-                    {group.links.map((link) => (
-                      <li key={link.to}>
-                        <ListItemButton
-                          component={RouterLink}
-                          to={link.to}
-                          onClick={() => ui.setHelpMenuOpen(false)}
-                          sx={{ pl: 4 }}
-                        >
-                          <ListItemText primary={link.label} />
-                        </ListItemButton>
-                      </li>
-                    ))}
-                  </List>
-                </Collapse>
-              </li>
-            );
-          })}
-        </List>
-      </Popover>
+      {opened && (
+        <Suspense fallback={null}>
+          <HelpMenuPopover anchorEl={anchor.current} />
+        </Suspense>
+      )}
     </>
   );
 });

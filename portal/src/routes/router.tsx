@@ -3,6 +3,7 @@ import { PulsingLogo } from '../components/PulsingLogo.tsx';
 import { PublicLayout } from '../layouts/PublicLayout.tsx';
 import { HomePage } from '../pages/HomePage.tsx';
 import { NotFoundPage } from '../pages/NotFoundPage.tsx';
+import { loadSessionStores, loadSignedInStores } from '../stores/RootStore.ts';
 import { authenticatedPaths, paths } from './paths.ts';
 
 /** Signed-in pages built so far; the other signed-in paths show the not-found content inside the layout. */
@@ -18,6 +19,12 @@ const builtAuthenticatedPaths: ReadonlySet<string> = new Set([
   paths.checkoutPaddle,
   paths.credits,
 ]);
+
+/** A page that uses the session's stores (auth, plans): their code loads with it (stores/RootStore.ts). */
+async function withSession<T>(page: Promise<T>): Promise<T> {
+  const [module] = await Promise.all([page, loadSessionStores()]);
+  return module;
+}
 
 /**
  * Route objects of the portal. Pages other than home load on demand (route-level code splitting), and so
@@ -36,39 +43,50 @@ export const routes: RouteObject[] = [
       },
       {
         path: paths.login,
-        lazy: async () => ({ Component: (await import('../pages/auth/LoginPage.tsx')).LoginPage }),
+        lazy: async () => ({
+          Component: (await withSession(import('../pages/auth/LoginPage.tsx'))).LoginPage,
+        }),
       },
       {
         path: paths.signup,
-        lazy: async () => ({ Component: (await import('../pages/auth/SignupPage.tsx')).SignupPage }),
+        lazy: async () => ({
+          Component: (await withSession(import('../pages/auth/SignupPage.tsx'))).SignupPage,
+        }),
       },
       {
         path: paths.forgotPassword,
         lazy: async () => ({
-          Component: (await import('../pages/auth/ForgotPasswordPage.tsx')).ForgotPasswordPage,
+          Component: (await withSession(import('../pages/auth/ForgotPasswordPage.tsx'))).ForgotPasswordPage,
         }),
       },
       {
         path: paths.resetPassword,
         lazy: async () => ({
-          Component: (await import('../pages/auth/ResetPasswordPage.tsx')).ResetPasswordPage,
+          Component: (await withSession(import('../pages/auth/ResetPasswordPage.tsx'))).ResetPasswordPage,
         }),
       },
       {
         path: paths.pricing,
-        lazy: async () => ({ Component: (await import('../pages/PricingPage.tsx')).PricingPage }),
+        lazy: async () => ({
+          Component: (await withSession(import('../pages/PricingPage.tsx'))).PricingPage,
+        }),
       },
       {
         path: paths.awaitingVerification,
         lazy: async () => ({
-          Component: (await import('../pages/auth/AwaitingVerificationPage.tsx')).AwaitingVerificationPage,
+          Component: (await withSession(import('../pages/auth/AwaitingVerificationPage.tsx')))
+            .AwaitingVerificationPage,
         }),
       },
       { path: '*', element: <NotFoundPage /> },
     ],
   },
   {
-    lazy: async () => ({ Component: (await import('../layouts/AppLayout.tsx')).AppLayout }),
+    // The signed-in stores (and socket.io-client) come with the layout, never with a public page.
+    lazy: async () => {
+      const [{ AppLayout }] = await Promise.all([import('../layouts/AppLayout.tsx'), loadSignedInStores()]);
+      return { Component: AppLayout };
+    },
     hydrateFallbackElement: <PulsingLogo />,
     children: [
       {

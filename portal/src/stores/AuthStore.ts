@@ -299,7 +299,7 @@ export class AuthStore {
       } catch (error) {
         log.warn('Logout was not confirmed by the server', error);
       }
-      this.root.realtime.closeForLogout();
+      this.root.closeRealtimeForLogout();
       this.clear();
     })().finally(() => (this.loggingOut = null));
     return this.loggingOut;

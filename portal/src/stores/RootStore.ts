@@ -1,20 +1,24 @@
-import { AI_API_BASE, API_BASE } from '@exploit-grid/api/contracts';
+import { runInAction } from 'mobx';
+import type { HttpClient } from '../api/http.ts';
 import { isUnauthorized } from '../api/ApiError.ts';
-import { HttpClient, type Session } from '../api/http.ts';
 import { log } from '../logging.ts';
 import type { SocketFactory } from '../realtime/sockets.ts';
 import { paths } from '../routes/paths.ts';
-import { AuthStore, type RefreshLocks } from './AuthStore.ts';
-import { BoxStore, type FileSaver } from './BoxStore.ts';
-import { ChatStore } from './ChatStore.ts';
-import { DashboardStore } from './DashboardStore.ts';
-import { GridStore, type SoundPlayer } from './GridStore.ts';
-import { HistoryStore } from './HistoryStore.ts';
-import { LeaderboardStore } from './LeaderboardStore.ts';
-import { LedgerStore } from './LedgerStore.ts';
-import { PlansStore } from './PlansStore.ts';
-import { RealtimeStore } from './RealtimeStore.ts';
-import { RedeemStore } from './RedeemStore.ts';
+import type { AuthStore, RefreshLocks } from './AuthStore.ts';
+import type { BoxStore, FileSaver } from './BoxStore.ts';
+import type { ChatStore } from './ChatStore.ts';
+import type { DashboardStore } from './DashboardStore.ts';
+import type { GridStore, SoundPlayer } from './GridStore.ts';
+import type { HistoryStore } from './HistoryStore.ts';
+import type { LeaderboardStore } from './LeaderboardStore.ts';
+import type { LedgerStore } from './LedgerStore.ts';
+import type { PlansStore } from './PlansStore.ts';
+import type { RealtimeStore } from './RealtimeStore.ts';
+import type { RedeemStore } from './RedeemStore.ts';
+import type * as SessionStoresCode from './SessionStores.ts';
+import type { SessionStores } from './SessionStores.ts';
+import type * as SignedInStoresCode from './SignedInStores.ts';
+import type { SignedInStores } from './SignedInStores.ts';
 import { UiStore } from './UiStore.ts';
 
 /** The parts of a react-router data router the stores use to read the location and navigate. */
@@ -46,63 +50,133 @@ export type RootStoreOptions = {
   assignLocation?: (url: string) => void;
 };
 
+/** The code of the store groups, once loaded: each is a chunk of its own. */
+let sessionCode: typeof SessionStoresCode | null = null;
+let signedInCode: typeof SignedInStoresCode | null = null;
+
 /**
- * Creates every store once, and the two HTTP clients (main API and AI API) that share the session:
- * one token, one refresh at a time, one way out when the session cannot be renewed.
+ * Loads the code of the session's stores (auth, plans, the HTTP clients, and with them zod and the API's
+ * contracts) once. The routes of pages that use them wait for it before they render.
+ */
+export async function loadSessionStores(): Promise<void> {
+  sessionCode ??= await import('./SessionStores.ts');
+}
+
+/**
+ * Loads the code of the signed-in stores (and socket.io-client with it) and of the session's, once. The
+ * authenticated layout's route waits for it before it renders; the public pages never load it.
+ */
+export async function loadSignedInStores(): Promise<void> {
+  const [, code] = await Promise.all([loadSessionStores(), import('./SignedInStores.ts')]);
+  signedInCode ??= code;
+}
+
+/**
+ * The stores, each made once: the UI store at once, the others in two groups made on first use, whose code
+ * loads only with the pages that need it (route-level code splitting reaching the stores): the session's
+ * (`SessionStores`: api and ai clients, auth, plans) after `loadSessionStores()`, the signed-in ones
+ * (`SignedInStores`: realtime, box, grid, chat, ...) after `loadSignedInStores()`. Using a store whose code
+ * has not loaded throws.
  */
 export class RootStore {
-  readonly api: HttpClient;
-  readonly ai: HttpClient;
   readonly ui: UiStore;
-  readonly auth: AuthStore;
-  readonly realtime: RealtimeStore;
-  readonly dashboard: DashboardStore;
-  readonly box: BoxStore;
-  readonly history: HistoryStore;
-  readonly grid: GridStore;
-  readonly chat: ChatStore;
-  readonly leaderboard: LeaderboardStore;
-  readonly plans: PlansStore;
-  readonly redeem: RedeemStore;
-  readonly ledger: LedgerStore;
   /** Leaves the portal's page for another document (see `RootStoreOptions.assignLocation`). */
   readonly assignLocation: (url: string) => void;
 
+  private readonly options: RootStoreOptions;
+  private sessionStores: SessionStores | null = null;
+  private signedInStores: SignedInStores | null = null;
   private navigator: Navigator | null = null;
   private ending: Promise<void> | null = null;
 
   constructor(options: RootStoreOptions = {}) {
-    const session: Session = {
-      accessToken: () => this.auth.accessToken,
-      refreshInFlight: () => this.auth.refreshInFlight(),
-      refresh: () => this.auth.refresh(),
-      expired: () => void this.endExpiredSession(),
-    };
-    this.api = new HttpClient(API_BASE, session);
-    this.ai = new HttpClient(AI_API_BASE, session);
+    this.options = options;
     this.ui = new UiStore();
-    this.auth = new AuthStore(
-      this,
-      options.storage ?? localStorage,
-      options.redirectStorage ?? sessionStorage,
-      options.locks === undefined ? browserLocks() : options.locks,
-    );
-    this.realtime = new RealtimeStore(this, options.socketFactory);
-    this.box = new BoxStore(this, options.saveFile);
-    this.dashboard = new DashboardStore(this);
-    this.history = new HistoryStore(this);
-    this.grid = new GridStore(this, options.storage ?? localStorage, options.playSound);
-    this.leaderboard = new LeaderboardStore(this);
-    this.chat = new ChatStore(this);
-    this.plans = new PlansStore(this);
-    this.redeem = new RedeemStore(this);
-    this.ledger = new LedgerStore(this);
     this.assignLocation = options.assignLocation ?? ((url) => window.location.assign(url));
+  }
+
+  get api(): HttpClient {
+    return this.session.api;
+  }
+
+  get ai(): HttpClient {
+    return this.session.ai;
+  }
+
+  get auth(): AuthStore {
+    return this.session.auth;
+  }
+
+  get plans(): PlansStore {
+    return this.session.plans;
+  }
+
+  get realtime(): RealtimeStore {
+    return this.signedIn.realtime;
+  }
+
+  get dashboard(): DashboardStore {
+    return this.signedIn.dashboard;
+  }
+
+  get box(): BoxStore {
+    return this.signedIn.box;
+  }
+
+  get history(): HistoryStore {
+    return this.signedIn.history;
+  }
+
+  get grid(): GridStore {
+    return this.signedIn.grid;
+  }
+
+  get chat(): ChatStore {
+    return this.signedIn.chat;
+  }
+
+  get leaderboard(): LeaderboardStore {
+    return this.signedIn.leaderboard;
+  }
+
+  get redeem(): RedeemStore {
+    return this.signedIn.redeem;
+  }
+
+  get ledger(): LedgerStore {
+    return this.signedIn.ledger;
+  }
+
+  /** The session's stores, made on first use (their code must be loaded: `loadSessionStores()`). */
+  private get session(): SessionStores {
+    if (!this.sessionStores) {
+      const code = sessionCode;
+      if (!code) throw new Error('A session store was used before loadSessionStores()');
+      // One MobX batch: the stores' reactions first run once the whole group is in place (the plans' reads
+      // `auth`), as they did when the root made every store in its constructor.
+      runInAction(() => (this.sessionStores = new code.SessionStores(this, this.options)));
+    }
+    return this.sessionStores!;
+  }
+
+  /** The signed-in stores, made on first use (their code must be loaded: `loadSignedInStores()`). */
+  private get signedIn(): SignedInStores {
+    if (!this.signedInStores) {
+      const code = signedInCode;
+      if (!code) throw new Error('A signed-in store was used before loadSignedInStores()');
+      runInAction(() => (this.signedInStores = new code.SignedInStores(this, this.options)));
+    }
+    return this.signedInStores!;
+  }
+
+  /** Logging out: the sockets, if this page ever opened them, say so and close. */
+  closeRealtimeForLogout() {
+    this.signedInStores?.realtime.closeForLogout();
   }
 
   /** Stops following the session other tabs write (tests make many stores in one page). */
   dispose() {
-    this.auth.dispose();
+    this.sessionStores?.auth.dispose();
   }
 
   /** The router, once created, so that stores can navigate (a session that ends takes the user to /login). */
@@ -144,9 +218,4 @@ export class RootStore {
     })().finally(() => (this.ending = null));
     return this.ending;
   }
-}
-
-/** The browser's Web Locks, where it has them (not in older browsers, nor in jsdom). */
-function browserLocks(): RefreshLocks | null {
-  return typeof navigator === 'undefined' ? null : ((navigator.locks as LockManager | undefined) ?? null);
 }

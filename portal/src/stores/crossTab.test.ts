@@ -16,6 +16,8 @@ function openTab(locks?: RefreshLocks | null) {
   const store = new RootStore({ socketFactory: fakeSockets().factory, locks });
   const navigator: Navigator = { state: { location: { pathname: '/box', search: '' } }, navigate: vi.fn() };
   store.attachRouter(navigator);
+  // The tab shows a signed-in page (/box): its session store exists and follows the other tabs from the start.
+  void store.auth;
   tabs.push(store);
   return { store, navigator };
 }

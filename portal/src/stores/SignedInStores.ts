@@ -1,0 +1,39 @@
+import { BoxStore } from './BoxStore.ts';
+import { ChatStore } from './ChatStore.ts';
+import { DashboardStore } from './DashboardStore.ts';
+import { GridStore } from './GridStore.ts';
+import { HistoryStore } from './HistoryStore.ts';
+import { LeaderboardStore } from './LeaderboardStore.ts';
+import { LedgerStore } from './LedgerStore.ts';
+import { RealtimeStore } from './RealtimeStore.ts';
+import { RedeemStore } from './RedeemStore.ts';
+import type { RootStore, RootStoreOptions } from './RootStore.ts';
+
+/**
+ * The stores of the signed-in pages: the realtime sockets (and with them socket.io-client) and the domain
+ * stores they feed. Their code comes in a chunk of its own with the authenticated layout, so that the public
+ * pages never download it; the RootStore makes them on first use (`RootStore.grid`, ...).
+ */
+export class SignedInStores {
+  readonly realtime: RealtimeStore;
+  readonly box: BoxStore;
+  readonly dashboard: DashboardStore;
+  readonly history: HistoryStore;
+  readonly grid: GridStore;
+  readonly leaderboard: LeaderboardStore;
+  readonly chat: ChatStore;
+  readonly redeem: RedeemStore;
+  readonly ledger: LedgerStore;
+
+  constructor(root: RootStore, options: RootStoreOptions) {
+    this.realtime = new RealtimeStore(root, options.socketFactory);
+    this.box = new BoxStore(root, options.saveFile);
+    this.dashboard = new DashboardStore(root);
+    this.history = new HistoryStore(root);
+    this.grid = new GridStore(root, options.storage ?? localStorage, options.playSound);
+    this.leaderboard = new LeaderboardStore(root);
+    this.chat = new ChatStore(root);
+    this.redeem = new RedeemStore(root);
+    this.ledger = new LedgerStore(root);
+  }
+}
