@@ -350,6 +350,7 @@ export class BoxService {
         isConnected: Boolean(session),
         vpnIp: session?.vpnAddress ?? null,
         connectedAt: session ? session.connectedAt.toISOString() : null,
+        realAddress: session?.realAddress ?? null,
       };
     });
   }
