@@ -13,7 +13,9 @@ import { HOST_CHANNEL_ENV } from '../host/protocol.ts';
 export async function createOrchestrator(config: Config, logger: Logger): Promise<BoxOrchestrator> {
   switch (config.orchestrator) {
     case 'none':
-      return new UnavailableOrchestrator('Boxes are turned off on this platform (ORCHESTRATOR=none).');
+      // Players read this on My Box; the setting behind it is for whoever runs the platform (the log).
+      logger.info('Boxes are turned off (ORCHESTRATOR=none)');
+      return new UnavailableOrchestrator('Boxes are turned off on this platform.');
     case 'kubernetes': {
       const kubeconfig = new k8s.KubeConfig();
       try {
