@@ -12,6 +12,7 @@ import { GridStore, type SoundPlayer } from './GridStore.ts';
 import { HistoryStore } from './HistoryStore.ts';
 import { LeaderboardStore } from './LeaderboardStore.ts';
 import { LedgerStore } from './LedgerStore.ts';
+import { OnboardingStore } from './OnboardingStore.ts';
 import { PlansStore } from './PlansStore.ts';
 import { RealtimeStore } from './RealtimeStore.ts';
 import { RedeemStore } from './RedeemStore.ts';
@@ -65,6 +66,7 @@ export class RootStore {
   readonly plans: PlansStore;
   readonly redeem: RedeemStore;
   readonly ledger: LedgerStore;
+  readonly onboarding: OnboardingStore;
   /** Leaves the portal's page for another document (see `RootStoreOptions.assignLocation`). */
   readonly assignLocation: (url: string) => void;
 
@@ -97,6 +99,7 @@ export class RootStore {
     this.plans = new PlansStore(this);
     this.redeem = new RedeemStore(this);
     this.ledger = new LedgerStore(this);
+    this.onboarding = new OnboardingStore(this);
     this.assignLocation = options.assignLocation ?? ((url) => window.location.assign(url));
   }
 
