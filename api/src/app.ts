@@ -41,6 +41,8 @@ import { CreditStatement } from './credits/statement.ts';
 import { packageInfo } from './version.ts';
 import type { PaymentService } from './payments/service.ts';
 import { paymentWebhookRoutes, subscriptionRoutes } from './payments/routes.ts';
+import { onboardingRoutes } from './onboarding/routes.ts';
+import { OnboardingService } from './onboarding/service.ts';
 
 export interface AppDeps {
   config: Config;
@@ -99,6 +101,10 @@ export function createApp({
   const apiRouters: ApiRouter[] = [
     authRoutes({ auth, secureCookies: secure, enabledProviders: () => social.enabled }),
     userRoutes({ users, requireAuth: requireAuth(auth) }),
+    onboardingRoutes({
+      onboarding: new OnboardingService(orm, { seesSsh: () => boxes.seesOwnerSsh }),
+      requireAuth: requireAuth(auth),
+    }),
     boxRoutes({ boxes, requireAuth: requireAuth(auth) }),
     // Before attackRoutes: /attack/queue/* and /attack/target-info/* are not box ids.
     gridRoutes({ grid, requireAuth: requireAuth(auth) }),

@@ -180,6 +180,7 @@ export async function startPlatform(
       settings: config.payments,
       publicUrl: config.publicUrl,
       basicDailyLimitMinutes: Math.round(config.boxes.basicDailyLimitSeconds / 60),
+      boxMinimumChargeMinutes: config.boxes.minimumChargeMinutes,
     });
 
     const social = await configureSocial(config, logger);

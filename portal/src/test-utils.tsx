@@ -3,7 +3,8 @@ import { createMemoryRouter, RouterProvider } from 'react-router';
 import { AppProviders } from './AppProviders.tsx';
 import { routes } from './routes/router.tsx';
 import { RootStore, type RootStoreOptions } from './stores/RootStore.ts';
-import { fakeApi, openPools, readyRuntime, reply, testUser } from './testing/fakeApi.ts';
+import { completeOnboarding, fakeApi, openPools, readyRuntime, reply, testUser } from './testing/fakeApi.ts';
+import { stripeConfig } from './testing/commerce.ts';
 import { fakeSockets } from './testing/fakeSockets.ts';
 
 export type RenderRouteOptions = {
@@ -36,7 +37,8 @@ export const locationOf = (router: { state: { location: { pathname: string; sear
 
 /**
  * Renders `path` for a signed-in operator: a token in the store, and an API that knows the user, their
- * stats, logout, and that they have no box yet, ready to create one (`routes` add or replace answers).
+ * stats, logout, and that they have no box yet, ready to create one; a returning player (their first-hour
+ * checklist complete) on a platform with payments (`routes` add or replace answers).
  * Sockets are fakes the test can drive; `options` reach the RootStore (a fake `assignLocation`, ...).
  */
 export function renderSignedIn(
@@ -52,6 +54,8 @@ export function renderSignedIn(
     'GET /boxes/runtime': reply(200, readyRuntime),
     'GET /user-vpn/pool-status': reply(200, openPools),
     'GET /user-vpn/my-clients': reply(200, []),
+    'GET /users/me/onboarding': reply(200, completeOnboarding),
+    'GET /subscription/config': reply(200, stripeConfig),
     ...routes,
   });
   const sockets = fakeSockets();

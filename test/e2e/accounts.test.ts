@@ -65,7 +65,8 @@ describe('accounts in Chromium: sign up, verify by mail, sign in, stay signed in
   it('signs in and greets the operator on the dashboard', async () => {
     await logIn(identity.email, identity.password);
     await page.waitForURL(`${platform.url}/dashboard`);
-    await page.getByText('Welcome Back, Operator').waitFor();
+    // A new player: the first-hour greeting ('Welcome Back' once their checklist is complete).
+    await page.getByText('Welcome, Operator').waitFor();
     await page.getByText(identity.handle).first().waitFor();
     // Both realtime connections open with the access token, through the CSP.
     await page.getByRole('status', { name: 'On the Grid' }).waitFor();
@@ -74,7 +75,7 @@ describe('accounts in Chromium: sign up, verify by mail, sign in, stay signed in
 
   it('stays signed in across a reload', async () => {
     await page.reload();
-    await page.getByText('Welcome Back, Operator').waitFor();
+    await page.getByText('Welcome, Operator').waitFor();
     const stored = JSON.parse(
       (await page.evaluate((key) => localStorage.getItem(key), AUTH_STORAGE_KEY)) ?? '{}',
     );
@@ -107,13 +108,13 @@ describe('accounts in Chromium: sign up, verify by mail, sign in, stay signed in
     );
     await page.reload();
     await refreshed;
-    await page.getByText('Welcome Back, Operator').waitFor();
+    await page.getByText('Welcome, Operator').waitFor();
     expect(page.url()).to.equal(`${platform.url}/dashboard`);
   });
 
   it('sends a revoked session to /login and back to the page it was on after signing in', async () => {
     await page.goto(`${platform.url}/dashboard?panel=stats`);
-    await page.getByText('Welcome Back, Operator').waitFor();
+    await page.getByText('Welcome, Operator').waitFor();
     // The session ends elsewhere (another tab logs out): the refresh cookie stops working.
     const cookies = await browser.context.cookies(`${platform.url}/api/v1/auth`);
     const refresh = cookies.find((c) => c.name === 'eg_refresh');
@@ -128,7 +129,7 @@ describe('accounts in Chromium: sign up, verify by mail, sign in, stay signed in
     await page.waitForURL(`${platform.url}/login`);
     await logIn(identity.email, identity.password);
     await page.waitForURL(`${platform.url}/dashboard?panel=stats`);
-    await page.getByText('Welcome Back, Operator').waitFor();
+    await page.getByText('Welcome, Operator').waitFor();
   });
 
   it('signs out and keeps signed-in pages closed afterwards', async () => {

@@ -48,7 +48,7 @@ describe('social sign-in in Chromium, against a local OpenID Connect provider', 
     expect(await page.getByRole('link', { name: 'Continue with GitHub' }).count()).to.equal(0);
     await page.getByRole('link', { name: 'Continue with Google' }).click();
     await page.waitForURL(`${platform.url}/dashboard`);
-    await page.getByText('Welcome Back, Operator').waitFor();
+    await page.getByText('Welcome, Operator').waitFor();
     await page.getByText('Morpheus').first().waitFor();
     // The single-use code is not left in the address bar or the history entry.
     expect(page.url()).not.to.include('token=');

@@ -186,10 +186,11 @@ describe('VPN server pod scripts', function () {
     });
     after(() => server?.close());
     // On this side (the stand-in API listens here), with nft in the namespace.
-    const hook = (name: string, commonName: string) =>
+    const hook = (name: string, commonName: string, extra: Record<string, string> = {}) =>
       run('sh', [path.join(dir, 'scripts', name)], {
         env: {
           ...env(),
+          ...extra,
           NFT: `ip netns exec ${ns} nft`,
           common_name: commonName,
           ifconfig_pool_remote_ip: '10.8.0.14',
@@ -216,6 +217,20 @@ describe('VPN server pod scripts', function () {
       expect(requests.at(-1)!.path).to.equal('/internal/vpn/disconnect');
       expect(await readdir(path.join(dir, 'sessions'))).to.deep.equal([]);
       expect(await elements()).to.deep.equal([]);
+    });
+
+    it('tells the API where the client connects from when OpenVPN says, and nothing that is no address', async () => {
+      expect(await hook('client-connect.sh', 'cccc-3', { untrusted_ip: '198.51.100.7' })).to.equal(0);
+      expect(requests.at(-1)!.body).to.deep.equal({
+        protocol: 'udp',
+        commonName: 'cccc-3',
+        vpnAddress: '10.8.0.14',
+        server: 'arena-udp-0',
+        realAddress: '198.51.100.7',
+      });
+      expect(await hook('client-connect.sh', 'cccc-3', { untrusted_ip: '1", "x": "y' })).to.equal(0);
+      expect(requests.at(-1)!.body).to.not.have.property('realAddress');
+      expect(await hook('client-disconnect.sh', 'cccc-3')).to.equal(0);
     });
 
     it('refuses the client when the API says no, or for a name that is not a user id', async () => {

@@ -21,6 +21,8 @@ const BOXES_BROKEN = BOX_MESSAGES.runtimeUnavailable;
 export async function createOrchestrator(config: Config, logger: Logger): Promise<BoxOrchestrator> {
   switch (config.orchestrator) {
     case 'none':
+      // Players read this on My Box; the setting behind it is for whoever runs the platform (the log).
+      logger.info('Boxes are turned off (ORCHESTRATOR=none)');
       return new UnavailableOrchestrator(BOXES_OFF);
     case 'kubernetes': {
       const kubeconfig = new k8s.KubeConfig();

@@ -62,6 +62,11 @@ export interface BoxOrchestrator {
    * windows' flows, without which no agent's report counts (docs/detection.md).
    */
   readonly witness?: RouterWitness;
+  /**
+   * Whether observations of running boxes carry `sshClients` (the local runtime reads them from the box's
+   * network namespace). Without it the owner's first ssh login cannot be seen, and the checklist leaves it out.
+   */
+  readonly seesSshClients?: boolean;
   /** Optional: gets ready for new boxes (the local runtime prepares disks for the next free slots). */
   prepareSpares?(usedSlots: number[]): void;
   /** Lets go of the runtime; boxes and VPN servers keep running for the next start. */
@@ -120,6 +125,12 @@ export interface BoxObservation {
   openPorts: Record<string, string>;
   /** A person-readable reason for PROVISIONING delays, a crash or a stop from inside. */
   reason: string | null;
+  /**
+   * Where the runtime sees them (see `seesSshClients`): the peers (IPv4 addresses) of the TCP connections the
+   * box holds on its port 22, in any state but listening and half-open. The API tells its owner's first ssh
+   * login from them (the dashboard's checklist); nothing else reads them.
+   */
+  sshClients?: string[];
   /** True when the box powered itself off from inside (the player ran `poweroff`). */
   poweredOffInside?: boolean;
 }
@@ -149,4 +160,9 @@ export interface VpnSession {
   protocol: VpnProtocol;
   vpnAddress: string;
   connectedAt: Date;
+  /**
+   * The address the player's client connects from, as the VPN server sees it (OpenVPN's `untrusted_ip`,
+   * without the port), where the server tells it; shown to that player alone ('Your tunnel is up from ...').
+   */
+  realAddress?: string | null;
 }

@@ -487,10 +487,10 @@ describe('boxes and VPN access (API on the test runtime)', function () {
       const before = await t.call<VpnClient[]>('GET', '/user-vpn/my-clients', { token: user.token });
       expect(before.status).to.equal(200);
       expect(before.body).to.deep.equal([
-        { protocol: 'UDP', isConnected: false, vpnIp: null, connectedAt: null },
-        { protocol: 'TCP', isConnected: false, vpnIp: null, connectedAt: null },
+        { protocol: 'UDP', isConnected: false, vpnIp: null, connectedAt: null, realAddress: null },
+        { protocol: 'TCP', isConnected: false, vpnIp: null, connectedAt: null, realAddress: null },
       ]);
-      const session = await t.orchestrator.connectVpn(user.id, 'TCP');
+      const session = await t.orchestrator.connectVpn(user.id, 'TCP', { realAddress: '198.51.100.23' });
       expect(session).to.not.equal(null);
       const during = await t.call<VpnClient[]>('GET', '/user-vpn/my-clients', { token: user.token });
       for (const c of during.body) vpnClientSchema.strict().parse(c);
@@ -499,17 +499,20 @@ describe('boxes and VPN access (API on the test runtime)', function () {
         isConnected: false,
         vpnIp: null,
         connectedAt: null,
+        realAddress: null,
       });
+      // Where their computer connects from, as the VPN server saw it: theirs to see.
       expect(during.body[1]).to.deep.equal({
         protocol: 'TCP',
         isConnected: true,
         vpnIp: session!.vpnAddress,
         connectedAt: session!.connectedAt.toISOString(),
+        realAddress: '198.51.100.23',
       });
       // Another player's sessions are not theirs.
       const other = await t.account();
       const theirs = await t.call<VpnClient[]>('GET', '/user-vpn/my-clients', { token: other.token });
-      expect(theirs.body.every((c) => !c.isConnected)).to.equal(true);
+      expect(theirs.body.every((c) => !c.isConnected && c.realAddress === null)).to.equal(true);
       t.orchestrator.disconnectVpn(user.id);
       const after = await t.call<VpnClient[]>('GET', '/user-vpn/my-clients', { token: user.token });
       expect(after.body.every((c) => !c.isConnected)).to.equal(true);

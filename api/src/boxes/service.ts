@@ -30,6 +30,7 @@ import type { Orm } from '../db/orm.ts';
 import { HttpError, conflict, forbidden, notFound, serviceUnavailable } from '../http/errors.ts';
 import type { Logger } from '../logger.ts';
 import type { Throttle } from '../auth/throttle.ts';
+import { recordFirstBoxLogin, recordFirstTunnel } from '../onboarding/milestones.ts';
 import type { BoxObservation, BoxOrchestrator, BoxResources, BoxSpec, VpnSession } from './orchestrator.ts';
 
 interface BoxRow {
@@ -112,6 +113,8 @@ export class BoxService {
   readonly #o: BoxServiceOptions;
   readonly #log: Logger;
   readonly #locks = new KeyedLock();
+  /** Owners whose first ssh login is recorded (see #noteOwnerSsh). */
+  readonly #loggedIn = new Set<string>();
   #timer: NodeJS.Timeout | null = null;
   #ticking: Promise<void> | null = null;
   #stopped = false;
@@ -125,13 +128,46 @@ export class BoxService {
       this.events.emit('vpnStatus', session.userId, this.isVpnConnected(session.userId));
       void this.#publishFor(session.userId);
     };
-    orchestrator.events.on('vpnConnected', onVpn);
+    // An admitted client is the player's tunnel up: recorded (the first one) before the player's pages are
+    // told, so that what they read next (the dashboard's checklist) already has it.
+    orchestrator.events.on('vpnConnected', (session) => {
+      void this.#recordTunnel(session).finally(() => onVpn(session));
+    });
     orchestrator.events.on('vpnDisconnected', onVpn);
     orchestrator.events.on('boxChanged', (id) => void this.kick(id));
   }
 
   #sql(): Sql {
     return new Sql(this.#o.orm.em.fork() as EntityManager);
+  }
+
+  async #recordTunnel(session: VpnSession): Promise<void> {
+    if (this.#stopped || !isUuid(session.userId)) return;
+    try {
+      if (await recordFirstTunnel(this.#sql(), session.userId, session.connectedAt))
+        this.#log.info({ userId: session.userId }, 'First VPN tunnel of a player');
+    } catch (err) {
+      this.#log.error({ err, userId: session.userId }, 'Could not record a first VPN tunnel');
+    }
+  }
+
+  /** Whether the runtime can see who connects to a box's ssh port (the checklist's first ssh login). */
+  get seesOwnerSsh(): boolean {
+    return this.#o.orchestrator.seesSshClients === true;
+  }
+
+  /**
+   * The owner's first ssh login to their box: the runtime saw one of the owner's VPN addresses hold a
+   * connection to the box's port 22. Written once per owner (remembered here, so a long session costs one
+   * statement per API process).
+   */
+  async #noteOwnerSsh(row: BoxRow, seen: BoxObservation): Promise<void> {
+    if (!seen.sshClients?.length || this.#loggedIn.has(row.user_id)) return;
+    const owner = new Set(this.vpnAddressesOf(row.user_id));
+    if (!seen.sshClients.some((address) => owner.has(address))) return;
+    if (await recordFirstBoxLogin(this.#sql(), row.user_id, new Date()))
+      this.#log.info({ userId: row.user_id, box: row.id }, 'First ssh login of a player to their box');
+    this.#loggedIn.add(row.user_id);
   }
 
   /** Loads revocations into the runtime and starts the convergence loop. */
@@ -350,6 +386,7 @@ export class BoxService {
         isConnected: Boolean(session),
         vpnIp: session?.vpnAddress ?? null,
         connectedAt: session ? session.connectedAt.toISOString() : null,
+        realAddress: session?.realAddress ?? null,
       };
     });
   }
@@ -520,6 +557,9 @@ export class BoxService {
 
   /** Writes what the runtime reports; starts and ends billing sessions. */
   async #record(row: BoxRow, seen: BoxObservation): Promise<void> {
+    await this.#noteOwnerSsh(row, seen).catch((err: unknown) =>
+      this.#log.error({ err, box: row.id }, 'Could not record a first ssh login'),
+    );
     let status: BoxStatus = seen.phase;
     let desired = row.desired_power;
     let reason = seen.reason;

@@ -14,6 +14,11 @@ export const vpnClientSchema = z
     /** The player's address on the VPN while connected (what their box sees). */
     vpnIp: z.string().nullable(),
     connectedAt: z.iso.datetime().nullable(),
+    /**
+     * Where the player's VPN client connects from while connected: its public address as the VPN server sees
+     * it (OpenVPN's `untrusted_ip`), null when the server did not say. Only ever shown to that player.
+     */
+    realAddress: z.string().nullable(),
   })
   .meta({ id: 'VpnClient' });
 export type VpnClient = z.infer<typeof vpnClientSchema>;

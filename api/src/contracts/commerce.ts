@@ -30,6 +30,8 @@ export const subscriptionConfigSchema = z
     paymentsEnabled: z.boolean(),
     /** Box time a BASIC player may use per day (BASIC_DAILY_LIMIT_MINUTES): the tier overview's session limit. */
     basicDailyLimitMinutes: z.number().int().positive(),
+    /** Box minutes charged at each power-on, however soon the box stops (BOX_MINIMUM_CHARGE_MINUTES). */
+    boxMinimumChargeMinutes: z.number().int().positive(),
   })
   .meta({ id: 'SubscriptionConfig' });
 export type SubscriptionConfig = z.infer<typeof subscriptionConfigSchema>;

@@ -43,3 +43,4 @@ export * from './grid.ts';
 export * from './chat.ts';
 export * from './leaderboard.ts';
 export * from './commerce.ts';
+export * from './onboarding.ts';

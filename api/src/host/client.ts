@@ -27,6 +27,8 @@ type ApiPeer = RpcPeer<typeof apiMethods, typeof hostMethods, typeof apiEvents, 
 export class HostOrchestrator implements BoxOrchestrator {
   readonly name = 'local';
   readonly events = new EventEmitter<OrchestratorEvents>();
+  /** The local runtime in the host process sees them (its observations carry them through). */
+  readonly seesSshClients = true;
   readonly #peer: ApiPeer;
   #state: HostState = {
     status: {

@@ -115,6 +115,10 @@ describe('the API and the host process', () => {
       },
       reaches: async (userId) => runtime.reaches(userId, box.id),
       reachedFromBox: async (userId) => runtime.reachedFromBox(box.id, userId),
+      holdSsh: async (userId) => {
+        if (!runtime.holdSsh(userId, box.id)) throw new Error('the box’s sshd is out of reach');
+        return async () => runtime.releaseSsh(userId, box.id);
+      },
       serialOf: (userId) => serials.get(userId)!,
       powerOffInside: async () => runtime.powerOffInside(box.id),
       crash: async () => runtime.crash(box.id),

@@ -50,6 +50,7 @@ const observation = z.object({
   openPorts: z.record(z.string(), z.string()),
   reason: z.string().nullable(),
   poweredOffInside: z.boolean().optional(),
+  sshClients: z.array(z.string().max(64)).max(65_536).optional(),
 });
 
 const protocol = z.enum(VPN_PROTOCOLS);
@@ -59,6 +60,7 @@ const vpnSession = z.object({
   protocol,
   vpnAddress: z.string(),
   connectedAt: z.date(),
+  realAddress: z.string().max(64).nullable().optional(),
 });
 
 const runtimeStatus = z.object({

@@ -89,6 +89,7 @@ describe('buying credits through Paddle (the Paddle SDK against a local fake of 
       provider: 'paddle',
       paymentsEnabled: true,
       basicDailyLimitMinutes: 60,
+      boxMinimumChargeMinutes: 5,
     });
   });
 

@@ -67,6 +67,8 @@ export interface PaymentServiceDeps {
   publicUrl: string;
   /** BASIC's daily box time, told with the configuration (the tier overview shows it). */
   basicDailyLimitMinutes: number;
+  /** Box minutes charged at each power-on (where players read what a box costs). */
+  boxMinimumChargeMinutes: number;
 }
 
 /**
@@ -96,6 +98,7 @@ export class PaymentService {
       provider: this.#deps.settings.provider,
       paymentsEnabled: this.#deps.settings.enabled,
       basicDailyLimitMinutes: this.#deps.basicDailyLimitMinutes,
+      boxMinimumChargeMinutes: this.#deps.boxMinimumChargeMinutes,
     };
   }
 

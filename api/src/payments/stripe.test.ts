@@ -99,7 +99,12 @@ describe('buying credits through Stripe (the stripe SDK against stripe-mock)', f
     const config = await t.call('GET', '/subscription/config', { token: player.token });
     expect(config).to.deep.equal({
       status: 200,
-      body: { provider: 'stripe', paymentsEnabled: true, basicDailyLimitMinutes: 60 },
+      body: {
+        provider: 'stripe',
+        paymentsEnabled: true,
+        basicDailyLimitMinutes: 60,
+        boxMinimumChargeMinutes: 5,
+      },
     });
   });
 

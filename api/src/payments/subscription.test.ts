@@ -21,6 +21,7 @@ describe('buying credits on a platform without payment keys', function () {
       provider: 'stripe',
       paymentsEnabled: false,
       basicDailyLimitMinutes: 60,
+      boxMinimumChargeMinutes: 5,
     });
     const refused = await t.call('POST', '/subscription/checkout', {
       token: player.token,

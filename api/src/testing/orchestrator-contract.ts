@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { isIP } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import type { BoxObservation, BoxOrchestrator, BoxSpec, VpnSession } from '../boxes/orchestrator.ts';
@@ -25,6 +26,11 @@ export interface ContractWorld {
   reaches(userId: string): Promise<boolean>;
   /** Whether the box opens a TCP connection to the player's computer (its VPN address) now. */
   reachedFromBox(userId: string): Promise<boolean>;
+  /**
+   * Opens a TCP connection from the player's VPN client to the box's sshd and holds it until the returned
+   * function is called (which closes it).
+   */
+  holdSsh(userId: string): Promise<() => Promise<void>>;
   /** The serial number of the certificate the player's client uses. */
   serialOf(userId: string): string;
   /** The box's root powers it off from inside. */
@@ -99,6 +105,10 @@ export function orchestratorContract(world: () => ContractWorld): void {
     expect(await world().connect(refused)).to.equal(null);
     const sessions = orchestrator.vpnSessions();
     expect(sessions.map((s) => s.userId)).to.include.members([owner, other]);
+    // Where the client connects from, when the server tells it: an address, kept with the session.
+    const from = ownerSession!.realAddress ?? null;
+    if (from !== null) expect(isIP(from), `${from} is an address`).to.be.greaterThan(0);
+    expect(sessions.find((s) => s.userId === owner)?.realAddress ?? null).to.equal(from);
     expect(sessions.map((s) => s.userId)).to.not.include(refused);
     const usage = orchestrator.poolUsage();
     expect(usage.UDP.clients + usage.TCP.clients).to.be.at.least(2);
@@ -116,6 +126,21 @@ export function orchestratorContract(world: () => ContractWorld): void {
     // Closing twice is fine.
     await orchestrator.closeAttackWindow(other, box.id);
     expect(await world().reaches(owner), 'the owner after the window').to.equal(true);
+  });
+
+  it('contract: names the VPN address holding a connection to the box’s ssh port, where it sees them', async () => {
+    const { orchestrator, owner, box } = world();
+    if (!orchestrator.seesSshClients) return;
+    const address = orchestrator.vpnSessions().find((s) => s.userId === owner)?.vpnAddress;
+    expect(address, 'the owner’s VPN address').to.be.a('string');
+    const release = await world().holdSsh(owner);
+    try {
+      await eventually('the owner’s connection to show', async () =>
+        ((await orchestrator.applyBox(box)).sshClients ?? []).includes(address!),
+      );
+    } finally {
+      await release();
+    }
   });
 
   it('contract: lets a box open connections to its attacker inside the window only, to its owner never', async () => {

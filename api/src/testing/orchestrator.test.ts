@@ -44,6 +44,10 @@ describe('the box runtime’s test double keeps the runtime contract', () => {
     disconnect: async (userId) => orchestrator.disconnectVpn(userId),
     reaches: async (userId) => orchestrator.reaches(userId, box.id),
     reachedFromBox: async (userId) => orchestrator.reachedFromBox(box.id, userId),
+    holdSsh: async (userId) => {
+      if (!orchestrator.holdSsh(userId, box.id)) throw new Error('the box’s sshd is out of reach');
+      return async () => orchestrator.releaseSsh(userId, box.id);
+    },
     serialOf: (userId) => serials.get(userId)!,
     powerOffInside: async () => orchestrator.powerOffInside(box.id),
     crash: async () => orchestrator.crash(box.id),

@@ -30,6 +30,8 @@ interface Machine {
   state: 'stopped' | 'starting' | 'running' | 'exited';
   exitCode: number | null;
   openPorts: Record<string, string>;
+  /** VPN addresses holding a connection to the box's sshd (holdSsh). */
+  sshClients: string[];
 }
 
 export interface TestOrchestratorOptions {
@@ -73,6 +75,11 @@ const SERVER_NAME = 'test-vpn-server';
 export class TestOrchestrator implements BoxOrchestrator {
   readonly name = 'test';
   readonly events = new EventEmitter<OrchestratorEvents>();
+  /**
+   * As the local runtime: running boxes are observed with who holds a connection to their sshd. Tests set
+   * it false to play a runtime that cannot see that (virtual machines).
+   */
+  seesSshClients = true;
   readonly #agents = new AgentEndpoint();
   /** What the routers saw, as tests tell it with routerSees (boxes here run agents, as VMs do). */
   readonly witness = new FlowRecord();
@@ -171,7 +178,7 @@ export class TestOrchestrator implements BoxOrchestrator {
       return observe(spec.power ? 'PROVISIONING' : 'STOPPED', this.unavailableReason);
     let machine = this.#machines.get(spec.id);
     if (!machine) {
-      machine = { spec, state: 'stopped', exitCode: null, openPorts: {} };
+      machine = { spec, state: 'stopped', exitCode: null, openPorts: {}, sshClients: [] };
       this.#machines.set(spec.id, machine);
     }
     machine.spec = structuredClone(spec);
@@ -180,15 +187,16 @@ export class TestOrchestrator implements BoxOrchestrator {
       machine.state = 'stopped';
       machine.exitCode = null;
       machine.openPorts = {};
+      machine.sshClients = [];
       return observe('STOPPED');
     }
     switch (machine.state) {
       case 'running':
-        return observe('RUNNING', null, { openPorts: { ...machine.openPorts } });
+        return observe('RUNNING', null, running(machine));
       case 'starting':
         if (this.boot === 'manual') return observe('PROVISIONING', 'Booting');
         this.#run(machine);
-        return observe('RUNNING', null, { openPorts: { ...machine.openPorts } });
+        return observe('RUNNING', null, running(machine));
       case 'exited':
         if (machine.exitCode === 0)
           return observe('STOPPED', 'The box was powered off from inside.', { poweredOffInside: true });
@@ -196,7 +204,7 @@ export class TestOrchestrator implements BoxOrchestrator {
       case 'stopped':
         if (this.boot === 'instant') {
           this.#run(machine);
-          return observe('RUNNING', null, { openPorts: { ...machine.openPorts } });
+          return observe('RUNNING', null, running(machine));
         }
         machine.state = 'starting';
         return observe('PROVISIONING', 'Booting');
@@ -296,7 +304,11 @@ export class TestOrchestrator implements BoxOrchestrator {
    * is full or the user already has a client on that protocol; else the session, announced
    * with `vpnConnected`.
    */
-  async connectVpn(userId: string, protocol: VpnProtocol = 'UDP'): Promise<VpnSession | null> {
+  async connectVpn(
+    userId: string,
+    protocol: VpnProtocol = 'UDP',
+    options: { realAddress?: string | null } = {},
+  ): Promise<VpnSession | null> {
     if (this.#sessions.filter((s) => s.protocol === protocol).length >= this.maxClients) return null;
     if (this.#sessions.some((s) => s.userId === userId && s.protocol === protocol)) return null;
     if (!(await this.authorize(userId))) return null;
@@ -306,6 +318,8 @@ export class TestOrchestrator implements BoxOrchestrator {
       protocol,
       vpnAddress: `${protocol === 'UDP' ? '10.8' : '10.9'}.${Math.floor(host / 250)}.${host % 250}`,
       connectedAt: new Date(),
+      // Where the player's computer connects from (a documentation address unless the test says).
+      realAddress: options.realAddress === undefined ? `203.0.113.${host % 250}` : options.realAddress,
     };
     this.#sessions.push(session);
     this.events.emit('vpnConnected', { ...session });
@@ -322,6 +336,9 @@ export class TestOrchestrator implements BoxOrchestrator {
     const index = this.#sessions.indexOf(session);
     if (index < 0) return;
     this.#sessions.splice(index, 1);
+    // Its connections go with the tunnel.
+    for (const machine of this.#machines.values())
+      machine.sshClients = machine.sshClients.filter((a) => a !== session.vpnAddress);
     this.events.emit('vpnDisconnected', { ...session });
   }
 
@@ -345,6 +362,26 @@ export class TestOrchestrator implements BoxOrchestrator {
     if (machine.spec.ownerId === userId) return true;
     const window = this.#windows.get(`${userId}|${boxId}`);
     return window !== undefined && window.until > new Date();
+  }
+
+  /**
+   * The player's VPN client opens a connection to the box's sshd and holds it (an ssh session), as far as the
+   * network lets it (see reaches): false when it cannot. The box is then observed with the player's VPN
+   * address among its `sshClients` until `releaseSsh` ends it.
+   */
+  holdSsh(userId: string, boxId: string): boolean {
+    const machine = this.#machines.get(boxId);
+    const session = this.#sessions.find((s) => s.userId === userId);
+    if (!machine || !session || !this.reaches(userId, boxId)) return false;
+    if (!machine.sshClients.includes(session.vpnAddress)) machine.sshClients.push(session.vpnAddress);
+    return true;
+  }
+
+  /** Ends the player's connections to the box's sshd (holdSsh). */
+  releaseSsh(userId: string, boxId: string): void {
+    const machine = this.#machines.get(boxId);
+    const addresses = new Set(this.#sessions.filter((s) => s.userId === userId).map((s) => s.vpnAddress));
+    if (machine) machine.sshClients = machine.sshClients.filter((a) => !addresses.has(a));
   }
 
   /**
@@ -441,6 +478,7 @@ export class TestOrchestrator implements BoxOrchestrator {
     machine.state = 'exited';
     machine.exitCode = exitCode;
     machine.openPorts = {};
+    machine.sshClients = [];
     this.events.emit('boxChanged', id);
   }
 
@@ -450,6 +488,7 @@ export class TestOrchestrator implements BoxOrchestrator {
     machine.state = 'exited';
     machine.exitCode = 0;
     machine.openPorts = {};
+    machine.sshClients = [];
     this.events.emit('boxChanged', id);
   }
 
@@ -461,7 +500,7 @@ export class TestOrchestrator implements BoxOrchestrator {
 
   /** A box the runtime holds without the API knowing it (left over from elsewhere). */
   addOrphan(id: string): void {
-    this.#machines.set(id, { spec: null, state: 'running', exitCode: null, openPorts: {} });
+    this.#machines.set(id, { spec: null, state: 'running', exitCode: null, openPorts: {}, sshClients: [] });
   }
 
   /** applyBox calls for one box. */
@@ -474,4 +513,9 @@ export class TestOrchestrator implements BoxOrchestrator {
     if (!machine) throw new Error(`the runtime holds no box ${id}`);
     return machine;
   }
+}
+
+/** What a running box shows: its listening ports and who holds a connection to its sshd. */
+function running(machine: Machine): Partial<BoxObservation> {
+  return { openPorts: { ...machine.openPorts }, sshClients: [...machine.sshClients] };
 }

@@ -115,13 +115,18 @@ exec openvpn --config "$here/$SERVER_NAME.conf" --cd "$run/openvpn"
 
 /** OpenVPN's client-connect: asks the API; records the session (user id → VPN address). */
 const CLIENT_CONNECT = String.raw`#!/bin/sh
-# Environment from OpenVPN: common_name (the player's user id), ifconfig_pool_remote_ip.
+# Environment from OpenVPN: common_name (the player's user id), ifconfig_pool_remote_ip, untrusted_ip.
 set -eu
 scripts=${'${'}SCRIPTS_DIR:-${'${'}EG_ETC:-/etc/exploit-grid}/server}
 sessions=${'${'}SESSIONS_DIR:-${'${'}EG_RUN:-/run}/exploit-grid/sessions}
 token_file=${'${'}HOOK_TOKEN_FILE:-${'${'}EG_ETC:-/etc/exploit-grid}/pki/hook-token}
 case "$common_name" in *[!0-9a-f-]*|'') exit 1 ;; esac
-body=$(printf '{"protocol":"%s","commonName":"%s","vpnAddress":"%s","server":"%s"}'   "$PROTOCOL" "$common_name" "$ifconfig_pool_remote_ip" "$SERVER_NAME")
+# Where the client connects from, for that player's eyes only; left out when OpenVPN does not say.
+real=${'${'}untrusted_ip:-${'${'}untrusted_ip6:-}}
+case "$real" in *[!0-9A-Fa-f.:]*) real='' ;; esac
+extra=''
+[ -z "$real" ] || extra=$(printf ',"realAddress":"%s"' "$real")
+body=$(printf '{"protocol":"%s","commonName":"%s","vpnAddress":"%s","server":"%s"%s}'   "$PROTOCOL" "$common_name" "$ifconfig_pool_remote_ip" "$SERVER_NAME" "$extra")
 answer=$(curl -sS --max-time 5 -o - -w '
 %{http_code}' -X POST   -H "Authorization: Bearer $(cat "$token_file")"   -H 'Content-Type: application/json' --data "$body"   "$API_INTERNAL_URL/internal/vpn/connect") || exit 1
 [ "$(echo "$answer" | tail -n 1)" = 200 ] || exit 1

@@ -1,10 +1,9 @@
 import Box from '@mui/material/Box';
-import { observer } from 'mobx-react-lite';
 import { useEffect, useRef, useState } from 'react';
 import { Navigate, Outlet, ScrollRestoration, useLocation } from 'react-router';
 import { HelpMenu } from '../components/HelpMenu.tsx';
 import { paths } from '../routes/paths.ts';
-import { useStores } from '../stores/StoresContext.tsx';
+import { hasStoredSession } from '../stores/storedSession.ts';
 
 export type PublicLayoutProps = Record<string, never>;
 
@@ -17,8 +16,7 @@ const signedOutOnly: ReadonlySet<string> = new Set([paths.home, paths.login, pat
  * for the login page to do (a social sign-in's code, the result of a verification link). That is decided on
  * arrival at a page: the login page taking the code out of the address bar does not send the visitor away.
  */
-export const PublicLayout = observer(function PublicLayout(_props: PublicLayoutProps) {
-  const { auth } = useStores();
+export function PublicLayout(_props: PublicLayoutProps) {
   const { pathname, search } = useLocation();
   const [mounted, setMounted] = useState(false);
   useEffect(() => setMounted(true), []);
@@ -26,10 +24,7 @@ export const PublicLayout = observer(function PublicLayout(_props: PublicLayoutP
   if (arrival.current?.pathname !== pathname) {
     const params = new URLSearchParams(search);
     const away =
-      auth.accessToken !== null &&
-      signedOutOnly.has(pathname) &&
-      !params.has('token') &&
-      !params.has('verified');
+      hasStoredSession() && signedOutOnly.has(pathname) && !params.has('token') && !params.has('verified');
     arrival.current = { pathname, away };
   }
   if (arrival.current.away) return <Navigate to={paths.dashboard} replace />;
@@ -51,4 +46,4 @@ export const PublicLayout = observer(function PublicLayout(_props: PublicLayoutP
       <ScrollRestoration />
     </Box>
   );
-});
+}

@@ -23,6 +23,7 @@ export const BoxPage = observer(function BoxPage(_props: BoxPageProps) {
     void box.loadPage();
   }, [box]);
   useEffect(() => box.watchRuntime(), [box]);
+  useEffect(() => box.watchClients(), [box]);
   useEffect(() => box.runClock(), [box]);
 
   return (

@@ -5,6 +5,8 @@ import Box from '@mui/material/Box';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
 import { useEffect } from 'react';
+import { InfoHint } from '../components/InfoHint.tsx';
+import { OnboardingChecklist } from '../components/dashboard/OnboardingChecklist.tsx';
 import { RecentActivityCard } from '../components/dashboard/RecentActivityCard.tsx';
 import { StatCard } from '../components/dashboard/StatCard.tsx';
 import { YourBoxCard } from '../components/dashboard/YourBoxCard.tsx';
@@ -18,13 +20,19 @@ import {
   RANK_MISSING,
   WELCOME_BACK,
 } from '../strings/dashboard.ts';
+import { RANK_HINT } from '../strings/hints.ts';
+import { UNRANKED, UNRANKED_HINT, WELCOME } from '../strings/onboarding.ts';
 
 export type DashboardPageProps = Record<string, never>;
 
-/** Greeting, three stat cards, the box card and recent grid activity. */
+/**
+ * Greeting, the first-hour checklist while it is not complete, three stat cards, the box card and recent grid
+ * activity. Until the checklist is complete the greeting is 'Welcome' (the spec's 'Welcome Back' is for
+ * returning players) and, before a first fight, the rank card says 'Unranked'.
+ */
 export const DashboardPage = observer(function DashboardPage(_props: DashboardPageProps) {
   usePageMeta({ title: DASHBOARD_TITLE });
-  const { auth, dashboard, box } = useStores();
+  const { auth, dashboard, box, onboarding } = useStores();
 
   useEffect(() => {
     void dashboard.loadStats();
@@ -32,22 +40,35 @@ export const DashboardPage = observer(function DashboardPage(_props: DashboardPa
   useEffect(() => {
     void box.load();
   }, [box]);
+  useEffect(() => onboarding.watch(), [onboarding]);
 
   const stats = dashboard.stats;
+  // No rank before a first fight; nothing at all while that is not known yet (a new player never sees 'Rank 1').
+  const fought = onboarding.fought;
+  const unranked = fought === false;
+  const rank =
+    unranked || (fought === null && onboarding.loadStatus !== 'failed')
+      ? null
+      : stats?.rank != null
+        ? String(stats.rank)
+        : null;
   return (
     <Box sx={{ maxWidth: 1200, mx: 'auto' }}>
       <Typography variant="h4" component="h1" sx={{ mb: 4, fontSize: { xs: '1.6rem', md: '2.2rem' } }}>
-        {WELCOME_BACK}{' '}
+        {onboarding.firstVisit === false ? WELCOME_BACK : WELCOME}{' '}
         <Box component="span" sx={{ color: 'primary.main' }}>
           {auth.user?.handle}
         </Box>
       </Typography>
+      <OnboardingChecklist />
       <Box sx={{ display: 'grid', gap: 3, gridTemplateColumns: { xs: '1fr', sm: 'repeat(3, 1fr)' }, mb: 3 }}>
         <StatCard
           label={CURRENT_RANK}
-          value={stats?.rank != null ? String(stats.rank) : RANK_MISSING}
+          value={unranked ? UNRANKED : (rank ?? RANK_MISSING)}
+          note={unranked ? UNRANKED_HINT : undefined}
           icon={<EmojiEvents fontSize="small" />}
           accent="#ffd600"
+          info={<InfoHint topic={CURRENT_RANK} text={RANK_HINT} />}
         />
         <StatCard
           label={ATTACKS_WON}

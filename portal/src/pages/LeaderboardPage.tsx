@@ -20,6 +20,7 @@ import {
   SEARCH_PLACEHOLDER,
   pageOf,
 } from '../strings/leaderboard.ts';
+import { MMR_HINT } from '../strings/hints.ts';
 
 export type LeaderboardPageProps = Record<string, never>;
 
@@ -44,8 +45,11 @@ export const LeaderboardPage = observer(function LeaderboardPage(_props: Leaderb
 
   return (
     <Box sx={{ maxWidth: 1200, mx: 'auto' }}>
-      <Typography variant="h4" component="h1" sx={{ mb: 4, fontSize: { xs: '1.6rem', md: '2.2rem' } }}>
+      <Typography variant="h4" component="h1" sx={{ mb: 1, fontSize: { xs: '1.6rem', md: '2.2rem' } }}>
         {LEADERBOARD_TITLE}
+      </Typography>
+      <Typography variant="body2" color="text.secondary" sx={{ mb: 3 }} data-testid="mmr-hint">
+        {MMR_HINT}
       </Typography>
       <TextField
         type="search"

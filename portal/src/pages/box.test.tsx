@@ -3,6 +3,7 @@ import {
   VPN_STATUS_NAMESPACE,
   type Box,
   type BoxUpdatePayload,
+  type VpnClient,
 } from '@exploit-grid/api/contracts';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -36,13 +37,21 @@ import {
   VPN_REVOKED_TEXT,
   VPN_SAFETY_TEXT,
   VPN_SAFETY_TITLE,
+  CONNECT_SYSTEMS_LABEL,
+  TUNNEL_DOWN,
   buildingImage,
   copyLabel,
   downloadConfigLabel,
+  openVpnCommand,
   poolExhausted,
   sshCommand,
+  tunnelUpFrom,
+  tunnelVpnAddress,
   vpnConfigFailed,
+  vpnConfigFileName,
 } from '../strings/box.ts';
+import { boxCostText } from '../strings/hints.ts';
+import { stripeConfig } from '../testing/commerce.ts';
 import { deferred, fail, reply, testBox, testUser, type FakeReply } from '../testing/fakeApi.ts';
 import { renderSignedIn } from '../test-utils.tsx';
 
@@ -445,5 +454,99 @@ describe('BASIC daily countdown', () => {
       },
     );
     expect(within(boxSection()).queryByTestId('daily-countdown')).toBeNull();
+  });
+});
+
+describe('VPN access: connecting and the tunnel', () => {
+  const client = (fields: Partial<VpnClient> = {}): VpnClient => ({
+    protocol: 'UDP',
+    isConnected: true,
+    vpnIp: '10.8.0.6',
+    connectedAt: '2025-03-01T12:01:00.000Z',
+    realAddress: '203.0.113.5',
+    ...fields,
+  });
+  const tunnelLine = () => within(vpnSection()).getByTestId('tunnel-line').textContent;
+
+  it('shows how to connect on Linux, macOS and Windows, one tab each, Linux first here', async () => {
+    await withBox();
+    const tabs = within(vpnSection()).getByRole('tablist', { name: CONNECT_SYSTEMS_LABEL });
+    expect(
+      within(tabs)
+        .getAllByRole('tab')
+        .map((tab) => tab.textContent),
+    ).toEqual(['Linux', 'macOS', 'Windows']);
+    const selected = () => within(tabs).getByRole('tab', { selected: true });
+    expect(selected().textContent).toBe('Linux');
+    const panel = () => within(vpnSection()).getByRole('tabpanel');
+    expect(panel().getAttribute('aria-labelledby')).toBe(selected().id);
+    expect(within(panel()).getByText(openVpnCommand(vpnConfigFileName('UDP', testUser.handle)))).toBeTruthy();
+    expect(within(panel()).getByText(sshCommand(testBox.ip))).toBeTruthy();
+
+    fireEvent.click(within(tabs).getByRole('tab', { name: 'macOS' }));
+    expect(selected().textContent).toBe('macOS');
+    expect(within(panel()).getByRole('link', { name: 'Tunnelblick' }).getAttribute('rel')).toContain(
+      'noopener',
+    );
+    expect(within(panel()).getByRole('link', { name: 'OpenVPN Connect' })).toBeTruthy();
+    expect(panel().textContent).toContain(vpnConfigFileName('UDP', testUser.handle));
+    expect(within(panel()).getByText(sshCommand(testBox.ip))).toBeTruthy();
+
+    fireEvent.click(within(tabs).getByRole('tab', { name: 'Windows' }));
+    expect(within(panel()).getByRole('link', { name: 'OpenVPN Connect' })).toBeTruthy();
+    expect(within(panel()).getByRole('link', { name: 'OpenVPN GUI' })).toBeTruthy();
+    expect(panel().textContent).toContain('PowerShell');
+    // One panel at a time.
+    expect(within(vpnSection()).getAllByRole('tabpanel')).toHaveLength(1);
+  });
+
+  it('says live whether the tunnel is up, from where and at which VPN address', async () => {
+    const { api, sockets } = await withBox();
+    await waitFor(() => expect(tunnelLine()).toBe(TUNNEL_DOWN));
+    expect(within(vpnSection()).getByRole('status', { name: VPN_CLIENT_DISCONNECTED })).toBeTruthy();
+
+    // The VPN server admitted the player's client: the socket says so, their clients say from where.
+    api.on(
+      'GET /user-vpn/my-clients',
+      reply(200, [
+        client(),
+        client({ protocol: 'TCP', isConnected: false, vpnIp: null, realAddress: null, connectedAt: null }),
+      ]),
+    );
+    const [vpn] = sockets.open(VPN_STATUS_NAMESPACE);
+    act(() => vpn?.receive('status', { status: true }));
+    await waitFor(() => expect(tunnelLine()).toBe(tunnelUpFrom('203.0.113.5')));
+    const status = within(vpnSection()).getByRole('status', { name: VPN_CLIENT_CONNECTED });
+    expect(status.textContent).toContain(tunnelVpnAddress('UDP', '10.8.0.6'));
+
+    // A box update carries the clients too (reconnected over TCP from elsewhere).
+    act(() =>
+      vpn?.receive(
+        'boxUpdate',
+        boxUpdate({
+          vpnClients: [client({ protocol: 'TCP', vpnIp: '10.9.0.3', realAddress: '198.51.100.8' })],
+        }),
+      ),
+    );
+    expect(tunnelLine()).toBe(tunnelUpFrom('198.51.100.8'));
+    expect(within(vpnSection()).getByTestId('tunnel-status').textContent).toContain(
+      tunnelVpnAddress('TCP', '10.9.0.3'),
+    );
+
+    api.on('GET /user-vpn/my-clients', reply(200, []));
+    act(() => vpn?.receive('status', { status: false }));
+    expect(tunnelLine()).toBe(TUNNEL_DOWN);
+  });
+
+  it('says what the box costs, with the numbers the server configures', async () => {
+    await withBox(testBox, {
+      'GET /subscription/config': reply(200, {
+        ...stripeConfig,
+        basicDailyLimitMinutes: 30,
+        boxMinimumChargeMinutes: 10,
+      }),
+    });
+    const expected = boxCostText({ hourCost: 40, tier: 'BASIC', minimumMinutes: 10, dailyLimitMinutes: 30 });
+    await waitFor(() => expect(within(boxSection()).getByTestId('box-cost').textContent).toContain(expected));
   });
 });

@@ -1,5 +1,5 @@
 import { VPN_STATUS_NAMESPACE } from '@exploit-grid/api/contracts';
-import { act, screen, waitFor, within } from '@testing-library/react';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import type { AttackHistoryItem } from '@exploit-grid/api/contracts';
 import {
@@ -19,7 +19,26 @@ import {
   YOUR_BOX,
 } from '../strings/dashboard.ts';
 import { FETCH_BOX_FAILED } from '../strings/box.ts';
-import { deferred, fail, reply, testBox, testUser, type FakeReply } from '../testing/fakeApi.ts';
+import { CREDITS_HINT, GIFT_HINT, RANK_HINT, aboutLabel, boxCostText } from '../strings/hints.ts';
+import {
+  CHECKLIST_TITLE,
+  UNRANKED,
+  UNRANKED_HINT,
+  WELCOME,
+  checklistProgress,
+  checklistSteps,
+} from '../strings/onboarding.ts';
+import { FREE_CREDITS_LABEL, CREDITS_LABEL } from '../strings/appShell.ts';
+import { stripeConfig } from '../testing/commerce.ts';
+import {
+  deferred,
+  fail,
+  onboardingWith,
+  reply,
+  testBox,
+  testUser,
+  type FakeReply,
+} from '../testing/fakeApi.ts';
 import { renderSignedIn } from '../test-utils.tsx';
 
 const recentRoute = 'GET /attack/history/all?limit=3';
@@ -194,5 +213,143 @@ describe('dashboard', () => {
     expect(await within(card).findByText(NO_RECENT_ACTIVITY)).toBeTruthy();
     expect(warn).toHaveBeenCalledWith('Could not load the recent attacks', expect.anything());
     expect(screen.queryByText(/Boom/)).toBeNull();
+  });
+});
+
+const onboardingRoute = 'GET /users/me/onboarding';
+/** The checklist's steps as shown: [step, done]. */
+const shownSteps = (list: HTMLElement) =>
+  within(list)
+    .getAllByRole('listitem')
+    .map((item) => [item.getAttribute('data-step'), item.getAttribute('data-done') === 'true']);
+/** The accessible description of an element, as its aria-describedby points to it. */
+const descriptionOf = (element: HTMLElement) =>
+  (element.getAttribute('aria-describedby') ?? '')
+    .split(' ')
+    .map((id) => document.getElementById(id)?.textContent ?? '')
+    .join(' ')
+    .trim();
+
+describe('dashboard: the first hour', () => {
+  it("greets a new player with 'Welcome, Operator' and lists the steps as the server reports them", async () => {
+    const { api } = renderDashboard({ [onboardingRoute]: reply(200, onboardingWith(['BOX_DEPLOYED'])) });
+    const checklist = await screen.findByRole('region', { name: CHECKLIST_TITLE });
+    expect(shownSteps(checklist)).toEqual([
+      ['BOX_DEPLOYED', true],
+      ['VPN_CONFIG_DOWNLOADED', false],
+      ['TUNNEL_UP', false],
+      ['FIRST_SSH', false],
+      ['FIRST_MATCH', false],
+    ]);
+    expect(within(checklist).getByTestId('onboarding-progress').textContent).toBe(checklistProgress(1, 5));
+    expect(within(checklist).getByTitle('Done')).toBeTruthy();
+    // The next step is marked, with how to do it and where.
+    const next = within(checklist).getAllByRole('listitem')[1]!;
+    expect(next.getAttribute('aria-current')).toBe('step');
+    expect(next.textContent).toContain(checklistSteps.VPN_CONFIG_DOWNLOADED.how);
+    expect(
+      within(next)
+        .getByRole('link', { name: checklistSteps.VPN_CONFIG_DOWNLOADED.action })
+        .getAttribute('href'),
+    ).toBe('/box');
+    const heading = screen.getByRole('heading', { level: 1 });
+    expect(heading.textContent).toBe(`${WELCOME} ${testUser.handle}`);
+    expect(api.callsTo(onboardingRoute)[0]?.authorization).toBe('Bearer token-1');
+  });
+
+  it('ticks a step when the server reports it, read again when the VPN connection comes up, and goes once complete', async () => {
+    const { api, sockets } = renderDashboard({
+      [onboardingRoute]: reply(200, onboardingWith(['BOX_DEPLOYED', 'VPN_CONFIG_DOWNLOADED'])),
+    });
+    const checklist = await screen.findByRole('region', { name: CHECKLIST_TITLE });
+    expect(shownSteps(checklist)[2]).toEqual(['TUNNEL_UP', false]);
+    api.on(
+      onboardingRoute,
+      reply(200, onboardingWith(['BOX_DEPLOYED', 'VPN_CONFIG_DOWNLOADED', 'TUNNEL_UP'])),
+    );
+    const [vpn] = sockets.open(VPN_STATUS_NAMESPACE);
+    act(() => vpn?.receive('status', { status: true }));
+    await waitFor(() => expect(shownSteps(checklist)[2]).toEqual(['TUNNEL_UP', true]));
+    expect(within(checklist).getByTestId('onboarding-progress').textContent).toBe(checklistProgress(3, 5));
+
+    // Everything done: the checklist is over, and the player is a returning one.
+    api.on(
+      onboardingRoute,
+      reply(
+        200,
+        onboardingWith(['BOX_DEPLOYED', 'VPN_CONFIG_DOWNLOADED', 'TUNNEL_UP', 'FIRST_SSH', 'FIRST_MATCH']),
+      ),
+    );
+    act(() => vpn?.receive('status', { status: false }));
+    await waitFor(() => expect(screen.queryByRole('region', { name: CHECKLIST_TITLE })).toBeNull());
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe(`${WELCOME_BACK} ${testUser.handle}`);
+  });
+
+  it('shows only the steps the server lists (no ssh step where the platform cannot see it)', async () => {
+    const steps = ['BOX_DEPLOYED', 'VPN_CONFIG_DOWNLOADED', 'TUNNEL_UP', 'FIRST_MATCH'] as const;
+    renderDashboard({ [onboardingRoute]: reply(200, onboardingWith(['TUNNEL_UP'], steps)) });
+    const checklist = await screen.findByRole('region', { name: CHECKLIST_TITLE });
+    expect(shownSteps(checklist).map(([step]) => step)).toEqual([...steps]);
+    expect(within(checklist).getByTestId('onboarding-progress').textContent).toBe(checklistProgress(1, 4));
+  });
+
+  it("shows neither the checklist nor 'Welcome' to a returning player", async () => {
+    renderDashboard();
+    await screen.findByRole('heading', { level: 1, name: new RegExp(WELCOME_BACK) });
+    expect(screen.queryByRole('region', { name: CHECKLIST_TITLE })).toBeNull();
+    expect(screen.queryByTestId('onboarding-checklist')).toBeNull();
+  });
+
+  it("says 'Unranked' with a hint before a first fight, never the leaderboard's rank", async () => {
+    renderDashboard({
+      'GET /user/stats': reply(200, { rank: 1, attacksWon: 0, defensesWon: 0 }),
+      [onboardingRoute]: reply(200, onboardingWith(['BOX_DEPLOYED'])),
+    });
+    await waitFor(() => expect(stat(CURRENT_RANK).textContent).toBe(UNRANKED));
+    const card = screen.getByRole('group', { name: CURRENT_RANK });
+    expect(within(card).getByTestId('stat-note').textContent).toBe(UNRANKED_HINT);
+    expect(within(card).queryByText('1')).toBeNull();
+  });
+
+  it('shows the rank once the player has fought, though the checklist is not complete', async () => {
+    renderDashboard({
+      'GET /user/stats': reply(200, { rank: 4, attacksWon: 1, defensesWon: 0 }),
+      [onboardingRoute]: reply(200, onboardingWith(['BOX_DEPLOYED', 'FIRST_MATCH'])),
+    });
+    await waitFor(() => expect(stat(CURRENT_RANK).textContent).toBe('4'));
+    expect(screen.queryByTestId('stat-note')).toBeNull();
+  });
+
+  it('explains the rank, credits and Gift behind info buttons, for the keyboard and screen readers', async () => {
+    renderDashboard();
+    const rankInfo = await screen.findByRole('button', { name: aboutLabel(CURRENT_RANK) });
+    expect(descriptionOf(rankInfo)).toBe(RANK_HINT);
+    expect(screen.queryByRole('tooltip')).toBeNull();
+    fireEvent.click(rankInfo);
+    expect((await screen.findByRole('tooltip')).textContent).toBe(RANK_HINT);
+    fireEvent.keyDown(rankInfo, { key: 'Escape' });
+    await waitFor(() => expect(screen.queryByRole('tooltip')).toBeNull());
+    // The sidebar's balances.
+    expect(descriptionOf(screen.getByRole('button', { name: aboutLabel(CREDITS_LABEL) }))).toBe(CREDITS_HINT);
+    expect(descriptionOf(screen.getByRole('button', { name: aboutLabel(FREE_CREDITS_LABEL) }))).toBe(
+      GIFT_HINT,
+    );
+  });
+
+  it("says what a box costs on the player's tier, with the minimum charge and daily limit the server configures", async () => {
+    const { api } = renderDashboard({
+      'GET /subscription/config': reply(200, {
+        ...stripeConfig,
+        basicDailyLimitMinutes: 45,
+        boxMinimumChargeMinutes: 7,
+      }),
+    });
+    const card = await screen.findByRole('region', { name: YOUR_BOX });
+    const expected = boxCostText({ hourCost: 40, tier: 'BASIC', minimumMinutes: 7, dailyLimitMinutes: 45 });
+    await waitFor(() => expect(within(card).getByTestId('box-cost').textContent).toContain(expected));
+    expect(expected).toContain('40 credits an hour on Basic');
+    expect(expected).toContain('at least 7 minutes');
+    expect(expected).toContain('up to 45 minutes a day');
+    expect(api.callsTo('GET /subscription/config')).toHaveLength(1);
   });
 });

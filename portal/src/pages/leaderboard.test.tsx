@@ -26,6 +26,7 @@ import {
 } from '../testing/fakeApi.ts';
 import { fakeSockets } from '../testing/fakeSockets.ts';
 import { renderSignedIn } from '../test-utils.tsx';
+import { MMR_HINT } from '../strings/hints.ts';
 
 const HANDLES = [
   'acid_burn',
@@ -126,6 +127,12 @@ afterEach(() => {
 });
 
 describe('Leaderboard /leaderboard', () => {
+  it('says what MMR is above the table', async () => {
+    await leaderboardPage();
+    expect(screen.getByTestId('mmr-hint').textContent).toBe(MMR_HINT);
+    expect(MMR_HINT).toContain('starts at 1000');
+  });
+
   it('asks for page 1 by rank ascending, 15 a page, and shows each operator', async () => {
     const { api } = await leaderboardPage();
     await waitFor(() => expect(document.title).toBe('Leaderboard | Exploit Grid'));

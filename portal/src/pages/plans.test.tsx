@@ -333,10 +333,7 @@ describe('Plans /plans: tier overview', () => {
   });
 
   it("shows BASIC's session limit as x min/day, as the server tells it", async () => {
-    await plansPage(
-      '/plans?mode=overview',
-      plansRoutes({ provider: 'stripe', paymentsEnabled: true, basicDailyLimitMinutes: 45 }),
-    );
+    await plansPage('/plans?mode=overview', plansRoutes({ ...stripeConfig, basicDailyLimitMinutes: 45 }));
     const basic = within(await screen.findByRole('list', { name: TIER_OVERVIEW_LABEL })).getByRole(
       'article',
       {

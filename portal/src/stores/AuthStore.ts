@@ -16,9 +16,10 @@ import { log } from '../logging.ts';
 import { paths } from '../routes/paths.ts';
 import { MailCooldowns } from './MailCooldowns.ts';
 import type { RootStore } from './RootStore.ts';
+import { AUTH_STORAGE_KEY } from './storedSession.ts';
 
 /** localStorage key of the persisted session (core-app section 3: accessToken, user and box). */
-export const AUTH_STORAGE_KEY = 'exploit-grid.auth';
+export { AUTH_STORAGE_KEY };
 /** Persisted sessions of any other version are dropped (core-app section 9). */
 export const AUTH_STORAGE_VERSION = 2;
 /** sessionStorage key of the path to return to after logging in. */

@@ -116,6 +116,7 @@ describe('socket box updates', () => {
         isConnected: true,
         vpnIp: '10.8.0.6',
         connectedAt: '2025-03-01T12:01:00.000Z',
+        realAddress: '203.0.113.5',
       },
     ];
     vpn?.receive(

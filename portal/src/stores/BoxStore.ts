@@ -383,6 +383,18 @@ export class BoxStore {
     };
   }
 
+  /**
+   * Reads this operator's VPN clients again whenever the VPN connection comes up or goes down (the socket's
+   * `status`), so that where the tunnel comes from and its VPN address follow also without a box (whose
+   * updates carry them otherwise). Returns the function that stops (the page calls it on unmount).
+   */
+  watchClients(): () => void {
+    return reaction(
+      () => this.vpnConnected,
+      () => void this.loadMyClients(),
+    );
+  }
+
   clearBoxError() {
     this.boxError = null;
   }

@@ -12,6 +12,7 @@ import type { GridStore, SoundPlayer } from './GridStore.ts';
 import type { HistoryStore } from './HistoryStore.ts';
 import type { LeaderboardStore } from './LeaderboardStore.ts';
 import type { LedgerStore } from './LedgerStore.ts';
+import type { OnboardingStore } from './OnboardingStore.ts';
 import type { PlansStore } from './PlansStore.ts';
 import type { RealtimeStore } from './RealtimeStore.ts';
 import type { RedeemStore } from './RedeemStore.ts';
@@ -145,6 +146,10 @@ export class RootStore {
 
   get ledger(): LedgerStore {
     return this.signedIn.ledger;
+  }
+
+  get onboarding(): OnboardingStore {
+    return this.signedIn.onboarding;
   }
 
   /** The session's stores, made on first use (their code must be loaded: `loadSessionStores()`). */

@@ -5,6 +5,7 @@ import { GridStore } from './GridStore.ts';
 import { HistoryStore } from './HistoryStore.ts';
 import { LeaderboardStore } from './LeaderboardStore.ts';
 import { LedgerStore } from './LedgerStore.ts';
+import { OnboardingStore } from './OnboardingStore.ts';
 import { RealtimeStore } from './RealtimeStore.ts';
 import { RedeemStore } from './RedeemStore.ts';
 import type { RootStore, RootStoreOptions } from './RootStore.ts';
@@ -24,6 +25,7 @@ export class SignedInStores {
   readonly chat: ChatStore;
   readonly redeem: RedeemStore;
   readonly ledger: LedgerStore;
+  readonly onboarding: OnboardingStore;
 
   constructor(root: RootStore, options: RootStoreOptions) {
     this.realtime = new RealtimeStore(root, options.socketFactory);
@@ -35,5 +37,6 @@ export class SignedInStores {
     this.chat = new ChatStore(root);
     this.redeem = new RedeemStore(root);
     this.ledger = new LedgerStore(root);
+    this.onboarding = new OnboardingStore(root);
   }
 }

@@ -37,12 +37,71 @@ export const poolExhausted = (protocol: VpnProtocol) =>
   `The ${protocol} pool is full right now. Try ${protocol === 'UDP' ? 'TCP' : 'UDP'} or come back later.`;
 export const VPN_CLIENT_CONNECTED = 'VPN client connected';
 export const VPN_CLIENT_DISCONNECTED = 'No VPN client connected';
-export const connectedClient = (protocol: VpnProtocol, vpnIp: string | null) =>
-  vpnIp ? `${protocol} client at ${vpnIp}` : `${protocol} client`;
+
+// Your tunnel, live: whether it is up now, from where, and the player's address on the VPN.
+export const TUNNEL_UP = 'Your tunnel is up';
+export const tunnelUpFrom = (address: string) => `Your tunnel is up from ${address}`;
+export const tunnelVpnAddress = (protocol: VpnProtocol, vpnIp: string) =>
+  `Your VPN address is ${vpnIp} (${protocol}).`;
+export const TUNNEL_DOWN = 'Your tunnel is down';
+export const TUNNEL_DOWN_HINT =
+  'Connect with a config below: this line turns green within seconds of your client connecting.';
+
+// How to connect, for the player's computer.
 export const HOW_TO_CONNECT = 'How to connect';
-export const CONNECT_STEP_DOWNLOAD = 'Download a config above.';
-export const CONNECT_STEP_VPN = 'Connect to the VPN:';
-export const CONNECT_STEP_SSH = 'Log in to your box as root:';
+export const CONNECT_SYSTEMS_LABEL = 'Your computer';
+export type ConnectSystem = 'linux' | 'macos' | 'windows';
+export const CONNECT_SYSTEMS: readonly ConnectSystem[] = ['linux', 'macos', 'windows'];
+export const systemNames: Record<ConnectSystem, string> = {
+  linux: 'Linux',
+  macos: 'macOS',
+  windows: 'Windows',
+};
+/** One step of the guide: what to do, a command to type, or links to where a client is downloaded. */
+export type ConnectStep = { text: string; command?: string; links?: { label: string; href: string }[] };
+const TUNNELBLICK = { label: 'Tunnelblick', href: 'https://tunnelblick.net/' };
+const OPENVPN_CONNECT = { label: 'OpenVPN Connect', href: 'https://openvpn.net/client/' };
+const OPENVPN_GUI = { label: 'OpenVPN GUI', href: 'https://openvpn.net/community-downloads/' };
+const DOWNLOAD_STEP = 'Download a config above: UDP, or TCP if your network blocks UDP.';
+/** The steps on each system, with the player's config file name and box address. */
+export function connectSteps(system: ConnectSystem, configFile: string, ip: string | null): ConnectStep[] {
+  switch (system) {
+    case 'linux':
+      return [
+        { text: DOWNLOAD_STEP },
+        {
+          text: 'Install OpenVPN from your distribution, on Debian or Ubuntu with:',
+          command: 'sudo apt install openvpn',
+        },
+        { text: 'Connect, and leave it running:', command: openVpnCommand(configFile) },
+        { text: 'In another terminal, log in to your box as root:', command: sshCommand(ip) },
+      ];
+    case 'macos':
+      return [
+        { text: DOWNLOAD_STEP },
+        { text: 'Install a free OpenVPN client:', links: [TUNNELBLICK, OPENVPN_CONNECT] },
+        {
+          text: `Tunnelblick: double-click ${configFile}, install it, then choose Connect from its icon in the menu bar. OpenVPN Connect: Import Profile, then File, pick ${configFile} and connect.`,
+        },
+        { text: 'In Terminal, log in to your box as root:', command: sshCommand(ip) },
+      ];
+    case 'windows':
+      return [
+        { text: DOWNLOAD_STEP },
+        {
+          text: 'Install a free OpenVPN client (it asks for administrator rights once):',
+          links: [OPENVPN_CONNECT, OPENVPN_GUI],
+        },
+        {
+          text: `OpenVPN Connect: Import Profile, then File, pick ${configFile} and connect. OpenVPN GUI: right-click its icon in the notification area, choose Import file… and ${configFile}, then Connect.`,
+        },
+        {
+          text: 'In PowerShell or Windows Terminal (Windows 10 and 11 come with ssh), log in to your box as root:',
+          command: sshCommand(ip),
+        },
+      ];
+  }
+}
 export const openVpnCommand = (configFile: string) => `sudo openvpn --config ${configFile}`;
 export const sshCommand = (ip: string | null) => `ssh root@${ip ?? '<ip>'}`;
 /** The downloaded config: the lowercased protocol and the handle (spec section 7). */

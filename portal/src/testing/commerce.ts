@@ -6,12 +6,14 @@ export const stripeConfig: SubscriptionConfig = {
   provider: 'stripe',
   paymentsEnabled: true,
   basicDailyLimitMinutes: 60,
+  boxMinimumChargeMinutes: 5,
 };
 /** GET /subscription/config of a platform without payment keys (`make run` on a fresh machine). */
 export const noPaymentsConfig: SubscriptionConfig = {
   provider: 'stripe',
   paymentsEnabled: false,
   basicDailyLimitMinutes: 60,
+  boxMinimumChargeMinutes: 5,
 };
 
 /** The routes every Plans page visit calls. */

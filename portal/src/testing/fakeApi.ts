@@ -1,4 +1,12 @@
-import { API_BASE, type Box, type BoxRuntime, type VpnPoolStatus } from '@exploit-grid/api/contracts';
+import {
+  API_BASE,
+  ONBOARDING_STEPS,
+  type Box,
+  type BoxRuntime,
+  type Onboarding,
+  type OnboardingStep,
+  type VpnPoolStatus,
+} from '@exploit-grid/api/contracts';
 import { vi } from 'vitest';
 
 export type FakeRequest = {
@@ -121,3 +129,23 @@ export const openPools: VpnPoolStatus = {
   tcp: { capacity_level: 'available', is_exhausted: false },
   udp: { capacity_level: 'available', is_exhausted: false },
 };
+
+/** GET /users/me/onboarding with these steps done (the others open), not complete unless all are. */
+export function onboardingWith(
+  done: readonly OnboardingStep[],
+  steps: readonly OnboardingStep[] = ONBOARDING_STEPS,
+): Onboarding {
+  const all = steps.every((step) => done.includes(step));
+  return {
+    steps: steps.map((step) => ({
+      step,
+      done: done.includes(step),
+      doneAt: done.includes(step) ? '2025-03-01T12:00:00.000Z' : null,
+    })),
+    complete: all,
+    completedAt: all ? '2025-03-01T12:30:00.000Z' : null,
+  };
+}
+
+/** The checklist of a returning player: every step done, complete. */
+export const completeOnboarding: Onboarding = onboardingWith(ONBOARDING_STEPS);

@@ -82,6 +82,12 @@ describe('the VPN servers’ hooks (kubernetes runtime)', () => {
     expect(calls.map((c) => c.body)).to.deep.equal([CONNECT, CONNECT]);
   });
 
+  it('passes on where the client connects from, when the server tells it', async () => {
+    const withAddress = { ...CONNECT, realAddress: '198.51.100.7' };
+    expect(await post('connect', withAddress)).to.deep.equal({ status: 200, body: { allow: true } });
+    expect(calls.map((c) => c.body)).to.deep.equal([withAddress]);
+  });
+
   it('takes a disconnect with 204', async () => {
     expect(await post('disconnect', CONNECT)).to.deep.equal({ status: 204, body: null });
     expect(calls).to.deep.equal([{ which: 'disconnect', body: CONNECT }]);
@@ -104,6 +110,7 @@ describe('the VPN servers’ hooks (kubernetes runtime)', () => {
       { ...CONNECT, commonName: 'neo' }, // not a user id
       { ...CONNECT, vpnAddress: '10.8.0.300' },
       { ...CONNECT, server: '' },
+      { ...CONNECT, realAddress: 'x'.repeat(65) },
       { ...CONNECT, extra: true },
       { protocol: 'udp' },
     ]) {

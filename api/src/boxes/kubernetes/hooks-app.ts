@@ -15,6 +15,12 @@ export const hookBodySchema = z.strictObject({
   commonName: z.uuid(),
   vpnAddress: z.ipv4(),
   server: z.string().min(1).max(253),
+  /**
+   * Where the client connects from, as the server sees it (OpenVPN's `untrusted_ip`): shown to the player
+   * alone. Optional: servers of an older pool do not send it; one that is no address is dropped by the
+   * runtime, never a reason to refuse the client.
+   */
+  realAddress: z.string().max(64).optional(),
 });
 export type HookBody = z.infer<typeof hookBodySchema>;
 

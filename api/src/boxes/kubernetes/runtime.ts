@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import http, { type RequestListener } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { isIP, type AddressInfo } from 'node:net';
 import * as k8s from '@kubernetes/client-node';
 import type { Informer } from '@exploit-grid/operator/kubernetes';
 import {
@@ -458,6 +458,7 @@ export class KubernetesRuntime implements BoxOrchestrator {
       protocol: toProtocol(body.protocol),
       vpnAddress: body.vpnAddress,
       connectedAt: new Date(),
+      realAddress: body.realAddress && isIP(body.realAddress) ? body.realAddress : null,
     };
     this.#sessions.set(`${body.protocol}/${body.vpnAddress}`, session);
     this.#sessionServers.set(`${body.protocol}/${body.vpnAddress}`, body.server);

@@ -19,6 +19,7 @@ import { AGENT_FILES, AGENT_SERVICE } from '@exploit-grid/operator/agent-install
 import { BOX_NETWORK_FILE } from './image.ts';
 import { BoxCgroup, type BoxLimits } from './cgroups.ts';
 import { run } from './command.ts';
+import { parseBoxSockets, type BoxSockets } from './sockets.ts';
 import { BOX_INIT_PATH, DENIED_SYSCALLS } from './syscall-filter.ts';
 
 /** Exit code of systemd-nspawn when the box asked for a reboot: start it again. */
@@ -71,27 +72,6 @@ export type MachineState =
   | { state: 'starting'; pid: number }
   | { state: 'running'; pid: number; leader: number }
   | { state: 'exited'; code: number | null };
-
-/** Listening TCP ports → service names we recognise. */
-const KNOWN_PORTS: Record<number, string> = {
-  21: 'ftp',
-  22: 'ssh',
-  23: 'telnet',
-  25: 'smtp',
-  53: 'dns',
-  80: 'http',
-  110: 'pop3',
-  143: 'imap',
-  443: 'https',
-  445: 'smb',
-  3000: 'http',
-  3306: 'mysql',
-  5432: 'postgresql',
-  6379: 'redis',
-  8000: 'http',
-  8080: 'http-alt',
-  27017: 'mongodb',
-};
 
 /**
  * One box of the local runtime: a systemd-nspawn system container booting the base image
@@ -199,22 +179,15 @@ export class Machine {
       : { state: 'stopped' };
   }
 
-  /** Listening TCP ports inside the box (read from the host through the box's own /proc). */
-  async openPorts(leader: number): Promise<Record<string, string>> {
-    const ports: Record<string, string> = {};
-    for (const table of ['tcp', 'tcp6']) {
-      const text = await readFile(`/proc/${leader}/net/${table}`, 'utf8').catch(() => '');
-      for (const line of text.split('\n').slice(1)) {
-        const fields = line.trim().split(/\s+/);
-        if (fields[3] !== '0A') continue; // LISTEN
-        const port = parseInt(fields[1]!.split(':')[1]!, 16);
-        const local = fields[1]!.split(':')[0]!;
-        // Loopback-only listeners are not reachable from the VPN.
-        if (local === '0100007F' || local === '00000000000000000000000001000000') continue;
-        ports[String(port)] = KNOWN_PORTS[port] ?? 'unknown';
-      }
-    }
-    return ports;
+  /**
+   * The box's listening TCP ports and the peers of connections to its ssh port (read from the host through
+   * the box's own /proc: its network namespace's tables).
+   */
+  async sockets(leader: number): Promise<BoxSockets> {
+    const tables = await Promise.all(
+      ['tcp', 'tcp6'].map((table) => readFile(`/proc/${leader}/net/${table}`, 'utf8').catch(() => '')),
+    );
+    return parseBoxSockets(tables);
   }
 
   /** Creates the box's directories and cgroup and mounts its root. Idempotent. */

@@ -45,8 +45,20 @@ export interface VpnClientSession {
   clientId: number;
   commonName: string;
   vpnAddress: string;
+  /** The address the client connects from (OpenVPN's `untrusted_ip`, without the port), when known. */
   realAddress: string | null;
   connectedAt: Date;
+}
+
+/**
+ * The host of OpenVPN's "Real Address" of a client (`203.0.113.5:51234`, maybe with the protocol before it,
+ * `udp4:203.0.113.5:51234`, or an IPv6 address in brackets): the address alone, or null.
+ */
+export function realHost(address: string): string | null {
+  const bracketed = /\[([0-9A-Fa-f:.]+)\](?::\d+)?$/.exec(address);
+  if (bracketed) return bracketed[1]!;
+  const v4 = /(?:^|[^0-9.])((?:\d{1,3}\.){3}\d{1,3})(?::\d+)?$/.exec(address);
+  return v4 ? v4[1]! : null;
 }
 
 /**
@@ -308,7 +320,7 @@ export class VpnServer extends EventEmitter<{
         clientId,
         commonName: get('Common Name'),
         vpnAddress,
-        realAddress: get('Real Address') || null,
+        realAddress: realHost(get('Real Address')),
         connectedAt: new Date(Number(get('Connected Since (time_t)')) * 1000),
       });
     }
@@ -407,9 +419,7 @@ export class VpnServer extends EventEmitter<{
           clientId: event.clientId,
           commonName,
           vpnAddress: event.env.ifconfig_pool_remote_ip ?? '',
-          realAddress: event.env.untrusted_ip
-            ? `${event.env.untrusted_ip}:${event.env.untrusted_port}`
-            : null,
+          realAddress: event.env.untrusted_ip || event.env.untrusted_ip6 || null,
           connectedAt: new Date(),
         };
         this.#sessions.set(event.clientId, session);

@@ -1463,6 +1463,26 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
         await until('the session to end', async () => session(userId) === undefined, 10_000);
       },
       reaches: (userId) => computerOf(userId).canConnect(ip(contractBox), 22, 2),
+      holdSsh: async (userId) => {
+        // bash opens the connection, then becomes the sleep that holds it: killing it closes the connection.
+        const holder = spawn(
+          'ip',
+          [
+            'netns',
+            'exec',
+            computerOf(userId).name,
+            'bash',
+            '-c',
+            'exec 3<>"/dev/tcp/$0/$1" && exec sleep 60',
+            ip(contractBox),
+            '22',
+          ],
+          { stdio: 'ignore' },
+        );
+        return async () => {
+          holder.kill('SIGKILL');
+        };
+      },
       reachedFromBox: async (userId) => {
         const vpnAddress = session(userId)?.vpnAddress;
         if (!vpnAddress) return false;

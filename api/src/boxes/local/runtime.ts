@@ -109,6 +109,8 @@ const SPARE_DISKS = 2;
 export class LocalRuntime implements BoxOrchestrator {
   readonly name = 'local';
   readonly events = new EventEmitter<OrchestratorEvents>();
+  /** Read from each running box's network namespace with its open ports (machine.sockets). */
+  readonly seesSshClients = true;
   readonly router: RouterNetwork;
   readonly image: BaseImage;
   readonly #o: LocalRuntimeOptions;
@@ -392,7 +394,7 @@ export class LocalRuntime implements BoxOrchestrator {
       switch (state.state) {
         case 'running':
           await this.#isolate(spec.id, machine, state.pid);
-          return observe('RUNNING', null, { openPorts: await machine.openPorts(state.leader) });
+          return observe('RUNNING', null, await machine.sockets(state.leader));
         case 'starting': {
           await this.#isolate(spec.id, machine, state.pid);
           const since = this.#bootingSince.get(spec.id) ?? Date.now();
@@ -817,6 +819,7 @@ function toVpnSession(session: VpnClientSession): VpnSession {
     protocol: session.protocol,
     vpnAddress: session.vpnAddress,
     connectedAt: session.connectedAt,
+    realAddress: session.realAddress,
   };
 }
 

@@ -16,6 +16,7 @@ import { Migration20261126050000_bans } from './Migration20261126050000_bans.ts'
 import { Migration20261126100000_commerce } from './Migration20261126100000_commerce.ts';
 import { Migration20261126110000_purchase_payments } from './Migration20261126110000_purchase_payments.ts';
 import { Migration20261126120000_gifts } from './Migration20261126120000_gifts.ts';
+import { Migration20261127100000_onboarding } from './Migration20261127100000_onboarding.ts';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered from files) so the same
@@ -39,4 +40,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261126100000_commerce', class: Migration20261126100000_commerce },
   { name: 'Migration20261126110000_purchase_payments', class: Migration20261126110000_purchase_payments },
   { name: 'Migration20261126120000_gifts', class: Migration20261126120000_gifts },
+  { name: 'Migration20261127100000_onboarding', class: Migration20261127100000_onboarding },
 ];

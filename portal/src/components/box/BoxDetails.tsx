@@ -51,6 +51,7 @@ import {
   buildingImage,
   sshCommand,
 } from '../../strings/box.ts';
+import { BoxCost } from './BoxCost.tsx';
 import { BoxStatusChip } from './BoxStatus.tsx';
 import { CopyField } from './CopyField.tsx';
 import { DeleteBoxDialog } from './DeleteBoxDialog.tsx';
@@ -176,6 +177,7 @@ export const BoxDetails = observer(function BoxDetails({ box, unavailable }: Box
         <OpenPorts ports={box.openPorts} />
       </Box>
 
+      <BoxCost />
       <Stack direction="row" spacing={1.5} sx={{ flexWrap: 'wrap', rowGap: 1.5 }}>
         <Button
           variant="contained"

@@ -18,6 +18,7 @@ import {
   SSH_KEY_HELP,
   SSH_KEY_LABEL,
 } from '../../strings/box.ts';
+import { BoxCost } from './BoxCost.tsx';
 
 export type CreateBoxFormProps = { disabled: boolean };
 
@@ -51,6 +52,7 @@ export const CreateBoxForm = observer(function CreateBoxForm({ disabled }: Creat
         {DEPLOY_TITLE}
       </Typography>
       <Typography color="text.secondary">{DEPLOY_TEXT}</Typography>
+      <BoxCost />
       <Button
         size="small"
         color="inherit"

@@ -15,29 +15,21 @@ import { useStores } from '../../stores/StoresContext.tsx';
 import {
   CAPACITY_LABEL,
   CAPACITY_UNKNOWN,
-  CONNECT_STEP_DOWNLOAD,
-  CONNECT_STEP_SSH,
-  CONNECT_STEP_VPN,
-  HOW_TO_CONNECT,
   VPN_ACCESS,
   VPN_ACCESS_INTRO,
-  VPN_CLIENT_CONNECTED,
-  VPN_CLIENT_DISCONNECTED,
   VPN_REVOKED_TEXT,
   VPN_REVOKED_TITLE,
   VPN_SAFETY_TEXT,
   VPN_SAFETY_TITLE,
   capacityLabels,
-  connectedClient,
   downloadConfigLabel,
-  openVpnCommand,
   poolExhausted,
   protocolHint,
-  sshCommand,
   vpnConfigFileName,
 } from '../../strings/box.ts';
 import { DashboardCard } from '../dashboard/DashboardCard.tsx';
-import { Command } from './Command.tsx';
+import { ConnectGuide } from './ConnectGuide.tsx';
+import { TunnelStatus } from './TunnelStatus.tsx';
 
 const capacityColor: Record<CapacityLevel, 'success' | 'warning' | 'error'> = {
   available: 'success',
@@ -48,8 +40,9 @@ const capacityColor: Record<CapacityLevel, 'success' | 'warning' | 'error'> = {
 export type VpnAccessSectionProps = Record<string, never>;
 
 /**
- * Config downloads for UDP and TCP with the capacity of each pool, whether a VPN client is connected, and
- * how to connect. Once the API says the access is revoked, a permanent notice replaces all of it.
+ * Whether the player's tunnel is up (from where, at which VPN address), config downloads for UDP and TCP with
+ * the capacity of each pool, and how to connect on Linux, macOS and Windows. Once the API says the access is
+ * revoked, a permanent notice replaces all of it.
  */
 export const VpnAccessSection = observer(function VpnAccessSection(_props: VpnAccessSectionProps) {
   const { box: boxes, auth } = useStores();
@@ -66,40 +59,11 @@ export const VpnAccessSection = observer(function VpnAccessSection(_props: VpnAc
     );
   }
 
-  const connected = boxes.vpnConnected;
-  const liveClients = boxes.myClients.filter((client) => client.isConnected);
   return (
     <DashboardCard title={VPN_ACCESS}>
       <Stack spacing={2.5}>
         <Typography color="text.secondary">{VPN_ACCESS_INTRO}</Typography>
-        <Stack
-          direction="row"
-          spacing={1.5}
-          role="status"
-          aria-label={connected ? VPN_CLIENT_CONNECTED : VPN_CLIENT_DISCONNECTED}
-          data-connected={connected}
-          sx={{ alignItems: 'center' }}
-        >
-          <Box
-            component="span"
-            aria-hidden
-            sx={{
-              width: 10,
-              height: 10,
-              borderRadius: '50%',
-              flex: 'none',
-              bgcolor: connected ? 'success.main' : 'error.main',
-            }}
-          />
-          <Typography sx={{ fontWeight: 600 }}>
-            {connected ? VPN_CLIENT_CONNECTED : VPN_CLIENT_DISCONNECTED}
-          </Typography>
-          {connected && liveClients.length > 0 && (
-            <Typography variant="body2" color="text.secondary" sx={{ fontFamily: 'monospace' }}>
-              {liveClients.map((client) => connectedClient(client.protocol, client.vpnIp)).join(', ')}
-            </Typography>
-          )}
-        </Stack>
+        <TunnelStatus />
         {boxes.vpnError && (
           <Alert severity="error" onClose={() => boxes.clearVpnError()}>
             {boxes.vpnError.message}
@@ -110,20 +74,7 @@ export const VpnAccessSection = observer(function VpnAccessSection(_props: VpnAc
             <PoolCard key={protocol} protocol={protocol} />
           ))}
         </Box>
-        <Box>
-          <Typography variant="subtitle2" component="h3" sx={{ mb: 1 }}>
-            {HOW_TO_CONNECT}
-          </Typography>
-          <Box component="ol" sx={{ m: 0, pl: 2.5, display: 'grid', gap: 1, color: 'text.secondary' }}>
-            <li>{CONNECT_STEP_DOWNLOAD}</li>
-            <li>
-              {CONNECT_STEP_VPN} <Command text={openVpnCommand(vpnConfigFileName('UDP', handle))} />
-            </li>
-            <li>
-              {CONNECT_STEP_SSH} <Command text={sshCommand(boxes.box?.ip ?? null)} />
-            </li>
-          </Box>
-        </Box>
+        <ConnectGuide configFile={vpnConfigFileName('UDP', handle)} ip={boxes.box?.ip ?? null} />
         <Alert severity="warning" variant="outlined" icon={<GppMaybe />} data-testid="vpn-safety">
           <AlertTitle>{VPN_SAFETY_TITLE}</AlertTitle>
           {VPN_SAFETY_TEXT}

@@ -1,12 +1,21 @@
 import Paper from '@mui/material/Paper';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
-import type { ReactElement } from 'react';
+import type { ReactElement, ReactNode } from 'react';
 
-export type StatCardProps = { label: string; value: string; icon: ReactElement; accent: string };
+export type StatCardProps = {
+  label: string;
+  value: string;
+  icon: ReactElement;
+  accent: string;
+  /** An explanation next to the label (an InfoHint). */
+  info?: ReactNode;
+  /** A line under the value ('You get a rank after your first fight.'). */
+  note?: string;
+};
 
 /** One number of the dashboard (rank, attacks won, defences won). */
-export function StatCard({ label, value, icon, accent }: StatCardProps) {
+export function StatCard({ label, value, icon, accent, info, note }: StatCardProps) {
   return (
     <Paper
       variant="outlined"
@@ -25,10 +34,16 @@ export function StatCard({ label, value, icon, accent }: StatCardProps) {
         <Typography variant="overline" component="h2" sx={{ color: 'text.secondary', lineHeight: 1.5 }}>
           {label}
         </Typography>
+        {info}
       </Stack>
       <Typography variant="h4" component="p" sx={{ mt: 1 }}>
         {value}
       </Typography>
+      {note && (
+        <Typography variant="caption" component="div" color="text.secondary" data-testid="stat-note">
+          {note}
+        </Typography>
+      )}
     </Paper>
   );
 }

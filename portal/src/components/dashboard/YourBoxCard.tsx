@@ -9,6 +9,7 @@ import { paths } from '../../routes/paths.ts';
 import { useStores } from '../../stores/StoresContext.tsx';
 import { FETCH_BOX_FAILED } from '../../strings/box.ts';
 import { BOX_STATUS, DEPLOY_A_BOX, MANAGE_POWER, NO_BOX, YOUR_BOX } from '../../strings/dashboard.ts';
+import { BoxCost } from '../box/BoxCost.tsx';
 import { StatusDot } from '../box/BoxStatus.tsx';
 import { DashboardCard } from './DashboardCard.tsx';
 
@@ -48,6 +49,7 @@ export const YourBoxCard = observer(function YourBoxCard(_props: YourBoxCardProp
               {box.status}
             </Typography>
           </Stack>
+          <BoxCost />
           <Button variant="outlined" component={RouterLink} to={paths.box}>
             {MANAGE_POWER}
           </Button>
@@ -85,9 +87,12 @@ export const YourBoxCard = observer(function YourBoxCard(_props: YourBoxCardProp
             {MANAGE_POWER}
           </Button>
         ) : (
-          <Button variant="contained" component={RouterLink} to={paths.box}>
-            {DEPLOY_A_BOX}
-          </Button>
+          <>
+            <BoxCost />
+            <Button variant="contained" component={RouterLink} to={paths.box}>
+              {DEPLOY_A_BOX}
+            </Button>
+          </>
         )}
       </Stack>
     </DashboardCard>

@@ -9,6 +9,8 @@ import Typography from '@mui/material/Typography';
 import type { ReactElement } from 'react';
 import { Link as RouterLink } from 'react-router';
 import { paths } from '../../routes/paths.ts';
+import { CREDITS_HINT, GIFT_HINT } from '../../strings/hints.ts';
+import { InfoHint } from '../InfoHint.tsx';
 import {
   CREDITS_LABEL,
   CREDIT_HISTORY,
@@ -23,9 +25,17 @@ export type SidebarCreditsProps = {
   collapsed: boolean;
 };
 
-type BalanceProps = { label: string; value: string; icon: ReactElement; collapsed: boolean; testId: string };
+type BalanceProps = {
+  label: string;
+  value: string;
+  icon: ReactElement;
+  collapsed: boolean;
+  testId: string;
+  /** What the balance is, behind an info button (when expanded). */
+  hint: string;
+};
 
-function Balance({ label, value, icon, collapsed, testId }: BalanceProps) {
+function Balance({ label, value, icon, collapsed, testId, hint }: BalanceProps) {
   return (
     <Stack
       direction={collapsed ? 'column' : 'row'}
@@ -35,8 +45,9 @@ function Balance({ label, value, icon, collapsed, testId }: BalanceProps) {
     >
       <Box sx={{ display: 'flex', fontSize: 18 }}>{icon}</Box>
       {!collapsed && (
-        <Typography variant="body2" sx={{ flex: 1 }}>
+        <Typography variant="body2" sx={{ flex: 1, display: 'flex', alignItems: 'center', gap: 0.5 }}>
           {label}
+          <InfoHint topic={label} text={hint} />
         </Typography>
       )}
       <Typography
@@ -73,6 +84,7 @@ export function SidebarCredits({ credits, freeCredits, collapsed }: SidebarCredi
           icon={<Toll fontSize="inherit" />}
           collapsed={collapsed}
           testId="credits"
+          hint={CREDITS_HINT}
         />
         <Balance
           label={FREE_CREDITS_LABEL}
@@ -80,6 +92,7 @@ export function SidebarCredits({ credits, freeCredits, collapsed }: SidebarCredi
           icon={<CardGiftcard fontSize="inherit" />}
           collapsed={collapsed}
           testId="free-credits"
+          hint={GIFT_HINT}
         />
         {!collapsed && (
           <Link

@@ -1,0 +1,19 @@
+/** localStorage key of the persisted session (core-app section 3: accessToken, user and box). */
+export const AUTH_STORAGE_KEY = 'exploit-grid.auth';
+
+/**
+ * Whether this browser holds a saved session, read without the session's stores (their code, zod and the
+ * API's contracts, is not loaded on the public pages). A hint only: the signed-in layout checks the session
+ * with the API, and ends it when the API refuses it.
+ */
+export function hasStoredSession(storage: Storage = localStorage): boolean {
+  try {
+    const saved = JSON.parse(storage.getItem(AUTH_STORAGE_KEY) ?? 'null') as {
+      state?: { accessToken?: unknown };
+    } | null;
+    const token = saved?.state?.accessToken;
+    return typeof token === 'string' && token.length > 0;
+  } catch {
+    return false;
+  }
+}
