@@ -44,6 +44,9 @@ import {
   downloadConfigLabel,
   openVpnCommand,
   poolExhausted,
+  CAPACITY_LABEL,
+  CAPACITY_OFF,
+  VPN_OFF,
   sshCommand,
   tunnelUpFrom,
   tunnelVpnAddress,
@@ -375,6 +378,39 @@ describe('VPN access', () => {
     api.on(`GET /user-vpn/${testUser.id}/TCP`, fail(503, 'The VPN pool is being rebuilt.'));
     fireEvent.click(within(vpnSection()).getByRole('button', { name: downloadConfigLabel('TCP') }));
     expect(await within(vpnSection()).findByText('The VPN pool is being rebuilt.')).toBeTruthy();
+  });
+
+  it('says the VPN is off, not full, when boxes cannot run here, and sends nobody to the other pool', async () => {
+    await boxPage({
+      'GET /boxes/runtime': reply(200, {
+        available: false,
+        reason: 'Boxes are turned off on this platform.',
+        image: { state: 'missing', percent: 0, step: null },
+      }),
+      // What the API answers without a VPN server: no room anywhere.
+      'GET /user-vpn/pool-status': reply(200, {
+        udp: { capacity_level: 'full', is_exhausted: true },
+        tcp: { capacity_level: 'full', is_exhausted: true },
+      }),
+    });
+    const section = vpnSection();
+    await waitFor(() =>
+      expect(within(section).getByTestId('capacity-UDP').textContent).toBe(
+        `${CAPACITY_LABEL}: ${CAPACITY_OFF}`,
+      ),
+    );
+    expect(within(section).getByTestId('capacity-TCP').textContent).toBe(
+      `${CAPACITY_LABEL}: ${CAPACITY_OFF}`,
+    );
+    expect(within(section).getAllByText(VPN_OFF)).toHaveLength(2);
+    expect(within(section).queryByText(poolExhausted('UDP'))).toBeNull();
+    expect(within(section).queryByText(poolExhausted('TCP'))).toBeNull();
+    for (const protocol of ['UDP', 'TCP'] as const)
+      expect(
+        within(section)
+          .getByRole('button', { name: downloadConfigLabel(protocol) })
+          .hasAttribute('disabled'),
+      ).toBe(true);
   });
 
   it('shows the capacity of each pool and disables the download of an exhausted one, saying why', async () => {

@@ -33,6 +33,9 @@ export const capacityLabels: Record<CapacityLevel, string> = {
   full: 'Full',
 };
 export const CAPACITY_UNKNOWN = 'Unknown';
+/** Boxes are off on this platform: so is the VPN that would reach them. */
+export const CAPACITY_OFF = 'Off';
+export const VPN_OFF = 'The VPN is off while boxes are unavailable on this platform.';
 export const poolExhausted = (protocol: VpnProtocol) =>
   `The ${protocol} pool is full right now. Try ${protocol === 'UDP' ? 'TCP' : 'UDP'} or come back later.`;
 export const VPN_CLIENT_CONNECTED = 'VPN client connected';

@@ -14,9 +14,11 @@ import { observer } from 'mobx-react-lite';
 import { useStores } from '../../stores/StoresContext.tsx';
 import {
   CAPACITY_LABEL,
+  CAPACITY_OFF,
   CAPACITY_UNKNOWN,
   VPN_ACCESS,
   VPN_ACCESS_INTRO,
+  VPN_OFF,
   VPN_REVOKED_TEXT,
   VPN_REVOKED_TITLE,
   VPN_SAFETY_TEXT,
@@ -89,7 +91,9 @@ type PoolCardProps = { protocol: VpnProtocol };
 /** One protocol: its capacity and its download; an exhausted pool cannot be downloaded from, and says why. */
 const PoolCard = observer(function PoolCard({ protocol }: PoolCardProps) {
   const { box: boxes } = useStores();
-  const pool = boxes.poolStatus?.[protocol === 'UDP' ? 'udp' : 'tcp'] ?? null;
+  // With boxes off there is no VPN server at all: the pools are off, not full (and neither sends players to the other).
+  const off = boxes.runtime !== null && !boxes.runtime.available;
+  const pool = off ? null : (boxes.poolStatus?.[protocol === 'UDP' ? 'udp' : 'tcp'] ?? null);
   const exhausted = pool?.is_exhausted ?? false;
   const pending = boxes.isPending(protocol);
   return (
@@ -110,9 +114,9 @@ const PoolCard = observer(function PoolCard({ protocol }: PoolCardProps) {
           size="small"
           variant="outlined"
           color={pool ? capacityColor[pool.capacity_level] : 'default'}
-          label={`${CAPACITY_LABEL}: ${pool ? capacityLabels[pool.capacity_level] : CAPACITY_UNKNOWN}`}
+          label={`${CAPACITY_LABEL}: ${off ? CAPACITY_OFF : pool ? capacityLabels[pool.capacity_level] : CAPACITY_UNKNOWN}`}
           data-testid={`capacity-${protocol}`}
-          data-level={pool?.capacity_level ?? 'unknown'}
+          data-level={off ? 'off' : (pool?.capacity_level ?? 'unknown')}
         />
       </Stack>
       <Typography variant="body2" color="text.secondary" sx={{ mb: 2 }}>
@@ -122,15 +126,19 @@ const PoolCard = observer(function PoolCard({ protocol }: PoolCardProps) {
         variant="contained"
         fullWidth
         startIcon={<Download />}
-        disabled={exhausted || pending}
+        disabled={off || exhausted || pending}
         loading={pending}
         onClick={() => void boxes.downloadConfig(protocol)}
       >
         {downloadConfigLabel(protocol)}
       </Button>
-      {exhausted && (
-        <Typography variant="caption" component="p" sx={{ mt: 1, color: 'error.main' }}>
-          {poolExhausted(protocol)}
+      {(off || exhausted) && (
+        <Typography
+          variant="caption"
+          component="p"
+          sx={{ mt: 1, color: off ? 'text.secondary' : 'error.main' }}
+        >
+          {off ? VPN_OFF : poolExhausted(protocol)}
         </Typography>
       )}
     </Paper>
