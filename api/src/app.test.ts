@@ -303,6 +303,15 @@ describe('HTTP application', () => {
       expect(((await res.json()) as { statusCode: number }).statusCode).to.equal(404);
     });
 
+    it('answers other methods on its files without the files’ encoding or type', async () => {
+      for (const p of ['/index.html', '/assets/app-abc123.js']) {
+        const res = await get(p, { method: 'POST', headers: { 'Accept-Encoding': 'br' } });
+        expect(res.status, p).to.be.oneOf([404, 405]);
+        expect(res.headers.get('content-encoding'), p).to.equal(null);
+        expect(res.headers.get('content-type'), p).to.match(/^application\/json/);
+      }
+    });
+
     it('never answers API, socket or internal paths with the portal', async () => {
       for (const p of ['/api/v2/x', '/internal/agent', '/socket.io/x']) {
         const res = await get(p);

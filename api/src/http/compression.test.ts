@@ -46,6 +46,10 @@ describe('compression of API answers', () => {
     const res = await get('/api/v1/auth/refresh', 'br', 'POST');
     expect(res.headers.get('content-encoding')).to.equal(null);
     expect(((await res.json()) as { access_token: string }).access_token).to.have.length(4096);
+    // Express routes /API/V1/Auth/refresh to the same handler: it is not compressed either.
+    const shouted = await get('/API/V1/Auth/refresh', 'br', 'POST');
+    expect(shouted.status).to.equal(200);
+    expect(shouted.headers.get('content-encoding')).to.equal(null);
   });
 
   it('never compresses an event stream, whose events must not wait in a compressor', async () => {

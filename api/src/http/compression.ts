@@ -27,7 +27,8 @@ export function apiCompression(): RequestHandler {
 }
 
 function shouldCompress(req: Request, res: Response): boolean {
-  if (req.originalUrl.startsWith(AUTH_PATHS)) return false;
+  // Express matches paths whatever their case (/API/V1/Auth/refresh is the refresh): so does this.
+  if (req.originalUrl.toLowerCase().startsWith(AUTH_PATHS)) return false;
   const type = res.getHeader('Content-Type');
   if (typeof type === 'string' && type.startsWith('text/event-stream')) return false;
   return compression.filter(req, res);

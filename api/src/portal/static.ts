@@ -33,16 +33,18 @@ export function portalStatic(distDir: string): Router | null {
   const router = Router();
   router.use(
     '/assets',
-    expressStaticGzip(path.join(distDir, 'assets'), {
-      ...precompressed,
-      serveStatic: { immutable: true, maxAge: '1y', index: false, fallthrough: false },
-    }),
+    readsOnly(
+      expressStaticGzip(path.join(distDir, 'assets'), {
+        ...precompressed,
+        serveStatic: { immutable: true, maxAge: '1y', index: false, fallthrough: false },
+      }),
+    ),
   );
   const files: RequestHandler = expressStaticGzip(distDir, {
     ...precompressed,
     serveStatic: { index: false, cacheControl: false, setHeaders: revalidate },
   });
-  router.use(files);
+  router.use(readsOnly(files));
   const spaFallback: RequestHandler = (req, res, next) => {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || NOT_PORTAL.test(req.path)) {
       next();
@@ -58,4 +60,16 @@ export function portalStatic(distDir: string): Router | null {
   };
   router.use(spaFallback);
   return router;
+}
+
+/**
+ * Files answer GET and HEAD only. express-static-gzip sets the variant's Content-Encoding and Content-Type
+ * before serve-static looks at the method, and leaves them on whatever answers a POST next (a JSON 404
+ * labelled as a brotli-encoded SVG): other methods go past it untouched.
+ */
+function readsOnly(handler: RequestHandler): RequestHandler {
+  return (req, res, next) => {
+    if (req.method === 'GET' || req.method === 'HEAD') handler(req, res, next);
+    else next();
+  };
 }

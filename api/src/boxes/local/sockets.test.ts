@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { parseBoxSockets } from './sockets.ts';
+import { MAX_SSH_CLIENTS, parseBoxSockets } from './sockets.ts';
 
 const HEADER =
   '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode';
@@ -45,6 +45,19 @@ describe('a box’s sockets as the host reads them (/proc/PID/net/tcp of the box
       line('0000000000000000FFFF00000201420A:0016', '0000000000000000FFFF00000200090A:E000', '01'),
     ].join('\n');
     expect(parseBoxSockets([tcp, tcp6]).sshClients).to.deep.equal(['10.8.0.6', '10.8.0.7', '10.9.0.2']);
+  });
+
+  it('leaves out the box talking to itself, and tells a few peers of a table a box flooded', () => {
+    const hex = (a: number, b: number, c: number, d: number) =>
+      [d, c, b, a].map((n) => n.toString(16).padStart(2, '0').toUpperCase()).join('');
+    const lines = [HEADER, line('0100007F:0016', '0500007F:C000', '06')];
+    // 60,000 peers in TIME_WAIT (a box that binds 127.x.y.z sources or addresses of its own on lo).
+    for (let i = 0; i < 60_000; i++)
+      lines.push(line('0201420A:0016', `${hex(10, 200 + (i >> 16), (i >> 8) & 255, i & 255)}:C000`, '06'));
+    const clients = parseBoxSockets([lines.join('\n')]).sshClients;
+    expect(clients).to.have.length(MAX_SSH_CLIENTS);
+    expect(clients).to.not.include('127.0.0.5');
+    expect(clients[0]).to.equal('10.200.0.0');
   });
 
   it('reads nothing from empty or unreadable tables', () => {

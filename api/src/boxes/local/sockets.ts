@@ -40,9 +40,16 @@ const LOOPBACK_V6 = '00000000000000000000000001000000';
 /** `::ffff:a.b.c.d` as /proc/net/tcp6 prints it: three words, then the IPv4 address's word. */
 const V4_MAPPED = '0000000000000000FFFF0000';
 
+/**
+ * At most this many ssh peers are told (the owner's VPN address is among the first few of a box that is not
+ * flooding itself). A box can fill its table with tens of thousands of peers; the host process that reads it
+ * also admits every VPN client and feeds the referee, so the reading stays linear and its answer small.
+ */
+export const MAX_SSH_CLIENTS = 32;
+
 export interface BoxSockets {
   openPorts: Record<string, string>;
-  /** IPv4 peers of connections to the box's port 22, each once, in table order. */
+  /** IPv4 peers of connections to the box's port 22, each once, in table order, loopback left out; at most 32. */
   sshClients: string[];
 }
 
@@ -62,7 +69,7 @@ function peerV4(hex: string): string | null {
 /** Reads the tables (`/proc/<pid>/net/tcp` and `tcp6`, as text) of one box. */
 export function parseBoxSockets(tables: string[]): BoxSockets {
   const openPorts: Record<string, string> = {};
-  const sshClients: string[] = [];
+  const sshClients = new Set<string>();
   for (const text of tables) {
     for (const line of text.split('\n').slice(1)) {
       const fields = line.trim().split(/\s+/);
@@ -75,11 +82,12 @@ export function parseBoxSockets(tables: string[]): BoxSockets {
         // Loopback-only listeners are not reachable from the VPN.
         if (localAddress === LOOPBACK_V4 || localAddress === LOOPBACK_V6) continue;
         openPorts[String(port)] = KNOWN_PORTS[port] ?? 'unknown';
-      } else if (port === SSH_PORT && !NOT_CONNECTED.has(state)) {
+      } else if (port === SSH_PORT && !NOT_CONNECTED.has(state) && sshClients.size < MAX_SSH_CLIENTS) {
         const peer = peerV4(remoteAddress);
-        if (peer && !sshClients.includes(peer)) sshClients.push(peer);
+        // The box talking to itself (all of 127/8 is the box's own) is nobody's login.
+        if (peer && !peer.startsWith('127.') && peer !== '0.0.0.0') sshClients.add(peer);
       }
     }
   }
-  return { openPorts, sshClients };
+  return { openPorts, sshClients: [...sshClients] };
 }
