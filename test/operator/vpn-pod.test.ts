@@ -237,6 +237,8 @@ describe('A VPN server pod (entrypoint, OpenVPN, hooks, access) in network names
       commonName: ownerId,
       vpnAddress: address,
       server: 'arena-udp-0',
+      // Where the client connects from, as OpenVPN sees it: the player's namespace, across its /30 from the pod.
+      realAddress: '198.51.100.2',
     });
     await until('the owner reaching the box', () => ping(ns.owner, boxAddress), 10_000);
     // No NAT: the box sees the player's VPN address.
