@@ -101,6 +101,22 @@ describe('the portal on a phone and on a laptop', function () {
     }
   }
 
+  /** Visits each page: none is wider than the viewport, none has a serious accessibility problem. */
+  async function expectPagesFit(pagePaths: readonly string[], shotPrefix: string): Promise<void> {
+    const wide: string[] = [];
+    const inaccessible: string[] = [];
+    for (const pagePath of pagePaths) {
+      await page.goto(`${platform.url}${pagePath}`);
+      await settle();
+      const past = await overflow();
+      if (past > 0) wide.push(`${pagePath}: ${past}px`);
+      for (const problem of await accessibilityProblems(page)) inaccessible.push(`${pagePath} ${problem}`);
+      await shoot(`${shotPrefix}${pagePath.replaceAll('/', '-')}`);
+    }
+    expect(wide, 'pages wider than the viewport').to.deep.equal([]);
+    expect(inaccessible, 'serious or critical accessibility problems').to.deep.equal([]);
+  }
+
   async function shoot(name: string): Promise<void> {
     if (SCREENSHOT_DIR)
       await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
@@ -127,36 +143,12 @@ describe('the portal on a phone and on a laptop', function () {
       it('shows every public page without sideways scrolling', async () => {
         await page.goto(`${platform.url}/`);
         await page.evaluate(() => localStorage.clear());
-        const wide: string[] = [];
-        const inaccessible: string[] = [];
-        for (const pagePath of PUBLIC_PAGES) {
-          await page.goto(`${platform.url}${pagePath}`);
-          await settle();
-          const past = await overflow();
-          if (past > 0) wide.push(`${pagePath}: ${past}px`);
-          for (const problem of await accessibilityProblems(page))
-            inaccessible.push(`${pagePath} ${problem}`);
-          await shoot(`${viewport.name}-public${pagePath.replaceAll('/', '-')}`);
-        }
-        expect(wide, 'pages wider than the viewport').to.deep.equal([]);
-        expect(inaccessible, 'serious or critical accessibility problems').to.deep.equal([]);
+        await expectPagesFit(PUBLIC_PAGES, `${viewport.name}-public`);
       });
 
       it('shows every signed-in page without sideways scrolling', async () => {
         await signIn();
-        const wide: string[] = [];
-        const inaccessible: string[] = [];
-        for (const pagePath of SIGNED_IN_PAGES) {
-          await page.goto(`${platform.url}${pagePath}`);
-          await settle();
-          const past = await overflow();
-          if (past > 0) wide.push(`${pagePath}: ${past}px`);
-          for (const problem of await accessibilityProblems(page))
-            inaccessible.push(`${pagePath} ${problem}`);
-          await shoot(`${viewport.name}${pagePath.replaceAll('/', '-')}`);
-        }
-        expect(wide, 'pages wider than the viewport').to.deep.equal([]);
-        expect(inaccessible, 'serious or critical accessibility problems').to.deep.equal([]);
+        await expectPagesFit(SIGNED_IN_PAGES, viewport.name);
       });
 
       if (viewport.name === 'phone') {
