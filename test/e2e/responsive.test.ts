@@ -81,6 +81,16 @@ describe('the portal on a phone and on a laptop', function () {
       .locator('html')
       .evaluate((html) => Math.max(0, html.scrollWidth - (html.ownerDocument.defaultView?.innerWidth ?? 0)));
 
+  /** The first few elements reaching past the viewport's right edge, to say what widens a page. */
+  const pastTheEdge = () =>
+    page.evaluate<string[]>(`(() => {
+      const edge = innerWidth + 1;
+      return [...document.querySelectorAll('body *')]
+        .filter((el) => el.getBoundingClientRect().right > edge)
+        .slice(0, 3)
+        .map((el) => el.tagName.toLowerCase() + ' "' + (el.textContent || '').trim().slice(0, 40) + '"');
+    })()`);
+
   /**
    * Each control is on screen once scrolled to, and a tap at its centre hits it (or something inside it): no
    * other element covers it. A disabled button lets taps through (pointer-events: none) to its own container,
@@ -109,7 +119,7 @@ describe('the portal on a phone and on a laptop', function () {
       await page.goto(`${platform.url}${pagePath}`);
       await settle();
       const past = await overflow();
-      if (past > 0) wide.push(`${pagePath}: ${past}px`);
+      if (past > 0) wide.push(`${pagePath}: ${past}px (${(await pastTheEdge()).join('; ')})`);
       for (const problem of await accessibilityProblems(page)) inaccessible.push(`${pagePath} ${problem}`);
       await shoot(`${shotPrefix}${pagePath.replaceAll('/', '-')}`);
     }

@@ -3,8 +3,12 @@
 /** Hidden on screen, read by screen readers (a page's heading over the globe, a table's action column). */
 export const visuallyHidden = {
   position: 'absolute',
-  width: 1,
-  height: 1,
+  // Strings: in `sx` a bare 1 means 100%, which let long hidden texts widen the page.
+  width: '1px',
+  height: '1px',
+  margin: '-1px',
+  padding: 0,
+  border: 0,
   overflow: 'hidden',
   clip: 'rect(0 0 0 0)',
   whiteSpace: 'nowrap',

@@ -9,8 +9,9 @@ export const UNRANKED = 'Unranked';
 export const UNRANKED_HINT = 'You get a rank after your first fight.';
 
 export const CHECKLIST_TITLE = 'Your first hour';
+/** No count: the server leaves out steps it cannot see where the grid runs (the ssh login, on Kubernetes). */
 export const CHECKLIST_INTRO =
-  'Five steps from a fresh account to your first fight. Each one ticks itself as soon as the grid sees you do it.';
+  'From a fresh account to your first fight. Each step ticks itself as soon as the grid sees you do it.';
 export const checklistProgress = (done: number, total: number) => `${done} of ${total} done`;
 export const STEP_DONE = 'Done';
 export const STEP_OPEN = 'Not done yet';

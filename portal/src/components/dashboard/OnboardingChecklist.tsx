@@ -108,7 +108,7 @@ export const OnboardingChecklist = observer(function OnboardingChecklist(_props:
                 {!ticked && (
                   <Typography variant="body2" color="text.secondary">
                     {entry.how}{' '}
-                    <Link component={RouterLink} to={stepPaths[step]} underline="hover">
+                    <Link component={RouterLink} to={stepPaths[step]} underline="always">
                       {entry.action}
                     </Link>
                   </Typography>
