@@ -6,6 +6,7 @@ import type {
   AttackEvent,
   Box,
   CommandLog,
+  Onboarding,
   StartAttackResponse,
 } from '../contracts/index.ts';
 import type { TestAccount } from '../testing/accounts.ts';
@@ -243,7 +244,7 @@ describe('attacks: what box agents report, backed by what the routers saw', func
     await t.platform.attacks.settle(attack.id, 'CANCELLED');
   });
 
-  it("never makes the owner's own activity an attack event, and watches nobody outside an attack", async () => {
+  it("never makes the owner's own activity an attack event, and watches only the owner outside an attack", async () => {
     const { attacker, target, attack } = await fight();
     const owner = { client: target.vpn, clientPort: ++port };
     t.orchestrator.routerSees({ ...owner, box: target.box.ip!, boxPort: 22 });
@@ -255,7 +256,38 @@ describe('attacks: what box agents report, backed by what the routers saw', func
     expect(await events(attacker, attack)).to.deep.equal([]);
     expect(await outcome(attack)).to.equal('PENDING');
     await t.platform.attacks.settle(attack.id, 'CANCELLED');
-    expect((await report(target.secret, { events: [beat([])] })).body.watch).to.deep.equal([]);
+    // Outside the attack, only the owner (their first ssh login is not seen yet: the next test).
+    expect((await report(target.secret, { events: [beat([])] })).body.watch).to.deep.equal([target.vpn]);
+  });
+
+  it("sees the owner's first ssh login from the heartbeats outside attacks, and nothing else as one", async () => {
+    const owner = await player();
+    const other = await player();
+    const firstSsh = async (who: Player) =>
+      (await t.call<Onboarding>('GET', '/users/me/onboarding', { token: who.token })).body.steps.find(
+        (s) => s.step === 'FIRST_SSH',
+      )?.done;
+    // The step is listed: the box agents can see it.
+    expect(await firstSsh(owner)).to.equal(false);
+    // Not a login: another player's address on port 22, the owner on another port, a heartbeat from long ago.
+    const notYet = await report(owner.secret, {
+      events: [
+        beat([], [{ peer: other.vpn, peerPort: 50001, localPort: 22 }]),
+        beat([], [{ peer: owner.vpn, peerPort: 50002, localPort: 8080 }]),
+        beat([], [{ peer: owner.vpn, peerPort: 50003, localPort: 22 }], new Date(Date.now() - 3_600_000)),
+      ],
+    });
+    expect(notYet.body.watch).to.deep.equal([owner.vpn]);
+    // Nor the owner seen on another player's box: each box speaks for its own owner only.
+    await report(other.secret, { events: [beat([], [{ peer: owner.vpn, peerPort: 50004, localPort: 22 }])] });
+    expect(await firstSsh(owner)).to.equal(false);
+    expect(await firstSsh(other)).to.equal(false);
+    // The owner's connection to their box's port 22: ticked, and nobody is watched any more.
+    const seen = await report(owner.secret, {
+      events: [beat([], [{ peer: owner.vpn, peerPort: 50005, localPort: 22 }])],
+    });
+    expect(seen.body.watch).to.deep.equal([]);
+    expect(await firstSsh(owner)).to.equal(true);
   });
 
   it('stores a delivered-again batch once', async () => {

@@ -138,8 +138,8 @@ export class AgentIngest {
     const now = Date.now();
     const fresh = (e: AgentHeartbeat) => Math.abs(Date.parse(e.time) - now) <= FRESH_MS;
     const stored = await this.#sql().transaction(async (tx) => {
-      const box = await tx.one<{ id: string; agent_last_seq: string }>(
-        'select id, agent_last_seq from boxes where agent_token_hash = ? for update',
+      const box = await tx.one<{ id: string; user_id: string; agent_last_seq: string }>(
+        'select id, user_id, agent_last_seq from boxes where agent_token_hash = ? for update',
         [hash],
       );
       if (!box) throw unauthorized('Unknown box secret.');
@@ -152,11 +152,15 @@ export class AgentIngest {
           where id = ?`,
         [lastSeq, reporting, box.id],
       );
-      return { boxId: box.id, events, lastSeq, reporting };
+      return { boxId: box.id, ownerId: box.user_id, events, lastSeq, reporting };
     });
     if (stored.reporting) this.#fresh.set(stored.boxId, now);
     const attack = await this.#running(stored.boxId);
-    if (!attack) return { lastSeq: stored.lastSeq, stored: 0, watch: [] };
+    if (!attack) {
+      const beats = stored.events.filter((e): e is AgentHeartbeat => e.kind === 'heartbeat' && fresh(e));
+      const watch = await this.#ownerLogin(stored.ownerId, stored.boxId, beats);
+      return { lastSeq: stored.lastSeq, stored: 0, watch };
+    }
     const { attacker } = this.#peers(attack);
     const execs = stored.events.filter((e): e is AgentExecEvent => e.kind === 'exec' && attacker.has(e.peer));
     const heartbeats = stored.events.filter((e): e is AgentHeartbeat => e.kind === 'heartbeat');
@@ -169,6 +173,25 @@ export class AgentIngest {
         await this.#heartbeat(attack, { event, receivedAt: now, fresh: fresh(event) });
     });
     return { lastSeq: stored.lastSeq, stored: execs.length + heartbeats.length, watch: [...attacker] };
+  }
+
+  /**
+   * Outside attacks, the owner's first ssh login to their box (the dashboard's checklist, docs/onboarding.md):
+   * until it is seen, the answer asks the agent to list the box's connections with the owner's VPN addresses,
+   * and a fresh heartbeat's connection from one of them to port 22 is that login. Box root can only fool their
+   * own checklist with it; nothing of an attack reads it.
+   */
+  async #ownerLogin(ownerId: string, boxId: string, beats: AgentHeartbeat[]): Promise<string[]> {
+    if (this.#boxes.ownerSshSeen(ownerId)) return [];
+    const peers = beats.flatMap((beat) =>
+      beat.connections.filter((c) => c.localPort === 22).map((c) => c.peer),
+    );
+    try {
+      await this.#boxes.noteOwnerSsh(ownerId, boxId, peers);
+    } catch (err) {
+      this.#log.error({ err, box: boxId }, 'Could not record a first ssh login');
+    }
+    return this.#boxes.ownerSshSeen(ownerId) ? [] : this.#boxes.vpnAddressesOf(ownerId);
   }
 
   async #running(boxId: string): Promise<RunningAttack | null> {

@@ -113,7 +113,7 @@ export class BoxService {
   readonly #o: BoxServiceOptions;
   readonly #log: Logger;
   readonly #locks = new KeyedLock();
-  /** Owners whose first ssh login is recorded (see #noteOwnerSsh). */
+  /** Owners whose first ssh login is recorded (see noteOwnerSsh). */
   readonly #loggedIn = new Set<string>();
   #timer: NodeJS.Timeout | null = null;
   #ticking: Promise<void> | null = null;
@@ -151,23 +151,32 @@ export class BoxService {
     }
   }
 
-  /** Whether the runtime can see who connects to a box's ssh port (the checklist's first ssh login). */
+  /**
+   * Whether the platform can see who connects to a box's ssh port (the checklist's first ssh login): the
+   * runtime itself (the local runtime reads the boxes' socket tables), or the box agents of a runtime with
+   * virtual machines (their heartbeats list the boxes' connections with the owner: `AgentIngest`).
+   */
   get seesOwnerSsh(): boolean {
-    return this.#o.orchestrator.seesSshClients === true;
+    return this.#o.orchestrator.seesSshClients === true || this.#o.orchestrator.witness !== undefined;
+  }
+
+  /** Whether the owner's first ssh login is known to be recorded (by this API process). */
+  ownerSshSeen(userId: string): boolean {
+    return this.#loggedIn.has(userId);
   }
 
   /**
-   * The owner's first ssh login to their box: the runtime saw one of the owner's VPN addresses hold a
-   * connection to the box's port 22. Written once per owner (remembered here, so a long session costs one
-   * statement per API process).
+   * The owner's first ssh login to their box: something saw one of the owner's VPN addresses hold a connection
+   * to the box's port 22 (`peers`: the addresses seen there). Written once per owner (remembered here, so a
+   * long session costs one statement per API process).
    */
-  async #noteOwnerSsh(row: BoxRow, seen: BoxObservation): Promise<void> {
-    if (!seen.sshClients?.length || this.#loggedIn.has(row.user_id)) return;
-    const owner = new Set(this.vpnAddressesOf(row.user_id));
-    if (!seen.sshClients.some((address) => owner.has(address))) return;
-    if (await recordFirstBoxLogin(this.#sql(), row.user_id, new Date()))
-      this.#log.info({ userId: row.user_id, box: row.id }, 'First ssh login of a player to their box');
-    this.#loggedIn.add(row.user_id);
+  async noteOwnerSsh(userId: string, boxId: string, peers: readonly string[]): Promise<void> {
+    if (!peers.length || this.#loggedIn.has(userId)) return;
+    const owner = new Set(this.vpnAddressesOf(userId));
+    if (!peers.some((address) => owner.has(address))) return;
+    if (await recordFirstBoxLogin(this.#sql(), userId, new Date()))
+      this.#log.info({ userId, box: boxId }, 'First ssh login of a player to their box');
+    this.#loggedIn.add(userId);
   }
 
   /** Loads revocations into the runtime and starts the convergence loop. */
@@ -557,7 +566,7 @@ export class BoxService {
 
   /** Writes what the runtime reports; starts and ends billing sessions. */
   async #record(row: BoxRow, seen: BoxObservation): Promise<void> {
-    await this.#noteOwnerSsh(row, seen).catch((err: unknown) =>
+    await this.noteOwnerSsh(row.user_id, row.id, seen.sshClients ?? []).catch((err: unknown) =>
       this.#log.error({ err, box: row.id }, 'Could not record a first ssh login'),
     );
     let status: BoxStatus = seen.phase;

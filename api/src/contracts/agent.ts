@@ -88,7 +88,10 @@ export const agentReportResponse = z
     lastSeq: z.number().int(),
     /** Events taken for the running attack on the box. */
     stored: z.number().int(),
-    /** The peers whose connections heartbeats must list (the attacker's VPN addresses during an attack). */
+    /**
+     * The peers whose connections heartbeats must list: the attacker's VPN addresses during an attack; outside
+     * one, the owner's until their first ssh login to the box is seen (the dashboard's checklist).
+     */
     watch: z.array(z.ipv4()),
   })
   .meta({ id: 'AgentReportResponse' });

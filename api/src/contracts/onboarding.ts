@@ -28,8 +28,8 @@ export type OnboardingStepStatus = z.infer<typeof onboardingStepSchema>;
 export const onboardingSchema = z
   .object({
     /**
-     * The steps this platform can see, in order. FIRST_SSH is left out where the box runtime cannot see who
-     * connects to a box (virtual machines), so that the checklist can still be completed.
+     * The steps this platform can see, in order. FIRST_SSH is left out where nothing sees who connects to a
+     * box (no box runtime), so that the checklist can still be completed.
      */
     steps: z.array(onboardingStepSchema),
     /** Every step was done once: the checklist is over for good (it does not come back). */

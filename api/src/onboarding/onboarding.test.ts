@@ -25,6 +25,7 @@ describe('the first-hour checklist (GET /users/me/onboarding)', function () {
   afterEach(() => {
     for (const session of t.orchestrator.vpnSessions()) t.orchestrator.disconnectVpn(session.userId);
     t.orchestrator.seesSshClients = true;
+    t.orchestrator.agentsSeeSsh = true;
   });
   after(() => t?.close());
 
@@ -190,9 +191,12 @@ describe('the first-hour checklist (GET /users/me/onboarding)', function () {
     t.orchestrator.releaseSsh(owner.id, box.id);
   });
 
-  it('leaves FIRST_SSH out where the runtime cannot see who connects to a box', async () => {
+  it('leaves FIRST_SSH out where nothing sees who connects to a box: no socket tables, no box agents', async () => {
     const user = await t.account();
+    // Virtual machines: their agents see it.
     t.orchestrator.seesSshClients = false;
+    expect((await checklist(user)).steps.map((s) => s.step)).to.include('FIRST_SSH');
+    t.orchestrator.agentsSeeSsh = false;
     expect((await checklist(user)).steps.map((s) => s.step)).to.deep.equal([
       'BOX_DEPLOYED',
       'VPN_CONFIG_DOWNLOADED',

@@ -81,8 +81,16 @@ export class TestOrchestrator implements BoxOrchestrator {
    */
   seesSshClients = true;
   readonly #agents = new AgentEndpoint();
-  /** What the routers saw, as tests tell it with routerSees (boxes here run agents, as VMs do). */
-  readonly witness = new FlowRecord();
+  /**
+   * Boxes here run agents, as virtual machines do, whose heartbeats show the owner's ssh login too. Tests set
+   * it false, with `seesSshClients`, to play a runtime where nothing sees who connects to a box.
+   */
+  agentsSeeSsh = true;
+  readonly #witness = new FlowRecord();
+  /** What the routers saw, as tests tell it with routerSees. */
+  get witness(): FlowRecord | undefined {
+    return this.agentsSeeSsh ? this.#witness : undefined;
+  }
   readonly #routerFlows = new Map<string, RouterFlow>();
 
   /** Every spec applyBox was given, in order. */
@@ -445,7 +453,7 @@ export class TestOrchestrator implements BoxOrchestrator {
 
   /** The router reports again what it holds (time passes for its flows). */
   routerReports(now = Date.now()): void {
-    this.witness.report(
+    this.#witness.report(
       SERVER_NAME,
       [...this.#routerFlows.values()].map((f) => ({
         client: f.client,
