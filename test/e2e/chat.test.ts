@@ -106,6 +106,18 @@ describe('Chat in two browsers: the global channel, a private chat, a block', fu
   const entry = (list: Locator, text: string, status?: 'optimistic' | 'confirmed' | 'failed') =>
     list.locator(status ? `li[data-status="${status}"]` : 'li').filter({ hasText: text });
 
+  /** Each message of a list as a player reads it after its time (which each has): handle, then message. */
+  const messagesOf = (list: Locator) =>
+    list
+      .getByRole('listitem')
+      .evaluateAll((items) =>
+        items.map((li) =>
+          li.querySelector('time')
+            ? (li.textContent ?? '').replace(li.querySelector('time')!.textContent ?? '', '')
+            : '(no time)',
+        ),
+      );
+
   /** Types a message into a message box and presses Enter. */
   async function send(box: Locator, text: string) {
     await box.fill(text);
@@ -147,7 +159,11 @@ describe('Chat in two browsers: the global channel, a private chat, a block', fu
     // The sender's copy is confirmed by the server's echo (no longer dimmed), the other player gets it.
     await entry(globalList(adaPage), hello, 'confirmed').waitFor({ timeout: 10_000 });
     await entry(globalList(bixPage), hello, 'confirmed').waitFor({ timeout: 10_000 });
-    expect(await entry(globalList(bixPage), hello).textContent()).to.equal(`${ada}${hello}`);
+    // What a player reads: when, who, what (the time as the reader's browser shows it).
+    const received = entry(globalList(bixPage), hello);
+    const sentAt = (await received.locator('time').textContent()) ?? '';
+    expect(sentAt).to.match(/\d/);
+    expect(await received.textContent()).to.equal(`${sentAt}${ada}${hello}`);
     // Not dimmed (the page's own view of the element; the test's TypeScript has no DOM library).
     const opacity = (element: unknown) =>
       (globalThis as unknown as { getComputedStyle(e: unknown): { opacity: string } }).getComputedStyle(
@@ -216,10 +232,7 @@ describe('Chat in two browsers: the global channel, a private chat, a block', fu
     await entry(bixPrivate, bixSays, 'confirmed').waitFor({ timeout: 10_000 });
     await entry(adaPrivate, bixSays, 'confirmed').waitFor({ timeout: 10_000 });
     for (const list of [adaPrivate, bixPrivate])
-      expect(await list.getByRole('listitem').allTextContents()).to.deep.equal([
-        `${ada}${adaSays}`,
-        `${bix}${bixSays}`,
-      ]);
+      expect(await messagesOf(list)).to.deep.equal([`${ada}${adaSays}`, `${bix}${bixSays}`]);
     await snap(bixPage, 'chats-conversation');
     await snap(adaPage, 'chat-panel-private');
 
