@@ -1,4 +1,4 @@
-import TextField from '@mui/material/TextField';
+import { Field } from '../Field.tsx';
 
 export type AuthFieldProps = {
   label: string;
@@ -22,16 +22,15 @@ export function AuthField({
   autoFocus,
 }: AuthFieldProps) {
   return (
-    <TextField
+    <Field
       label={label}
       type={type}
       autoComplete={autoComplete}
       autoFocus={autoFocus}
       fullWidth
       value={value}
-      onChange={(e) => onChange(e.target.value)}
-      error={Boolean(error)}
-      helperText={error}
+      onChange={onChange}
+      error={error}
     />
   );
 }

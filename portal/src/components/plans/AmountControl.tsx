@@ -4,8 +4,8 @@ import Button from '@mui/material/Button';
 import InputAdornment from '@mui/material/InputAdornment';
 import Slider from '@mui/material/Slider';
 import Stack from '@mui/material/Stack';
-import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
+import { Field } from '../Field.tsx';
 import {
   AMOUNT_HELP,
   AMOUNT_INVALID,
@@ -30,25 +30,17 @@ export function AmountControl({ text, amount, lastValid, disabled, onChange }: A
   const invalid = amount === null;
   return (
     <Stack spacing={2}>
-      <TextField
+      <Field
         type="number"
         label={AMOUNT_LABEL}
         value={text}
         disabled={disabled}
-        onChange={(event) => onChange(event.target.value)}
-        error={invalid}
-        helperText={invalid ? AMOUNT_INVALID : AMOUNT_HELP}
+        onChange={onChange}
+        error={invalid ? AMOUNT_INVALID : undefined}
+        helperText={AMOUNT_HELP}
         sx={{ maxWidth: { sm: 280 } }}
-        slotProps={{
-          input: { startAdornment: <InputAdornment position="start">$</InputAdornment> },
-          htmlInput: {
-            min: PURCHASE_MIN_USD,
-            max: PURCHASE_MAX_USD,
-            step: 1,
-            inputMode: 'numeric',
-            'aria-invalid': invalid,
-          },
-        }}
+        startAdornment={<InputAdornment position="start">$</InputAdornment>}
+        inputProps={{ min: PURCHASE_MIN_USD, max: PURCHASE_MAX_USD, step: 1, inputMode: 'numeric' }}
       />
       <Box sx={{ px: 1.5 }}>
         <Slider

@@ -7,15 +7,11 @@ import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import CircularProgress from '@mui/material/CircularProgress';
-import Dialog from '@mui/material/Dialog';
-import DialogActions from '@mui/material/DialogActions';
-import DialogContent from '@mui/material/DialogContent';
-import DialogContentText from '@mui/material/DialogContentText';
 import Link from '@mui/material/Link';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
-import { useEffect, useState, type FormEvent } from 'react';
+import { lazy, Suspense, useEffect, useState, type FormEvent } from 'react';
 import { Link as RouterLink, useNavigate, useSearchParams } from 'react-router';
 import { ApiError, serverMessageOf } from '../../api/ApiError.ts';
 import { AuthCard } from '../../components/auth/AuthCard.tsx';
@@ -42,14 +38,14 @@ import {
   SIGNUP_LINK,
   SOCIAL_LOGIN_FAILED,
   SOCIAL_TOKEN_INVALID,
-  STAY_SIGNED_IN,
-  SWITCH_ACCOUNT,
   VERIFIED_OK,
   VERIFY_EXPIRED_OR_INVALID,
   VERIFY_UNKNOWN_ANOMALY,
   alreadySignedInAs,
   loginFailed,
 } from '../../strings/auth.ts';
+
+const SwitchAccountDialog = lazy(() => import('../../components/auth/SwitchAccountDialog.tsx'));
 
 export type LoginPageProps = Record<string, never>;
 
@@ -157,21 +153,15 @@ export const LoginPage = observer(function LoginPage(_props: LoginPageProps) {
   const notice = verificationNotice(params);
   return (
     <AuthCard title={LOGIN_TITLE} subtitle={LOGIN_SUBTITLE}>
-      <Dialog open={confirmingSwitch} onClose={staySignedIn} aria-labelledby="switch-account-text">
-        <DialogContent>
-          <DialogContentText id="switch-account-text">
-            {auth.user ? alreadySignedInAs(auth.user.handle) : ALREADY_SIGNED_IN}
-          </DialogContentText>
-        </DialogContent>
-        <DialogActions>
-          <Button onClick={staySignedIn} autoFocus>
-            {STAY_SIGNED_IN}
-          </Button>
-          <Button variant="contained" onClick={() => setConfirmingSwitch(false)}>
-            {SWITCH_ACCOUNT}
-          </Button>
-        </DialogActions>
-      </Dialog>
+      {confirmingSwitch && (
+        <Suspense>
+          <SwitchAccountDialog
+            text={auth.user ? alreadySignedInAs(auth.user.handle) : ALREADY_SIGNED_IN}
+            onStay={staySignedIn}
+            onSwitch={() => setConfirmingSwitch(false)}
+          />
+        </Suspense>
+      )}
       {socialCode && !failure && !confirmingSwitch ? (
         <Stack direction="row" spacing={2} role="status" sx={{ alignItems: 'center', py: 2 }}>
           <CircularProgress size={24} />
