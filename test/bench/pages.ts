@@ -16,6 +16,7 @@ import type { Page } from 'playwright-core';
 import { createVerifiedAccount } from '../support/accounts.ts';
 import { launchBrowser } from '../support/browser.ts';
 import { repoRoot, startPlatform } from '../support/platform.ts';
+import { storeSessionBeforeLoad } from '../support/session.ts';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 /** What the browser's link can do: a good home connection, not loopback, so that bytes cost time. */
@@ -26,7 +27,6 @@ const NETWORK = {
   latency: 40,
 };
 const BASELINE_FILE = 'bench-empty-page.html';
-const AUTH_STORAGE_KEY = 'exploit-grid.auth';
 
 /** Runs in the page (a string: the browser's types are not this file's): the last LCP candidate, in ms. */
 const LAST_LCP = `new Promise((resolve) => new PerformanceObserver((list) => {
@@ -66,15 +66,7 @@ try {
       await cdp.send('Network.enable');
       await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
       await cdp.send('Network.emulateNetworkConditions', NETWORK);
-      if (signedIn)
-        await page.addInitScript(
-          ({ key, token }) =>
-            localStorage.setItem(
-              key,
-              JSON.stringify({ version: 2, state: { accessToken: token, user: null, box: null } }),
-            ),
-          { key: AUTH_STORAGE_KEY, token: accessToken },
-        );
+      if (signedIn) await storeSessionBeforeLoad(page, accessToken);
       await page.goto(`${platform.url}${pagePath}`, { waitUntil: 'networkidle' });
       // The last candidate once the page has settled is its LCP (no input has stopped the measurement).
       return (await page.evaluate(LAST_LCP)) as number;

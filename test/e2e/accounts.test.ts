@@ -6,8 +6,7 @@ import type { Page } from 'playwright-core';
 import { launchBrowser, type Browser } from '../support/browser.ts';
 import { linkFromMailFile } from '../support/mail.ts';
 import { startPlatform, type RunningPlatform } from '../support/platform.ts';
-
-const AUTH_STORAGE_KEY = 'exploit-grid.auth';
+import { AUTH_STORAGE_KEY, storedSession } from '../support/session.ts';
 
 describe('accounts in Chromium: sign up, verify by mail, sign in, stay signed in, sign out', () => {
   let platform: RunningPlatform;
@@ -76,14 +75,12 @@ describe('accounts in Chromium: sign up, verify by mail, sign in, stay signed in
   it('stays signed in across a reload', async () => {
     await page.reload();
     await page.getByText('Welcome, Operator').waitFor();
-    const stored = JSON.parse(
-      (await page.evaluate((key) => localStorage.getItem(key), AUTH_STORAGE_KEY)) ?? '{}',
-    );
+    const stored = JSON.parse((await storedSession(page)) ?? '{}');
     expect(stored.version).to.equal(2);
   });
 
   it('refreshes an expired access token without the operator noticing', async () => {
-    const stored = JSON.parse((await page.evaluate((key) => localStorage.getItem(key), AUTH_STORAGE_KEY))!);
+    const stored = JSON.parse((await storedSession(page))!);
     const claims = decodeJwt(stored.state?.accessToken ?? stored.accessToken);
     const secret = (await readFile(path.join(platform.apiDataDir, 'jwt.secret'), 'utf8')).trim();
     const expired = await new SignJWT({ sid: claims.sid })
@@ -137,7 +134,7 @@ describe('accounts in Chromium: sign up, verify by mail, sign in, stay signed in
     await page.waitForURL(`${platform.url}/login`);
     await page.goto(`${platform.url}/dashboard`);
     await page.waitForURL(`${platform.url}/login`);
-    const stored = await page.evaluate((key) => localStorage.getItem(key), AUTH_STORAGE_KEY);
+    const stored = await storedSession(page);
     expect(JSON.stringify(stored ?? '')).not.to.include('accessToken":"ey');
   });
 });

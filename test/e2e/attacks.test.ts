@@ -5,7 +5,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { Arena, until, type ArenaPlayer, type AttackRef } from '../support/arena.ts';
-import { ClientNamespace, boxHostProblem } from '../support/netns.ts';
+import { ClientNamespace, requireBoxHost } from '../support/netns.ts';
 import {
   freePort,
   localRuntimeEnv,
@@ -43,12 +43,7 @@ describe('attacks on real boxes: reverse shells, root, kill chains, settlement',
 
   before(async function () {
     this.timeout(300_000);
-    const problem = await boxHostProblem();
-    if (problem) {
-      if (process.env.REQUIRE_BOX_RUNTIME === '1') throw new Error(problem);
-      console.warn(`\n  SKIPPED: attacks end to end need a host that can run boxes: ${problem}\n`);
-      this.skip();
-    }
+    await requireBoxHost(this, 'attacks end to end');
     env = {
       ...localRuntimeEnv({ prefix, net3: `172.30.${octet}`, octet, vpnPort: await freePort() }),
       // The same address after the API restarts (the players' tokens name it); the VPN port is

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,8 +6,14 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { createVerifiedAccount } from '../support/accounts.ts';
 import { launchBrowser, type Browser } from '../support/browser.ts';
-import { ClientNamespace, boxHostProblem } from '../support/netns.ts';
-import { localRuntimeEnv, startPlatform, takeDownBoxes, type RunningPlatform } from '../support/platform.ts';
+import { ClientNamespace, requireBoxHost } from '../support/netns.ts';
+import {
+  localRuntimeEnv,
+  startBoxPlatform,
+  type BoxPlatform,
+  type RunningPlatform,
+} from '../support/platform.ts';
+import { storedAccessToken } from '../support/session.ts';
 import { until } from '../support/until.ts';
 
 /**
@@ -27,21 +32,16 @@ describe('boxes in Chromium: create, run, download the VPN config, connect, ssh'
   let browser: Browser;
   let page: Page;
   let downloads: string;
-  let dataDir: string | undefined;
+  let boxes: BoxPlatform | undefined;
   const alice = new ClientNamespace(`${prefix}-alice`, `${prefix}-ca`, `172.31.${octet}`, 4);
   const bob = new ClientNamespace(`${prefix}-bob`, `${prefix}-cb`, `172.31.${octet}`, 8);
   const problems: string[] = [];
 
   before(async function () {
-    const problem = await boxHostProblem();
-    if (problem) {
-      if (process.env.REQUIRE_BOX_RUNTIME === '1') throw new Error(problem);
-      console.warn(`\n  SKIPPED: boxes end to end need a host that can run them: ${problem}\n`);
-      this.skip();
-    }
+    await requireBoxHost(this, 'boxes end to end');
     downloads = await mkdtemp(path.join(os.tmpdir(), 'eg-e2e-downloads-'));
-    dataDir = await mkdtemp(path.join(os.tmpdir(), 'eg-e2e-boxes-'));
-    platform = await startPlatform({ env, dataDir, timeoutMs: 120_000 });
+    boxes = await startBoxPlatform('boxes', env);
+    platform = boxes.platform;
     await alice.create();
     await bob.create();
     browser = await launchBrowser();
@@ -53,13 +53,8 @@ describe('boxes in Chromium: create, run, download the VPN config, connect, ssh'
     await browser?.close();
     await alice.destroy();
     await bob.destroy();
-    await platform?.stop();
-    // Boxes outlive the API by design: take this test's runtime down as `make boxes-down --purge` does.
-    if (dataDir) await takeDownBoxes(env, dataDir);
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
     if (downloads) await rm(downloads, { recursive: true, force: true });
-    if (platform)
-      expect(existsSync(`/run/netns/${prefix}-router`), 'router namespace left behind').to.equal(false);
+    await boxes?.stop();
   });
 
   async function signIn(handle: string): Promise<void> {
@@ -106,7 +101,7 @@ describe('boxes in Chromium: create, run, download the VPN config, connect, ssh'
     const box = (await (
       await page.request.get(`${platform.url}/api/v1/boxes/my`, {
         headers: {
-          authorization: `Bearer ${await page.evaluate(() => JSON.parse(localStorage.getItem('exploit-grid.auth')!).state.accessToken)}`,
+          authorization: `Bearer ${await storedAccessToken(page)}`,
         },
       })
     ).json()) as { ip: string; ssh_password: string };

@@ -27,7 +27,7 @@ import {
 import { LEADERBOARD_TABLE } from '../../portal/src/strings/leaderboard.ts';
 import { Arena, until, type ArenaPlayer } from '../support/arena.ts';
 import { launchBrowser, type Browser } from '../support/browser.ts';
-import { ClientNamespace, boxHostProblem } from '../support/netns.ts';
+import { ClientNamespace, requireBoxHost } from '../support/netns.ts';
 import { localRuntimeEnv, startPlatform, takeDownBoxes, type RunningPlatform } from '../support/platform.ts';
 
 /**
@@ -58,12 +58,7 @@ describe('the Grid in two browsers: find each other, match, engage, fight for re
 
   before(async function () {
     this.timeout(360_000);
-    const problem = await boxHostProblem();
-    if (problem) {
-      if (process.env.REQUIRE_BOX_RUNTIME === '1') throw new Error(problem);
-      console.warn(`\n  SKIPPED: the Grid end to end needs a host that can run boxes: ${problem}\n`);
-      this.skip();
-    }
+    await requireBoxHost(this, 'the Grid end to end');
     env = {
       ...localRuntimeEnv({ prefix, net3: `172.31.${octet}`, octet }),
       MATCH_TICK_MS: '500',

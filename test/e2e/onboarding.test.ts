@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,8 +6,14 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { createVerifiedAccount } from '../support/accounts.ts';
 import { launchBrowser, type Browser } from '../support/browser.ts';
-import { ClientNamespace, boxHostProblem } from '../support/netns.ts';
-import { localRuntimeEnv, startPlatform, takeDownBoxes, type RunningPlatform } from '../support/platform.ts';
+import { ClientNamespace, requireBoxHost } from '../support/netns.ts';
+import {
+  localRuntimeEnv,
+  startBoxPlatform,
+  type BoxPlatform,
+  type RunningPlatform,
+} from '../support/platform.ts';
+import { storedAccessToken } from '../support/session.ts';
 import { until } from '../support/until.ts';
 
 /**
@@ -26,21 +31,16 @@ describe('the first-hour checklist in Chromium, on real boxes and a real VPN', f
   let browser: Browser;
   let page: Page;
   let downloads: string;
-  let dataDir: string | undefined;
+  let boxes: BoxPlatform | undefined;
   // Base 4: its host side is VPN_PUBLIC_HOST (net3.5), where the `.ovpn` files point.
   const computer = new ClientNamespace(`${prefix}-neo`, `${prefix}-cn`, `172.31.${octet}`, 4);
   const problems: string[] = [];
 
   before(async function () {
-    const problem = await boxHostProblem();
-    if (problem) {
-      if (process.env.REQUIRE_BOX_RUNTIME === '1') throw new Error(problem);
-      console.warn(`\n  SKIPPED: the checklist end to end needs a host that can run boxes: ${problem}\n`);
-      this.skip();
-    }
+    await requireBoxHost(this, 'the checklist end to end');
     downloads = await mkdtemp(path.join(os.tmpdir(), 'eg-e2e-downloads-'));
-    dataDir = await mkdtemp(path.join(os.tmpdir(), 'eg-e2e-onboarding-'));
-    platform = await startPlatform({ env, dataDir, timeoutMs: 120_000 });
+    boxes = await startBoxPlatform('onboarding', env);
+    platform = boxes.platform;
     await computer.create();
     browser = await launchBrowser();
     page = await browser.context.newPage();
@@ -50,12 +50,8 @@ describe('the first-hour checklist in Chromium, on real boxes and a real VPN', f
   after(async function () {
     await browser?.close();
     await computer.destroy();
-    await platform?.stop();
-    if (dataDir) await takeDownBoxes(env, dataDir);
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
     if (downloads) await rm(downloads, { recursive: true, force: true });
-    if (platform)
-      expect(existsSync(`/run/netns/${prefix}-router`), 'router namespace left behind').to.equal(false);
+    await boxes?.stop();
   });
 
   /** Whether the dashboard's checklist shows a step ticked. */
@@ -65,8 +61,7 @@ describe('the first-hour checklist in Chromium, on real boxes and a real VPN', f
     await page.goto(`${platform.url}/dashboard`);
     await page.getByRole('region', { name: 'Your first hour' }).waitFor();
   };
-  const token = () =>
-    page.evaluate(() => JSON.parse(localStorage.getItem('exploit-grid.auth')!).state.accessToken as string);
+  const token = () => storedAccessToken(page);
 
   it('ticks box deployed, config downloaded, tunnel up and first ssh as the player does them', async () => {
     const identity = {

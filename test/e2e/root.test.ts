@@ -7,7 +7,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { createVerifiedAccount } from '../support/accounts.ts';
-import { ClientNamespace, boxHostProblem } from '../support/netns.ts';
+import { ClientNamespace, requireBoxHost } from '../support/netns.ts';
 import {
   freePort,
   localRuntimeEnv,
@@ -41,12 +41,7 @@ describe('make run as root from a clone in a 0700 home', function () {
   let platform: RunningPlatform;
 
   before(async function () {
-    const problem = await boxHostProblem();
-    if (problem) {
-      if (process.env.REQUIRE_BOX_RUNTIME === '1') throw new Error(problem);
-      console.warn(`\n  SKIPPED: make run as root needs a host that can run boxes: ${problem}\n`);
-      this.skip();
-    }
+    await requireBoxHost(this, 'make run as root');
     home = await mkdtemp(path.join(os.tmpdir(), 'eg-root-home-'));
     await chmod(home, 0o700);
     clone = path.join(home, 'exploit-grid');

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { createVerifiedAccount } from '../support/accounts.ts';
-import { ClientNamespace, VpnClient, boxHostProblem } from '../support/netns.ts';
+import { ClientNamespace, VpnClient, requireBoxHost } from '../support/netns.ts';
 import {
   localRuntimeEnv,
   repoRoot,
@@ -35,12 +35,7 @@ describe('staff ban on the real runtime', function () {
   let namespaceMade = false;
 
   before(async function () {
-    const problem = await boxHostProblem();
-    if (problem) {
-      if (process.env.REQUIRE_BOX_RUNTIME === '1') throw new Error(problem);
-      console.warn(`\n  SKIPPED: the ban of a live tunnel needs a host that can run boxes: ${problem}\n`);
-      this.skip();
-    }
+    await requireBoxHost(this, 'the ban of a live tunnel');
     files = await mkdtemp(path.join(os.tmpdir(), 'eg-e2e-staff-files-'));
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'eg-e2e-staff-'));
     platform = await startPlatform({ env, dataDir, timeoutMs: 120_000 });

@@ -4,5 +4,6 @@ export {
   ShellListener,
   VpnClient,
   boxHostProblem,
+  requireBoxHost,
   sshArgs,
 } from '../../api/src/testing/netns.ts';

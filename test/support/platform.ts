@@ -56,6 +56,45 @@ export async function takeDownBoxes(env: Record<string, string>, dataDir: string
   });
 }
 
+/** A platform on the local runtime that one suite started with `startBoxPlatform`. */
+export interface BoxPlatform {
+  platform: RunningPlatform;
+  env: Record<string, string>;
+  dataDir: string;
+  /**
+   * Stops the platform, takes its boxes and VPN servers down as `make boxes-down --purge` does (they outlive
+   * the API by design), removes its data directory and throws if the runtime's router namespace stayed.
+   */
+  stop(): Promise<void>;
+}
+
+/** Starts the platform as `make run` does on the local runtime `env`, in a data directory of its own. */
+export async function startBoxPlatform(name: string, env: Record<string, string>): Promise<BoxPlatform> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), `eg-e2e-${name}-`));
+  const takeDown = async () => {
+    await takeDownBoxes(env, dataDir);
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  let platform: RunningPlatform;
+  try {
+    platform = await startPlatform({ env, dataDir, timeoutMs: 120_000 });
+  } catch (err) {
+    await takeDown();
+    throw err;
+  }
+  return {
+    platform,
+    env,
+    dataDir,
+    async stop() {
+      await platform.stop();
+      await takeDown();
+      if (existsSync(`/run/netns/${env.BOX_PREFIX}-router`))
+        throw new Error(`the router namespace ${env.BOX_PREFIX}-router was left behind`);
+    },
+  };
+}
+
 /**
  * Where the API keeps its own state (database, secrets, mail) in a DATA_DIR: DATA_DIR/api when
  * started as root but for ORCHESTRATOR=kubernetes (the API then runs as its own user,

@@ -357,3 +357,16 @@ export class ShellListener {
     this.#child.kill('SIGKILL');
   }
 }
+
+/**
+ * For a suite's `before` hook: skips the suite on a host that cannot run boxes, saying what it needs, and fails
+ * it instead where REQUIRE_BOX_RUNTIME=1 (CI must run it).
+ */
+export async function requireBoxHost(hook: Mocha.Context, what: string): Promise<void> {
+  const problem = await boxHostProblem();
+  if (!problem) return;
+  if (process.env.REQUIRE_BOX_RUNTIME === '1')
+    throw new Error(`${what}: the box runtime cannot run here: ${problem}`);
+  console.warn(`\n  SKIPPED (${what}): this needs a host that can run boxes: ${problem}\n`);
+  hook.skip();
+}

@@ -16,12 +16,10 @@ import { log } from '../logging.ts';
 import { paths } from '../routes/paths.ts';
 import { MailCooldowns } from './MailCooldowns.ts';
 import type { RootStore } from './RootStore.ts';
-import { AUTH_STORAGE_KEY } from './storedSession.ts';
+import { AUTH_STORAGE_KEY, AUTH_STORAGE_VERSION } from './storedSession.ts';
 
-/** localStorage key of the persisted session (core-app section 3: accessToken, user and box). */
-export { AUTH_STORAGE_KEY };
-/** Persisted sessions of any other version are dropped (core-app section 9). */
-export const AUTH_STORAGE_VERSION = 2;
+/** localStorage key of the persisted session and its version (core-app sections 3 and 9). */
+export { AUTH_STORAGE_KEY, AUTH_STORAGE_VERSION };
 /** sessionStorage key of the path to return to after logging in. */
 export const REDIRECT_STORAGE_KEY = 'exploit-grid.redirect';
 /** Web Lock held while a tab refreshes: the tabs of one browser share the refresh cookie. */

@@ -1,5 +1,7 @@
 /** localStorage key of the persisted session (core-app section 3: accessToken, user and box). */
 export const AUTH_STORAGE_KEY = 'exploit-grid.auth';
+/** Persisted sessions of any other version are dropped (core-app section 9). */
+export const AUTH_STORAGE_VERSION = 2;
 
 /**
  * Whether this browser holds a saved session, read without the session's stores (their code, zod and the

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { testLogger } from '../../testing/logger.ts';
-import { boxHostProblem } from '../../testing/netns.ts';
+import { requireBoxHost } from '../../testing/netns.ts';
 import { sweepCgroups } from './cgroups.ts';
 import { BaseImage } from './image.ts';
 import { Machine, cgroupGroup, type MachineSpec } from './machine.ts';
@@ -46,13 +46,7 @@ describe('box disks on this host (ext4 images on loop devices)', function () {
 
   before(async function () {
     this.timeout(300_000);
-    const problem = await boxHostProblem();
-    if (problem) {
-      if (process.env.REQUIRE_BOX_RUNTIME === '1')
-        throw new Error(`box disks cannot be made here: ${problem}`);
-      console.warn(`\n  SKIPPED: box disk tests need a host that can run boxes: ${problem}\n`);
-      this.skip();
-    }
+    await requireBoxHost(this, 'box disk tests');
     tmp = await mkdtemp(path.join(os.tmpdir(), `${prefix}-`));
     boxesDir = path.join(tmp, 'boxes');
     await mkdir(boxesDir, { mode: 0o700 });

@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import { testLogger } from '../../testing/logger.ts';
 import type { Attack } from '../../contracts/index.ts';
 import type { BoxObservation, BoxSpec, VpnIdentity, VpnSession } from '../orchestrator.ts';
-import { ClientNamespace, VpnClient, boxHostProblem } from '../../testing/netns.ts';
+import { ClientNamespace, VpnClient, requireBoxHost } from '../../testing/netns.ts';
 import { freeTcpUdpPort } from '../../net.ts';
 import { orchestratorContract } from '../../testing/orchestrator-contract.ts';
 import { LocalRuntime, type LocalRuntimeOptions } from './runtime.ts';
@@ -147,13 +147,7 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
 
   before(async function () {
     this.timeout(300_000);
-    const problem = await boxHostProblem();
-    if (problem) {
-      if (process.env.REQUIRE_BOX_RUNTIME === '1')
-        throw new Error(`the box runtime cannot run here: ${problem}`);
-      console.warn(`\n  SKIPPED: the local box runtime tests need a host that can run boxes: ${problem}\n`);
-      this.skip();
-    }
+    await requireBoxHost(this, 'the local box runtime tests');
     tmp = await mkdtemp(path.join(os.tmpdir(), `${prefix}-`));
     dataDir = path.join(tmp, 'data');
     ownerKey = path.join(tmp, 'owner_ed25519');
