@@ -178,8 +178,8 @@ export class AgentIngest {
   /**
    * Outside attacks, the owner's first ssh login to their box (the dashboard's checklist, docs/onboarding.md):
    * until it is seen, the answer asks the agent to list the box's connections with the owner's VPN addresses,
-   * and a fresh heartbeat's connection from one of them to port 22 is that login. Box root can only fool their
-   * own checklist with it; nothing of an attack reads it.
+   * and a fresh heartbeat's connection from one of them to port 22 is that login. Root on the box can forge it, which
+   * ticks that one step of the box's owner and nothing else: nothing of an attack reads it.
    */
   async #ownerLogin(ownerId: string, boxId: string, beats: AgentHeartbeat[]): Promise<string[]> {
     if (this.#boxes.ownerSshSeen(ownerId)) return [];
