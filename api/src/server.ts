@@ -5,6 +5,7 @@ import type { Config } from './config.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.ts';
 import { openDatabase, type Orm } from './db/orm.ts';
 import type { Logger } from './logger.ts';
+import { RefereeKeeper } from './referee/keeper.ts';
 import type { BoxOrchestrator } from './boxes/orchestrator.ts';
 import pg from 'pg';
 import { AccessTokens, loadJwtSecret } from './auth/jwt.ts';
@@ -28,7 +29,7 @@ import { BANS_CHANNEL, type BanNotice } from './staff/bans.ts';
 import { UserService } from './users/service.ts';
 import { BoxService } from './boxes/service.ts';
 import { AttackService } from './attacks/service.ts';
-import { ATTACK_MESSAGES, SOCKET_RATE_LIMITED } from './contracts/index.ts';
+import { SOCKET_RATE_LIMITED } from './contracts/index.ts';
 import { createAgentApp } from './attacks/agent-app.ts';
 import { AgentIngest } from './attacks/ingest.ts';
 import { createOrchestrator } from './boxes/factory.ts';
@@ -264,16 +265,10 @@ export async function startPlatform(
     // host); otherwise the box agents' reports are judged.
     const referee = orchestrator.status().available ? (orchestrator.referee?.(attacks) ?? null) : null;
     if (referee) {
-      try {
-        await referee.start();
-        attacks.events.on('attackStarted', (attack) => void referee.watch(attack));
-        attacks.events.on('attackEnded', ({ attackId }) => referee.unwatch(attackId));
-        attacks.refereeSettled = () => referee.settled();
-        cleanups.push(() => referee.close());
-      } catch (err) {
-        logger.error({ err }, 'The referee could not start: attacks are off');
-        attacks.refereeProblem = ATTACK_MESSAGES.noReferee;
-      }
+      // Started again after a failure, with growing waits: attacks are off only until it runs.
+      const keeper = new RefereeKeeper(referee, attacks, { logger });
+      cleanups.push(() => keeper.close());
+      await keeper.start();
     } else {
       ingest.run(config.boxes.tickMs);
       cleanups.push(() => ingest.stop());

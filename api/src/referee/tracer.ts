@@ -142,7 +142,13 @@ export class Tracer {
           .filter((line) => line && !line.includes('RLIMIT_MEMLOCK'))
           .slice(-5)
           .join('\n');
-        throw new Error(`bpftrace did not start: ${reason || 'no output'}`);
+        const how =
+          child.exitCode !== null || child.signalCode !== null
+            ? `exited (${child.exitCode ?? child.signalCode})`
+            : Date.now() > deadline
+              ? 'no probe attached within 60 s'
+              : 'its process went away';
+        throw new Error(`bpftrace did not start: ${how}: ${reason || 'no output'}`);
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
