@@ -610,6 +610,16 @@ describe('box time: per-minute charging and the BASIC daily limit', function () 
       await leave(user, 150);
       await h.power(user, box.hostname, true);
       await h.waitStatus(user, 'RUNNING');
+      // The first minute is charged (and told) before the clock moves on: a pass that charged it together with
+      // the minute that cannot be paid would tell only the stop.
+      await waitFor(
+        async () => {
+          await t.platform.boxes.tick();
+          return h.notifications(user);
+        },
+        (n) => n.length === 1,
+        { what: "the first minute's alert" },
+      );
       await h.elapse(box.id, 2 * 60 + 5);
       await h.waitStatus(user, 'STOPPED');
       await t.platform.boxes.tick();
