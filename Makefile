@@ -87,9 +87,9 @@ generate-kubevirt: deps ## Regenerate the operator's typed KubeVirt API (operato
 
 .PHONY: test
 test: ## Everything CI runs: lint, unit tests, operator tests on a real API server, end-to-end tests in Chromium, the API fuzzer.
-	@counts="$$(mktemp)"; trap 'rm -f "$$counts"' EXIT; \
-	  TEST_COUNTS_FILE="$$counts" $(MAKE) lint test-unit test-operator test-e2e test-api-fuzz; \
-	  node hack/test-summary.ts "$$counts"
+	@counts="$$(mktemp)"; trap 'rm -f "$$counts"' EXIT; start="$$(date +%s)"; status=0; \
+	  TEST_COUNTS_FILE="$$counts" $(MAKE) lint test-unit test-operator test-e2e test-api-fuzz || status=$$?; \
+	  node hack/test-summary.ts "$$counts" "$$(( $$(date +%s) - start ))" "$$status"
 
 .PHONY: test-unit
 test-unit: deps box-deps operator/dist/agent.cjs ## API and operator tests (mocha, real PostgreSQL, real boxes and VPN when root, the stripe SDK against stripe-mock), portal tests (vitest).
