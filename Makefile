@@ -90,12 +90,13 @@ test: ## Everything CI runs: lint, unit tests, operator tests on a real API serv
 	@counts="$$(mktemp)"; rest="$$(mktemp)"; trap 'rm -f "$$counts" "$$rest"' EXIT; start="$$(date +%s)"; status=0; \
 	  $(MAKE) test-tools || status=$$?; \
 	  if [[ $$status -eq 0 ]]; then \
-	    echo "make test: the suites that use this host's boxes in order; the rest beside them, printed after"; \
-	    (TEST_COUNTS_FILE="$$counts" $(MAKE) -k lint test-operator-unit test-portal test-operator test-api-fuzz \
+	    echo "make test: the suites that use this host's boxes and processes in order; the rest beside them, printed after"; \
+	    (TEST_COUNTS_FILE="$$counts" $(MAKE) -k lint test-portal test-operator test-e2e-portal test-api-fuzz \
 	      >"$$rest" 2>&1) & rest_pid=$$!; \
-	    TEST_COUNTS_FILE="$$counts" $(MAKE) -k test-api test-e2e || status=$$?; \
+	    TEST_COUNTS_FILE="$$counts" $(MAKE) -k test-operator-unit test-api test-e2e-boxes || status=$$?; \
 	    wait $$rest_pid || status=$$?; \
-	    echo; echo "make test: lint, operator, portal, operator on a real API server, API fuzzer:"; cat "$$rest"; \
+	    echo; echo "make test: lint, portal, operator on a real API server, portal end to end, API fuzzer:"; \
+	    cat "$$rest"; \
 	  fi; \
 	  node hack/test-summary.ts "$$counts" "$$(( $$(date +%s) - start ))" "$$status"
 
@@ -151,11 +152,29 @@ chart-lint: ## helm lint --strict and helm template of charts/exploit-grid, its 
 kind-up: ## A kind cluster with KubeVirt, Multus and the chart (needs docker, kind, kubectl, helm; CI runs it).
 	hack/kind-up.sh
 
+# The end-to-end suites that run boxes on this host's local runtime (make test runs them after the API's
+# tests, the others beside them).
+E2E_BOX_SPECS := $(patsubst %,test/e2e/%.test.ts,attacks boxes grid onboarding root staff)
+E2E_PORTAL_SPECS := $(filter-out $(E2E_BOX_SPECS),$(sort $(wildcard test/e2e/*.test.ts)))
+
 .PHONY: test-e2e
 test-e2e: build ## End-to-end tests: the platform as `make run` starts it, driven in Chromium.
 	@hack/ensure-chromium.sh
 	@hack/ensure-box-deps.sh
-	TEST_SUITE=e2e mocha --config test/e2e/.mocharc.json $(MOCHA_FLAGS)
+	TEST_SUITE=e2e mocha --config test/e2e/.mocharc.json $(MOCHA_FLAGS) $(E2E_BOX_SPECS) $(E2E_PORTAL_SPECS)
+
+.PHONY: test-e2e-boxes
+test-e2e-boxes: build ## The end-to-end tests with boxes on this host (attacks, boxes, the Grid, onboarding, root, staff).
+	@hack/ensure-chromium.sh
+	@hack/ensure-box-deps.sh
+	TEST_SUITE=e2e-boxes mocha --config test/e2e/.mocharc.json $(MOCHA_FLAGS) $(E2E_BOX_SPECS)
+
+.PHONY: test-e2e-portal
+test-e2e-portal: build ## The other end-to-end tests (accounts, chat, credits, page weight, phones, ...), no boxes.
+	@boxes="$$(grep -l 'requireBoxHost\|startBoxPlatform\|localRuntimeEnv' $(E2E_PORTAL_SPECS) || true)"; \
+	  [[ -z "$$boxes" ]] || { echo "test-e2e-portal: these run boxes, list them in E2E_BOX_SPECS: $$boxes" >&2; exit 1; }
+	@hack/ensure-chromium.sh
+	TEST_SUITE=e2e-portal mocha --config test/e2e/.mocharc.json $(MOCHA_FLAGS) $(E2E_PORTAL_SPECS)
 
 # Schemathesis is pinned in hack/ensure-schemathesis.sh (a virtual environment of its own, made once in
 # ~/.cache/exploit-grid); FUZZ_MAX_EXAMPLES and FUZZ_SEED (a number, or random) tune a run.
