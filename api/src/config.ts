@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { PAYMENT_PROVIDERS } from './contracts/commerce.ts';
+import { PAYMENT_PROVIDERS } from './contracts/constants.ts';
 import { GRID_TIMINGS } from './contracts/grid.ts';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;

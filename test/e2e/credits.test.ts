@@ -3,7 +3,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { COMMERCE_MESSAGES } from '../../api/src/contracts/commerce.ts';
+import { COMMERCE_MESSAGES } from '../../api/src/contracts/constants.ts';
 import {
   STRIPE_TEST,
   postWebhook,

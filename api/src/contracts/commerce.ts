@@ -4,22 +4,7 @@
  */
 import { z } from 'zod';
 import { pagingFields } from './paging.ts';
-import { TIERS } from './users.ts';
-
-/** Payment providers; `stripe` is the default when both are configured. */
-export const PAYMENT_PROVIDERS = ['stripe', 'paddle'] as const;
-export type PaymentProvider = (typeof PAYMENT_PROVIDERS)[number];
-
-/** Purchase amounts in whole US dollars (spec section 9). */
-export const PURCHASE_MIN_USD = 5;
-export const PURCHASE_MAX_USD = 1000;
-export const PURCHASE_DEFAULT_USD = 20;
-export const PURCHASE_QUICK_PICKS_USD = [10, 20, 50, 100] as const;
-/** Advertised price: 1 USD buys 100 credits. */
-export const CREDITS_PER_USD = 100;
-
-/** Tiers that can be bought today; the others are shown as 'coming soon'. */
-export const PURCHASABLE_TIERS = ['BASIC'] as const;
+import { PAYMENT_PROVIDERS, PURCHASE_MAX_USD, PURCHASE_MIN_USD, TIERS } from './constants.ts';
 
 /** `GET /subscription/config`. */
 export const subscriptionConfigSchema = z
@@ -143,27 +128,3 @@ export interface BalancePayload {
   credits: number;
   freeCredits: number;
 }
-
-/** Texts (spec section 8, and this platform's own where the spec is silent). */
-export const COMMERCE_MESSAGES = {
-  purchaseCanceled: 'Purchase process was canceled.',
-  purchaseSucceeded: 'Purchase successful! Your credits and tier have been updated.',
-  purchaseFailed: 'Failed to start purchase.',
-  stripeFailed: 'Failed to initialize Stripe checkout',
-  paddleFailed: 'Failed to get Paddle checkout URL',
-  unknownProvider: (provider: string) => `Unknown payment provider: ${provider}`,
-  paymentsDisabled:
-    'Payments are not configured on this platform. Ask its operators for a gift token and redeem it on the Redeem Gift page.',
-  tierComingSoon: 'Only the BASIC tier can be bought today; the others are coming soon.',
-  purchaseNotFound: 'Purchase not found.',
-  redeemFailed: 'Failed to redeem token',
-  redeemInvalid: 'Invalid or already redeemed token',
-  redeemed: (credits: number) => `Redeemed ${credits.toFixed(2)} credits`,
-  checkoutMissing: 'Missing required checkout parameters',
-  paddleLoadFailed: 'Failed to load Paddle.js',
-  checkoutInitFailed: 'Failed to initialize checkout',
-  checkoutError: (message?: string) => `Checkout error: ${message || 'Unknown error'}`,
-  paymentSucceeded: (credits: number) => `Payment successful! Added ${credits} credits to your account.`,
-  paymentCompleted: 'Payment completed successfully!',
-  paymentCancelled: 'Payment cancelled',
-} as const;

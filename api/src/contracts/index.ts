@@ -4,9 +4,6 @@
  */
 import { z } from 'zod';
 
-export const API_BASE = '/api/v1';
-export const AI_API_BASE = '/api/ai/v1';
-
 /** Every error answer: HTTP status plus this body; the portal shows `message`. */
 export const errorSchema = z
   .object({
@@ -36,7 +33,7 @@ export * from './sockets.ts';
 export * from './auth.ts';
 export * from './users.ts';
 export * from './boxes.ts';
-export * from './tiers.ts';
+export * from './constants.ts';
 export * from './attacks.ts';
 export * from './agent.ts';
 export * from './grid.ts';

@@ -1,5 +1,5 @@
 /** The tier table (commerce-and-content spec, section on tiers). Costs in credits. */
-import type { Tier } from './users.ts';
+import type { Tier } from './constants.ts';
 
 export interface TierPerks {
   machineHourCost: number;

@@ -1,10 +1,6 @@
 /** The signed-in user, stats and activity logging (core-app sections 3, 7). */
 import { z } from 'zod';
-
-export const TIERS = ['BASIC', 'HACKER', 'ELITE', 'TEAM'] as const;
-export type Tier = (typeof TIERS)[number];
-
-export const DEFAULT_MMR = 1000;
+import { TIERS } from './constants.ts';
 
 export const userSchema = z
   .object({

@@ -1,5 +1,4 @@
-import { API_BASE, errorSchema } from '@exploit-grid/api/contracts';
-import type { z } from 'zod';
+import { API_BASE } from '@exploit-grid/api/contracts/constants';
 import { ApiError, isUnauthorized, parseRetryAfter } from './ApiError.ts';
 
 /** What a client needs from the signed-in session; the AuthStore provides it, shared by every client. */
@@ -28,6 +27,11 @@ const NO_REFRESH_PATHS: ReadonlySet<string> = new Set(
 /** The refresh itself never waits for the refresh in flight: it is that refresh. */
 const REFRESH_URL = `${API_BASE}/auth/refresh`;
 
+/** What reads an answer: a zod schema of the contracts, or a plain function's object where zod is not loaded. */
+export interface Parser<T> {
+  parse(data: unknown): T;
+}
+
 export type RequestOptions = {
   body?: unknown;
   /** Extra headers (rarely needed; JSON and the bearer token are set here). */
@@ -50,11 +54,11 @@ export class HttpClient {
     this.session = session;
   }
 
-  get<T>(path: string, schema: z.ZodType<T>): Promise<T> {
+  get<T>(path: string, schema: Parser<T>): Promise<T> {
     return this.request('GET', path, schema);
   }
 
-  post<T>(path: string, schema: z.ZodType<T>, options?: RequestOptions): Promise<T> {
+  post<T>(path: string, schema: Parser<T>, options?: RequestOptions): Promise<T> {
     return this.request('POST', path, schema, options);
   }
 
@@ -63,12 +67,12 @@ export class HttpClient {
     return this.request(method, path, null, options);
   }
 
-  async request<T>(method: string, path: string, schema: z.ZodType<T>, options?: RequestOptions): Promise<T>;
+  async request<T>(method: string, path: string, schema: Parser<T>, options?: RequestOptions): Promise<T>;
   async request(method: string, path: string, schema: null, options?: RequestOptions): Promise<void>;
   async request<T>(
     method: string,
     path: string,
-    schema: z.ZodType<T> | null,
+    schema: Parser<T> | null,
     options: RequestOptions = {},
   ): Promise<T | void> {
     const url = this.baseUrl + path;
@@ -119,8 +123,10 @@ export class HttpClient {
 async function toApiError(response: Response): Promise<ApiError> {
   let message: string | undefined;
   try {
-    const parsed = errorSchema.pick({ message: true }).safeParse(await response.json());
-    if (parsed.success && parsed.data.message) message = parsed.data.message;
+    const body: unknown = await response.json();
+    // The contracts' error body (errorSchema): only its message is shown.
+    if (typeof body === 'object' && body !== null && 'message' in body && typeof body.message === 'string')
+      message = body.message || undefined;
   } catch {
     // Not JSON: no server message to show.
   }

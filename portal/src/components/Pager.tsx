@@ -1,6 +1,6 @@
 import Button from '@mui/material/Button';
-import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
+import { Stack } from './Stack.tsx';
 
 export type PagerProps = {
   page: number;

@@ -1,7 +1,6 @@
 import Box from '@mui/material/Box';
 import CircularProgress from '@mui/material/CircularProgress';
 import Link from '@mui/material/Link';
-import Stack from '@mui/material/Stack';
 import { useTheme } from '@mui/material/styles';
 import Tab from '@mui/material/Tab';
 import Tabs from '@mui/material/Tabs';
@@ -18,6 +17,7 @@ import { PlayerList } from '../components/grid/PlayerList.tsx';
 import { PvpPrompts } from '../components/grid/PvpPrompts.tsx';
 import { TargetPopup } from '../components/grid/TargetPopup.tsx';
 import { usePageMeta } from '../components/pageMeta.ts';
+import { Stack } from '../components/Stack.tsx';
 import { useStores } from '../stores/StoresContext.tsx';
 import {
   GEO_ATTRIBUTION,
@@ -160,7 +160,6 @@ export const AttackPage = observer(function AttackPage(_props: AttackPageProps) 
           tall the cards grow. */}
       <Stack
         spacing={2}
-        useFlexGap
         sx={{
           position: 'absolute',
           top: 16,

@@ -4,7 +4,6 @@ import List from '@mui/material/List';
 import ListItem from '@mui/material/ListItem';
 import ListItemText from '@mui/material/ListItemText';
 import Paper from '@mui/material/Paper';
-import Stack from '@mui/material/Stack';
 import Tab from '@mui/material/Tab';
 import Tabs from '@mui/material/Tabs';
 import Typography from '@mui/material/Typography';
@@ -13,6 +12,7 @@ import { useEffect, useState } from 'react';
 import { ChatList } from '../components/chat/ChatList.tsx';
 import { Conversation } from '../components/chat/Conversation.tsx';
 import { usePageMeta } from '../components/pageMeta.ts';
+import { Stack } from '../components/Stack.tsx';
 import type { ChatStore } from '../stores/ChatStore.ts';
 import { useStores } from '../stores/StoresContext.tsx';
 import {

@@ -7,7 +7,6 @@ import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import CircularProgress from '@mui/material/CircularProgress';
 import Paper from '@mui/material/Paper';
-import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
 import { useEffect, useState, type ReactElement } from 'react';
@@ -20,6 +19,7 @@ import {
 import { paddleFrame, paddleLoader } from '../checkout/paddle.ts';
 import { parseCheckoutParams } from '../checkout/params.ts';
 import { usePageMeta } from '../components/pageMeta.ts';
+import { Stack } from '../components/Stack.tsx';
 import { toast } from '../notifications/toast.ts';
 import { paths } from '../routes/paths.ts';
 import type { RootStore } from '../stores/RootStore.ts';

@@ -1,7 +1,6 @@
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Paper from '@mui/material/Paper';
-import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { useTheme } from '@mui/material/styles';
 import useMediaQuery from '@mui/material/useMediaQuery';
@@ -12,6 +11,7 @@ import { LedgerList } from '../components/credits/LedgerList.tsx';
 import { LedgerTable } from '../components/credits/LedgerTable.tsx';
 import { Pager } from '../components/Pager.tsx';
 import { usePageMeta } from '../components/pageMeta.ts';
+import { Stack } from '../components/Stack.tsx';
 import { paths } from '../routes/paths.ts';
 import { useStores } from '../stores/StoresContext.tsx';
 import {

@@ -2,13 +2,13 @@ import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Paper from '@mui/material/Paper';
 import Skeleton from '@mui/material/Skeleton';
-import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
 import { useEffect } from 'react';
 import { HistoryTable } from '../components/history/HistoryTable.tsx';
 import { TimelineDialog } from '../components/history/TimelineDialog.tsx';
 import { usePageMeta } from '../components/pageMeta.ts';
+import { Stack } from '../components/Stack.tsx';
 import { useStores } from '../stores/StoresContext.tsx';
 import {
   HISTORY_DESCRIPTION,

@@ -1,9 +1,9 @@
 import Button from '@mui/material/Button';
 import Container from '@mui/material/Container';
-import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { Link as RouterLink } from 'react-router';
 import { usePageMeta } from '../components/pageMeta.ts';
+import { Stack } from '../components/Stack.tsx';
 import { NOT_FOUND_HOME_LINK, NOT_FOUND_TEXT, NOT_FOUND_TITLE } from '../strings/site.ts';
 
 export type NotFoundPageProps = {

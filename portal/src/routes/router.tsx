@@ -3,7 +3,7 @@ import { PulsingLogo } from '../components/PulsingLogo.tsx';
 import { PublicLayout } from '../layouts/PublicLayout.tsx';
 import { HomePage } from '../pages/HomePage.tsx';
 import { NotFoundPage } from '../pages/NotFoundPage.tsx';
-import { loadSessionStores, loadSignedInStores } from '../stores/RootStore.ts';
+import { loadPlansStore, loadSessionStores, loadSignedInStores } from '../stores/RootStore.ts';
 import { authenticatedPaths, paths } from './paths.ts';
 
 /** Signed-in pages built so far; the other signed-in paths show the not-found content inside the layout. */
@@ -20,7 +20,7 @@ const builtAuthenticatedPaths: ReadonlySet<string> = new Set([
   paths.credits,
 ]);
 
-/** A page that uses the session's stores (auth, plans): their code loads with it (stores/RootStore.ts). */
+/** A page that uses the session's stores (auth): their code loads with it (stores/RootStore.ts). */
 async function withSession<T>(page: Promise<T>): Promise<T> {
   const [module] = await Promise.all([page, loadSessionStores()]);
   return module;
@@ -67,9 +67,10 @@ export const routes: RouteObject[] = [
       },
       {
         path: paths.pricing,
-        lazy: async () => ({
-          Component: (await withSession(import('../pages/PricingPage.tsx'))).PricingPage,
-        }),
+        lazy: async () => {
+          const [{ PricingPage }] = await Promise.all([import('../pages/PricingPage.tsx'), loadPlansStore()]);
+          return { Component: PricingPage };
+        },
       },
       {
         path: paths.awaitingVerification,

@@ -1,17 +1,15 @@
-import {
-  accessTokenResponse,
-  boxSchema,
-  type BalancePayload,
-  messageResponse,
-  providersResponse,
-  userSchema,
-  type Box,
-  type SignupRequest,
-  type SocialProvider,
-  type User,
+import type {
+  BalancePayload,
+  Box,
+  ProvidersResponse,
+  SignupRequest,
+  SocialProvider,
+  User,
 } from '@exploit-grid/api/contracts';
+import { SOCIAL_PROVIDERS } from '@exploit-grid/api/contracts/constants';
 import { action, makeObservable, observable, observableRef, reaction, runInAction } from 'mobx';
-import { z } from 'zod';
+import { loadContracts, loadedContracts } from '../api/contracts.ts';
+import type { Parser } from '../api/http.ts';
 import { log } from '../logging.ts';
 import { paths } from '../routes/paths.ts';
 import { MailCooldowns } from './MailCooldowns.ts';
@@ -30,14 +28,36 @@ export type RefreshLocks = {
   request<T>(name: string, callback: LockGrantedCallback<T>): Promise<T>;
 };
 
-/** The envelope decides whether a saved session is usable; user and box are only a head start. */
-const persistedAuth = z.object({
-  version: z.literal(AUTH_STORAGE_VERSION),
-  state: z.object({ accessToken: z.string().nullable(), user: z.unknown(), box: z.unknown() }),
-});
+/**
+ * The envelope of a saved session, which decides whether it is usable (its version, a token or null); user and
+ * box are only a head start, checked against their schemas when the contracts are here.
+ */
+function persistedEnvelope(
+  stored: unknown,
+): { accessToken: string | null; user: unknown; box: unknown } | null {
+  if (typeof stored !== 'object' || stored === null) return null;
+  const { version, state } = stored as Record<string, unknown>;
+  if (version !== AUTH_STORAGE_VERSION || typeof state !== 'object' || state === null) return null;
+  const { accessToken, user, box } = state as Record<string, unknown>;
+  if (accessToken !== null && typeof accessToken !== 'string') return null;
+  return { accessToken, user, box };
+}
 type PersistedState = { accessToken: string | null; user: User | null; box: Box | null };
 type PersistedAuth = { version: typeof AUTH_STORAGE_VERSION; state: PersistedState };
 const signedOut: PersistedState = { accessToken: null, user: null, box: null };
+
+/**
+ * GET /auth/providers, read without zod: the sign-in pages ask at once, before anyone touches the form. A
+ * provider this portal does not know (a newer server) is left out rather than failing the list.
+ */
+export const providersAnswer: Parser<ProvidersResponse> = {
+  parse(data) {
+    const list = typeof data === 'object' && data !== null && 'providers' in data ? data.providers : null;
+    if (!Array.isArray(list)) throw new Error('GET /auth/providers: no list of providers');
+    const known: readonly unknown[] = SOCIAL_PROVIDERS;
+    return { providers: list.filter((name): name is SocialProvider => known.includes(name)) };
+  },
+};
 
 export type UserStatus = 'idle' | 'loading' | 'ready' | 'failed';
 
@@ -152,6 +172,7 @@ export class AuthStore {
 
   /** POST /auth/login, then the current user. Rejects with the API's error. */
   async login(email: string, password: string): Promise<void> {
+    const { accessTokenResponse } = await loadContracts();
     const answer = await this.root.api.post('/auth/login', accessTokenResponse, {
       body: { email, password },
     });
@@ -166,8 +187,10 @@ export class AuthStore {
   exchangeSocialCode(code: string): Promise<void> {
     let exchange = this.exchanges.get(code);
     if (!exchange) {
-      exchange = this.root.api
-        .post('/auth/social/exchange', accessTokenResponse, { body: { code } })
+      exchange = loadContracts()
+        .then(({ accessTokenResponse }) =>
+          this.root.api.post('/auth/social/exchange', accessTokenResponse, { body: { code } }),
+        )
         .then(async (answer) => {
           this.startSession(answer.access_token);
           await this.loadUser();
@@ -179,6 +202,7 @@ export class AuthStore {
 
   /** POST /auth/signup. Its verification mail counts against the cooldown of Resend. */
   async signup(request: Required<SignupRequest>): Promise<string> {
+    const { messageResponse } = await loadContracts();
     const { message } = await this.root.api.post('/auth/signup', messageResponse, { body: request });
     this.mailCooldowns.sent('verify', request.email);
     return message;
@@ -186,18 +210,21 @@ export class AuthStore {
 
   forgotPassword(email: string): Promise<string> {
     return this.mailCooldowns.track('reset', email, async () => {
+      const { messageResponse } = await loadContracts();
       return (await this.root.api.post('/auth/forgot-password', messageResponse, { body: { email } }))
         .message;
     });
   }
 
   async resetPassword(token: string, password: string): Promise<string> {
+    const { messageResponse } = await loadContracts();
     return (await this.root.api.post('/auth/reset-password', messageResponse, { body: { token, password } }))
       .message;
   }
 
   resendVerification(email: string): Promise<string> {
     return this.mailCooldowns.track('verify', email, async () => {
+      const { messageResponse } = await loadContracts();
       return (await this.root.api.post('/auth/resend-verification', messageResponse, { body: { email } }))
         .message;
     });
@@ -206,7 +233,7 @@ export class AuthStore {
   /** GET /auth/providers; on failure no social buttons are offered. */
   async loadProviders(): Promise<void> {
     try {
-      const { providers } = await this.root.api.get('/auth/providers', providersResponse);
+      const { providers } = await this.root.api.get('/auth/providers', providersAnswer);
       runInAction(() => (this.providers = providers));
     } catch (error) {
       log.warn('Could not load social sign-in providers', error);
@@ -221,8 +248,8 @@ export class AuthStore {
     if (!this.loadingUser) {
       if (this.userStatus !== 'ready') runInAction(() => (this.userStatus = 'loading'));
       this.balanceWhileLoading = null;
-      this.loadingUser = this.root.api
-        .get('/users/me', userSchema)
+      this.loadingUser = loadContracts()
+        .then(({ userSchema }) => this.root.api.get('/users/me', userSchema))
         .then(
           (answer) => {
             // The answer may have been read before a change the grid has already reported.
@@ -282,6 +309,7 @@ export class AuthStore {
 
   /** POST /auth/refresh with the cookie. */
   private async renew(): Promise<string> {
+    const { accessTokenResponse } = await loadContracts();
     const answer = await this.root.api.post('/auth/refresh', accessTokenResponse);
     this.setAccessToken(answer.access_token);
     return answer.access_token;
@@ -364,16 +392,18 @@ export class AuthStore {
     } catch {
       // Unreadable: like any other unknown version.
     }
-    const parsed = persistedAuth.safeParse(stored);
-    if (!parsed.success) return null;
-    const { accessToken, user, box } = parsed.data.state;
+    const envelope = persistedEnvelope(stored);
+    if (envelope === null) return null;
+    const { accessToken, user, box } = envelope;
     if (accessToken === null) return signedOut;
     // A user or box saved by an older shape of the contract is dropped, not the session: the layout
-    // loads the user again on entry anyway.
+    // loads the user again on entry anyway. Without the contracts (a public page, where a session saved
+    // meanwhile by another tab is adopted) they wait for that load too.
+    const contracts = loadedContracts();
     return {
       accessToken,
-      user: userSchema.safeParse(user).data ?? null,
-      box: boxSchema.safeParse(box).data ?? null,
+      user: contracts?.userSchema.safeParse(user).data ?? null,
+      box: contracts?.boxSchema.safeParse(box).data ?? null,
     };
   }
 

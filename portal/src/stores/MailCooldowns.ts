@@ -1,4 +1,4 @@
-import { MAIL_COOLDOWN_SECONDS } from '@exploit-grid/api/contracts';
+import { MAIL_COOLDOWN_SECONDS } from '@exploit-grid/api/contracts/constants';
 import { action, makeObservable, observable } from 'mobx';
 import { ApiError } from '../api/ApiError.ts';
 

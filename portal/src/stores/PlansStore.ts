@@ -1,11 +1,8 @@
-import {
-  subscriptionConfigSchema,
-  type ActivityType,
-  type SubscriptionConfig,
-  type Tier,
-} from '@exploit-grid/api/contracts';
+import type { ActivityType, SubscriptionConfig, Tier } from '@exploit-grid/api/contracts';
+import { PAYMENT_PROVIDERS } from '@exploit-grid/api/contracts/constants';
 import { action, makeObservable, observable, observableRef, reaction, runInAction } from 'mobx';
 import { serverMessageOf } from '../api/ApiError.ts';
+import type { Parser } from '../api/http.ts';
 import { isValidAmount } from '../components/plans/amount.ts';
 import { log } from '../logging.ts';
 import { toast } from '../notifications/toast.ts';
@@ -13,9 +10,34 @@ import { PURCHASE_CANCELED, PURCHASE_FAILED, PURCHASE_SUCCEEDED } from '../strin
 import { checkoutAnswer, checkoutTargetOf } from './checkoutTarget.ts';
 import type { RootStore } from './RootStore.ts';
 
-/** GET /subscription/config (public: /pricing reads it too). */
-const plansConfig = subscriptionConfigSchema;
 export type PlansConfig = SubscriptionConfig;
+
+/**
+ * GET /subscription/config (public: /pricing reads it too), read by hand to the contract's
+ * `subscriptionConfigSchema` (a test holds the two together) so that /pricing's visitors download no zod.
+ */
+export const plansConfig: Parser<PlansConfig> = {
+  parse(data) {
+    const config = (typeof data === 'object' && data !== null ? data : {}) as Record<string, unknown>;
+    const { provider, paymentsEnabled, basicDailyLimitMinutes, boxMinimumChargeMinutes } = config;
+    const minutes = (value: unknown): value is number =>
+      typeof value === 'number' && Number.isInteger(value) && value > 0;
+    const providers: readonly unknown[] = PAYMENT_PROVIDERS;
+    if (
+      !providers.includes(provider) ||
+      typeof paymentsEnabled !== 'boolean' ||
+      !minutes(basicDailyLimitMinutes) ||
+      !minutes(boxMinimumChargeMinutes)
+    )
+      throw new Error('GET /subscription/config: not a subscription config');
+    return {
+      provider: provider as PlansConfig['provider'],
+      paymentsEnabled,
+      basicDailyLimitMinutes,
+      boxMinimumChargeMinutes,
+    };
+  },
+};
 
 export type ConfigStatus = 'idle' | 'loading' | 'ready' | 'failed';
 /** What the page says about the purchase the player comes back from (`?success` / `?canceled`). */

@@ -1,6 +1,7 @@
 import { runInAction } from 'mobx';
 import type { HttpClient } from '../api/http.ts';
 import { isUnauthorized } from '../api/ApiError.ts';
+import { loadContracts } from '../api/contracts.ts';
 import { log } from '../logging.ts';
 import type { SocketFactory } from '../realtime/sockets.ts';
 import { paths } from '../routes/paths.ts';
@@ -13,6 +14,7 @@ import type { HistoryStore } from './HistoryStore.ts';
 import type { LeaderboardStore } from './LeaderboardStore.ts';
 import type { LedgerStore } from './LedgerStore.ts';
 import type { OnboardingStore } from './OnboardingStore.ts';
+import type * as PlansStoreCode from './PlansStore.ts';
 import type { PlansStore } from './PlansStore.ts';
 import type { RealtimeStore } from './RealtimeStore.ts';
 import type { RedeemStore } from './RedeemStore.ts';
@@ -20,6 +22,7 @@ import type * as SessionStoresCode from './SessionStores.ts';
 import type { SessionStores } from './SessionStores.ts';
 import type * as SignedInStoresCode from './SignedInStores.ts';
 import type { SignedInStores } from './SignedInStores.ts';
+import { hasStoredSession } from './storedSession.ts';
 import { UiStore } from './UiStore.ts';
 
 /** The parts of a react-router data router the stores use to read the location and navigate. */
@@ -54,13 +57,20 @@ export type RootStoreOptions = {
 /** The code of the store groups, once loaded: each is a chunk of its own. */
 let sessionCode: typeof SessionStoresCode | null = null;
 let signedInCode: typeof SignedInStoresCode | null = null;
+let plansCode: typeof PlansStoreCode | null = null;
 
 /**
- * Loads the code of the session's stores (auth, plans, the HTTP clients, and with them zod and the API's
- * contracts) once. The routes of pages that use them wait for it before they render.
+ * Loads the code of the session's stores (auth and the HTTP clients) once. The routes of pages that use them
+ * wait for it before they render.
  */
 export async function loadSessionStores(): Promise<void> {
-  sessionCode ??= await import('./SessionStores.ts');
+  // A saved session is restored at once, its user and box checked against the contracts: they come first
+  // (without them, the user is loaded again). A visitor with no session downloads no zod here.
+  const [code] = await Promise.all([
+    import('./SessionStores.ts'),
+    hasStoredSession() ? loadContracts().catch(() => null) : null,
+  ]);
+  sessionCode ??= code;
 }
 
 /**
@@ -68,16 +78,31 @@ export async function loadSessionStores(): Promise<void> {
  * authenticated layout's route waits for it before it renders; the public pages never load it.
  */
 export async function loadSignedInStores(): Promise<void> {
-  const [, code] = await Promise.all([loadSessionStores(), import('./SignedInStores.ts')]);
+  // The signed-in stores read with the contracts' schemas, so the contracts load with them.
+  const [, code] = await Promise.all([
+    loadSessionStores(),
+    import('./SignedInStores.ts'),
+    loadContracts(),
+    loadPlansStore(),
+  ]);
   signedInCode ??= code;
 }
 
 /**
- * The stores, each made once: the UI store at once, the others in two groups made on first use, whose code
- * loads only with the pages that need it (route-level code splitting reaching the stores): the session's
- * (`SessionStores`: api and ai clients, auth, plans) after `loadSessionStores()`, the signed-in ones
- * (`SignedInStores`: realtime, box, grid, chat, ...) after `loadSignedInStores()`. Using a store whose code
- * has not loaded throws.
+ * Loads the plans store's code once (with the session's): `/pricing` and the signed-in layout wait for it.
+ * The sign-in pages do not, so they download neither it nor the plans' texts.
+ */
+export async function loadPlansStore(): Promise<void> {
+  const [, code] = await Promise.all([loadSessionStores(), import('./PlansStore.ts')]);
+  plansCode ??= code;
+}
+
+/**
+ * The stores, each made once: the UI store at once, the others made on first use, whose code loads only
+ * with the pages that need it (route-level code splitting reaching the stores): the session's
+ * (`SessionStores`: api and ai clients, auth) after `loadSessionStores()`, the plans after
+ * `loadPlansStore()`, the signed-in ones (`SignedInStores`: realtime, box, grid, chat, ...) after
+ * `loadSignedInStores()`. Using a store whose code has not loaded throws.
  */
 export class RootStore {
   readonly ui: UiStore;
@@ -87,6 +112,7 @@ export class RootStore {
   private readonly options: RootStoreOptions;
   private sessionStores: SessionStores | null = null;
   private signedInStores: SignedInStores | null = null;
+  private plansStore: PlansStore | null = null;
   private navigator: Navigator | null = null;
   private ending: Promise<void> | null = null;
 
@@ -108,8 +134,14 @@ export class RootStore {
     return this.session.auth;
   }
 
+  /** The plans (`/pricing` and the signed-in pages), made on first use (its code: `loadPlansStore()`). */
   get plans(): PlansStore {
-    return this.session.plans;
+    if (!this.plansStore) {
+      const code = plansCode;
+      if (!code) throw new Error('The plans store was used before loadPlansStore()');
+      runInAction(() => (this.plansStore = new code.PlansStore(this)));
+    }
+    return this.plansStore!;
   }
 
   get realtime(): RealtimeStore {

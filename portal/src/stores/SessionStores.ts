@@ -1,21 +1,19 @@
-import { AI_API_BASE, API_BASE } from '@exploit-grid/api/contracts';
+import { AI_API_BASE, API_BASE } from '@exploit-grid/api/contracts/constants';
 import { HttpClient, type Session } from '../api/http.ts';
 import { AuthStore, type RefreshLocks } from './AuthStore.ts';
-import { PlansStore } from './PlansStore.ts';
 import type { RootStore, RootStoreOptions } from './RootStore.ts';
 
 /**
  * The session and what talks to the API: the two HTTP clients (main API and AI API) that share it (one
- * token, one refresh at a time, one way out when the session cannot be renewed), the AuthStore and the
- * PlansStore (/pricing reads the plans too). Their code (with zod and the API's contracts) loads with the
- * pages that need it, the sign-in pages, /pricing and the authenticated layout; the home page and the other
- * content pages never download it.
+ * token, one refresh at a time, one way out when the session cannot be renewed) and the AuthStore. Their
+ * code loads with the pages that need it, the sign-in pages, /pricing and the authenticated layout; the home page and the other content pages never download it. It
+ * reads answers with the API's schemas, which load on first use (api/contracts.ts), so that the public pages
+ * download no zod.
  */
 export class SessionStores {
   readonly api: HttpClient;
   readonly ai: HttpClient;
   readonly auth: AuthStore;
-  readonly plans: PlansStore;
 
   constructor(root: RootStore, options: RootStoreOptions) {
     const session: Session = {
@@ -32,7 +30,6 @@ export class SessionStores {
       options.redirectStorage ?? sessionStorage,
       options.locks === undefined ? browserLocks() : options.locks,
     );
-    this.plans = new PlansStore(root);
   }
 }
 

@@ -1,16 +1,22 @@
-import { z } from 'zod';
+import type { Parser } from '../api/http.ts';
 import { PADDLE_FAILED, STRIPE_FAILED, unknownProvider } from '../strings/plans.ts';
+
+export type CheckoutAnswer = { provider: string; sessionId?: string | null; checkoutUrl?: string | null };
 
 /**
  * POST /subscription/checkout's answer, read loosely on purpose: a provider this portal does not know, or a
- * missing URL, gets the spec's own message instead of a generic parse failure.
+ * missing URL, gets the spec's own message instead of a generic parse failure. Read without zod, which the
+ * plans' code (/pricing too) does not load.
  */
-export const checkoutAnswer = z.object({
-  provider: z.string(),
-  sessionId: z.string().nullish(),
-  checkoutUrl: z.string().nullish(),
-});
-export type CheckoutAnswer = z.infer<typeof checkoutAnswer>;
+export const checkoutAnswer: Parser<CheckoutAnswer> = {
+  parse(data) {
+    const answer = (typeof data === 'object' && data !== null ? data : {}) as Record<string, unknown>;
+    const { provider, sessionId, checkoutUrl } = answer;
+    if (typeof provider !== 'string') throw new Error('POST /subscription/checkout: no provider');
+    const text = (value: unknown) => (typeof value === 'string' ? value : null);
+    return { provider, sessionId: text(sessionId), checkoutUrl: text(checkoutUrl) };
+  },
+};
 
 export type CheckoutTarget = { url: string } | { error: string };
 

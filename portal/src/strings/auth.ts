@@ -1,4 +1,4 @@
-import type { SocialProvider } from '@exploit-grid/api/contracts';
+import type { SocialProvider } from '@exploit-grid/api/contracts/constants';
 
 /** Sign-in and account pages (core-app sections 2, 4, 5, 8). */
 
@@ -49,6 +49,8 @@ export const VERIFY_UNKNOWN_ANOMALY = 'An unknown anomaly occurred during authen
 export const EMAIL_NOT_VERIFIED_NOTICE = 'Your access is not yet confirmed. Awaiting email verification.';
 export const loginFailed = (message: string) => `Authentication failed: ${message}`;
 export const LOGIN_FAILED_DEFAULT = 'Invalid credentials.';
+/** A form's checks (the API's schemas, loaded on first use) could not be downloaded. */
+export const FORM_CHECK_UNAVAILABLE = 'Could not reach the grid. Check your connection and try again.';
 export const SOCIAL_TOKEN_INVALID = 'Invalid or expired token.';
 export const SOCIAL_LOGIN_FAILED = 'Failed to authenticate with social login.';
 // A social sign-in landing while a session is open: switching accounts needs the operator's word.

@@ -1,4 +1,4 @@
-import { COMMERCE_MESSAGES } from '@exploit-grid/api/contracts';
+import { COMMERCE_MESSAGES } from '@exploit-grid/api/contracts/constants';
 
 /** The Paddle checkout page (commerce-and-content sections 2, 4, 8, 9). */
 export const CHECKOUT_TITLE = 'Checkout';

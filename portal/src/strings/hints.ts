@@ -1,4 +1,4 @@
-import { CREDITS_PER_USD, DEFAULT_MMR, type Tier } from '@exploit-grid/api/contracts';
+import { CREDITS_PER_USD, DEFAULT_MMR, type Tier } from '@exploit-grid/api/contracts/constants';
 import { tierNames } from './plans.ts';
 
 /**

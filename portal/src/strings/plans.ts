@@ -5,7 +5,7 @@ import {
   PURCHASE_MIN_USD,
   type Tier,
   type TierPerks,
-} from '@exploit-grid/api/contracts';
+} from '@exploit-grid/api/contracts/constants';
 
 /** Plans and pricing texts (commerce-and-content sections 2, 4, 6, 8, 9). */
 export const PLANS_TITLE = 'Plans';

@@ -1,4 +1,4 @@
-import { COMMERCE_MESSAGES } from '@exploit-grid/api/contracts';
+import { COMMERCE_MESSAGES } from '@exploit-grid/api/contracts/constants';
 
 /** Redeem Gift texts (commerce-and-content sections 2, 4, 8). */
 export const REDEEM_TITLE = 'Redeem Gift';

@@ -1,12 +1,12 @@
-import { API_BASE, type SocialProvider } from '@exploit-grid/api/contracts';
+import { API_BASE, type SocialProvider } from '@exploit-grid/api/contracts/constants';
 import GitHub from '@mui/icons-material/GitHub';
 import Google from '@mui/icons-material/Google';
 import LinkedIn from '@mui/icons-material/LinkedIn';
 import Button from '@mui/material/Button';
 import Divider from '@mui/material/Divider';
-import Stack from '@mui/material/Stack';
 import type { ReactElement } from 'react';
 import { OR, providerNames } from '../../strings/auth.ts';
+import { Stack } from '../Stack.tsx';
 
 const icons: Record<SocialProvider, ReactElement> = {
   google: <Google />,

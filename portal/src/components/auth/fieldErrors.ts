@@ -1,5 +1,31 @@
 import type { z } from 'zod';
 import { ApiError } from '../../api/ApiError.ts';
+import { loadContracts, type Contracts } from '../../api/contracts.ts';
+import { log } from '../../logging.ts';
+import { FORM_CHECK_UNAVAILABLE } from '../../strings/auth.ts';
+
+/** A form checked against its contract: its data, or the first error of each field (and why, when no check ran). */
+export type FormCheck<T> =
+  { ok: true; data: T } | { ok: false; errors: Record<string, string>; failure?: string };
+
+/**
+ * Checks a form against the API's own schema of the request, loaded on first use (api/contracts.ts): the
+ * same rules and texts as the server's. When the schemas cannot be loaded (offline), the form says so.
+ */
+export async function checkForm<T>(
+  schema: (contracts: Contracts) => z.ZodType<T>,
+  value: unknown,
+): Promise<FormCheck<T>> {
+  let contracts: Contracts;
+  try {
+    contracts = await loadContracts();
+  } catch (error) {
+    log.warn('Could not load the form checks', error);
+    return { ok: false, errors: {}, failure: FORM_CHECK_UNAVAILABLE };
+  }
+  const parsed = schema(contracts).safeParse(value);
+  return parsed.success ? { ok: true, data: parsed.data } : { ok: false, errors: fieldErrors(parsed.error) };
+}
 
 /** The first message of each field of a failed zod parse, by field name. */
 export function fieldErrors(error: z.ZodError): Record<string, string> {

@@ -1,4 +1,4 @@
-import { TIER_PERKS } from '@exploit-grid/api/contracts';
+import { TIER_PERKS } from '@exploit-grid/api/contracts/constants';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
 import { useEffect } from 'react';

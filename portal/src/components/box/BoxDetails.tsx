@@ -12,7 +12,6 @@ import CircularProgress from '@mui/material/CircularProgress';
 import IconButton from '@mui/material/IconButton';
 import LinearProgress from '@mui/material/LinearProgress';
 import Paper from '@mui/material/Paper';
-import Stack from '@mui/material/Stack';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
@@ -51,6 +50,7 @@ import {
   buildingImage,
   sshCommand,
 } from '../../strings/box.ts';
+import { Stack } from '../Stack.tsx';
 import { BoxCost } from './BoxCost.tsx';
 import { BoxStatusChip } from './BoxStatus.tsx';
 import { CopyField } from './CopyField.tsx';

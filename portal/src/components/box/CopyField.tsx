@@ -1,11 +1,11 @@
 import ContentCopy from '@mui/icons-material/ContentCopyOutlined';
 import Box from '@mui/material/Box';
 import IconButton from '@mui/material/IconButton';
-import Stack from '@mui/material/Stack';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import type { ReactNode } from 'react';
 import { COPIED, copyLabel } from '../../strings/box.ts';
+import { Stack } from '../Stack.tsx';
 
 export type CopyFieldProps = {
   label: string;

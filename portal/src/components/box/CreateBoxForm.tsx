@@ -3,7 +3,6 @@ import ExpandMore from '@mui/icons-material/ExpandMore';
 import RocketLaunch from '@mui/icons-material/RocketLaunchOutlined';
 import Button from '@mui/material/Button';
 import Collapse from '@mui/material/Collapse';
-import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
@@ -18,6 +17,7 @@ import {
   SSH_KEY_HELP,
   SSH_KEY_LABEL,
 } from '../../strings/box.ts';
+import { Stack } from '../Stack.tsx';
 import { BoxCost } from './BoxCost.tsx';
 
 export type CreateBoxFormProps = { disabled: boolean };

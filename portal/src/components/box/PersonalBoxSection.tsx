@@ -2,12 +2,12 @@ import Alert from '@mui/material/Alert';
 import AlertTitle from '@mui/material/AlertTitle';
 import Button from '@mui/material/Button';
 import Skeleton from '@mui/material/Skeleton';
-import Stack from '@mui/material/Stack';
 import { observer } from 'mobx-react-lite';
 import type { BoxError } from '../../stores/BoxStore.ts';
 import { useStores } from '../../stores/StoresContext.tsx';
 import { BOX_UNAVAILABLE, FETCH_BOX_FAILED, LOADING_BOX, MY_PERSONAL_BOX, RETRY } from '../../strings/box.ts';
 import { DashboardCard } from '../dashboard/DashboardCard.tsx';
+import { Stack } from '../Stack.tsx';
 import { BoxDetails } from './BoxDetails.tsx';
 import { CreateBoxForm } from './CreateBoxForm.tsx';
 

@@ -1,5 +1,4 @@
 import Box from '@mui/material/Box';
-import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
 import { useStores } from '../../stores/StoresContext.tsx';
@@ -12,6 +11,7 @@ import {
   tunnelUpFrom,
   tunnelVpnAddress,
 } from '../../strings/box.ts';
+import { Stack } from '../Stack.tsx';
 
 export type TunnelStatusProps = Record<string, never>;
 

@@ -8,7 +8,6 @@ import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Chip from '@mui/material/Chip';
 import Paper from '@mui/material/Paper';
-import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
 import { useStores } from '../../stores/StoresContext.tsx';
@@ -30,6 +29,7 @@ import {
   vpnConfigFileName,
 } from '../../strings/box.ts';
 import { DashboardCard } from '../dashboard/DashboardCard.tsx';
+import { Stack } from '../Stack.tsx';
 import { ConnectGuide } from './ConnectGuide.tsx';
 import { TunnelStatus } from './TunnelStatus.tsx';
 

@@ -1,10 +1,10 @@
 import Button from '@mui/material/Button';
-import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
 import type { ChatStore } from '../../stores/ChatStore.ts';
 import { ACCEPT, CHAT_REQUEST_TITLE, DECLINE, wantsToChat } from '../../strings/chat.ts';
 import { GridCard } from '../grid/GridCard.tsx';
+import { Stack } from '../Stack.tsx';
 
 export type ChatRequestPromptsProps = { chat: ChatStore };
 

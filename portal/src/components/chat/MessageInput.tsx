@@ -1,9 +1,9 @@
 import Button from '@mui/material/Button';
-import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import { useState, type KeyboardEvent } from 'react';
 import type { SendResult } from '../../stores/ChatStore.ts';
 import { MESSAGE_LABEL, MESSAGE_PLACEHOLDER, SEND } from '../../strings/chat.ts';
+import { Stack } from '../Stack.tsx';
 
 export type MessageInputProps = { onSend: (text: string) => SendResult };
 

@@ -1,13 +1,13 @@
 import { stripTags } from '@exploit-grid/api/contracts';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
-import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
 import { useLayoutEffect, useRef, type UIEvent } from 'react';
 import type { ChatEntry } from '../../stores/ChatStore.ts';
 import { formatDateTime, formatTimeOfDay } from '../history/format.ts';
 import { LOAD_OLDER, RETRY, SEND_FAILED, SENDING } from '../../strings/chat.ts';
+import { Stack } from '../Stack.tsx';
 
 export type MessageListProps = {
   /** The list's accessible name. */

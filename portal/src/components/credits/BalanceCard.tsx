@@ -2,10 +2,10 @@ import CardGiftcard from '@mui/icons-material/CardGiftcardOutlined';
 import Toll from '@mui/icons-material/TollOutlined';
 import Box from '@mui/material/Box';
 import Paper from '@mui/material/Paper';
-import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import type { ReactElement, ReactNode } from 'react';
 import { CREDITS_LABEL, FREE_CREDITS_LABEL, formatCredits } from '../../strings/appShell.ts';
+import { Stack } from '../Stack.tsx';
 
 export type BalanceCardProps = {
   title: string;

@@ -1,7 +1,6 @@
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Skeleton from '@mui/material/Skeleton';
-import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import {
   CREDIT_HISTORY_TABLE,
@@ -11,6 +10,7 @@ import {
   reasonLabels,
 } from '../../strings/credits.ts';
 import { formatDateTime } from '../history/format.ts';
+import { Stack } from '../Stack.tsx';
 import { visuallyHidden } from '../styles.ts';
 import { LedgerAmounts } from './LedgerAmounts.tsx';
 import type { LedgerViewProps } from './LedgerTable.tsx';

@@ -1,7 +1,6 @@
 import type { LedgerEntryView } from '@exploit-grid/api/contracts';
 import Button from '@mui/material/Button';
 import Skeleton from '@mui/material/Skeleton';
-import Stack from '@mui/material/Stack';
 import Table from '@mui/material/Table';
 import TableBody from '@mui/material/TableBody';
 import TableCell from '@mui/material/TableCell';
@@ -22,6 +21,7 @@ import {
   reasonLabels,
 } from '../../strings/credits.ts';
 import { formatDateTime } from '../history/format.ts';
+import { Stack } from '../Stack.tsx';
 import { tableHeaderCell, visuallyHidden } from '../styles.ts';
 import { LedgerAmounts } from './LedgerAmounts.tsx';
 

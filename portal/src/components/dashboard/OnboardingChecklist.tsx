@@ -5,7 +5,6 @@ import Box from '@mui/material/Box';
 import LinearProgress from '@mui/material/LinearProgress';
 import Link from '@mui/material/Link';
 import Paper from '@mui/material/Paper';
-import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
 import { Link as RouterLink } from 'react-router';
@@ -19,6 +18,7 @@ import {
   checklistProgress,
   checklistSteps,
 } from '../../strings/onboarding.ts';
+import { Stack } from '../Stack.tsx';
 
 /** Where each step is done. */
 const stepPaths: Record<OnboardingStep, string> = {

@@ -1,6 +1,5 @@
 import Box from '@mui/material/Box';
 import Skeleton from '@mui/material/Skeleton';
-import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
 import { useEffect } from 'react';
@@ -14,6 +13,7 @@ import {
 } from '../../strings/dashboard.ts';
 import { formatDateTime } from '../history/format.ts';
 import { OutcomeBadge } from '../history/OutcomeChip.tsx';
+import { Stack } from '../Stack.tsx';
 import { DashboardCard } from './DashboardCard.tsx';
 
 export type RecentActivityCardProps = Record<string, never>;

@@ -1,7 +1,7 @@
 import Paper from '@mui/material/Paper';
-import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import type { ReactElement, ReactNode } from 'react';
+import { Stack } from '../Stack.tsx';
 
 export type StatCardProps = {
   label: string;

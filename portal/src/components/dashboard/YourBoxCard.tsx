@@ -1,7 +1,6 @@
 import Dns from '@mui/icons-material/DnsOutlined';
 import Button from '@mui/material/Button';
 import Skeleton from '@mui/material/Skeleton';
-import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
 import { Link as RouterLink } from 'react-router';
@@ -11,6 +10,7 @@ import { FETCH_BOX_FAILED } from '../../strings/box.ts';
 import { BOX_STATUS, DEPLOY_A_BOX, MANAGE_POWER, NO_BOX, YOUR_BOX } from '../../strings/dashboard.ts';
 import { BoxCost } from '../box/BoxCost.tsx';
 import { StatusDot } from '../box/BoxStatus.tsx';
+import { Stack } from '../Stack.tsx';
 import { DashboardCard } from './DashboardCard.tsx';
 
 export type YourBoxCardProps = Record<string, never>;

@@ -1,7 +1,6 @@
 import type { Attack } from '@exploit-grid/api/contracts';
 import Button from '@mui/material/Button';
 import Chip from '@mui/material/Chip';
-import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
 import type { GridStore } from '../../stores/GridStore.ts';
@@ -16,6 +15,7 @@ import {
   timeLeft,
   underAttackBy,
 } from '../../strings/grid.ts';
+import { Stack } from '../Stack.tsx';
 import { GridCard } from './GridCard.tsx';
 import { useNow } from './useNow.ts';
 
@@ -59,7 +59,7 @@ function TargetAcquiredCard({ attack }: { attack: Attack }) {
               {TARGET_LABELS.noPorts}
             </Typography>
           ) : (
-            <Stack direction="row" spacing={0.5} useFlexGap sx={{ flexWrap: 'wrap' }}>
+            <Stack direction="row" spacing={0.5} sx={{ flexWrap: 'wrap' }}>
               {ports.map(([port, service]) => (
                 <Chip key={port} size="small" label={`${port}/${service}`} />
               ))}

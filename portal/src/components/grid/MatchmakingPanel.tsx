@@ -1,7 +1,6 @@
 import Button from '@mui/material/Button';
 import Link from '@mui/material/Link';
 import LinearProgress from '@mui/material/LinearProgress';
-import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
 import { Link as RouterLink } from 'react-router';
@@ -22,6 +21,7 @@ import {
   queueEstimate,
   queuePosition,
 } from '../../strings/grid.ts';
+import { Stack } from '../Stack.tsx';
 import { GridCard } from './GridCard.tsx';
 
 export type MatchmakingPanelProps = { grid: GridStore };

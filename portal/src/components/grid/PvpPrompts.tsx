@@ -1,9 +1,9 @@
 import Button from '@mui/material/Button';
-import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
 import type { GridStore } from '../../stores/GridStore.ts';
 import { ACCEPT, DECLINE, PVP_INCOMING_TITLE, pvpIncoming } from '../../strings/grid.ts';
+import { Stack } from '../Stack.tsx';
 import { GridCard } from './GridCard.tsx';
 
 export type PvpPromptsProps = { grid: GridStore };

@@ -1,6 +1,5 @@
 import Button from '@mui/material/Button';
 import IconButton from '@mui/material/IconButton';
-import Stack from '@mui/material/Stack';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import CloseIcon from '@mui/icons-material/Close';
@@ -19,6 +18,7 @@ import {
   defenseLabel,
   mmrLabel,
 } from '../../strings/grid.ts';
+import { Stack } from '../Stack.tsx';
 import { GridCard } from './GridCard.tsx';
 
 export type TargetPopupProps = { grid: GridStore; vpnConnected: boolean };

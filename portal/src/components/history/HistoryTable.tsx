@@ -3,7 +3,6 @@ import GpsFixed from '@mui/icons-material/GpsFixedOutlined';
 import Shield from '@mui/icons-material/ShieldOutlined';
 import Button from '@mui/material/Button';
 import Chip from '@mui/material/Chip';
-import Stack from '@mui/material/Stack';
 import Table from '@mui/material/Table';
 import TableBody from '@mui/material/TableBody';
 import TableCell from '@mui/material/TableCell';
@@ -23,6 +22,7 @@ import {
   UNRATED,
   detailsLabel,
 } from '../../strings/history.ts';
+import { Stack } from '../Stack.tsx';
 import { formatDateTime } from './format.ts';
 import { OutcomeChip } from './OutcomeChip.tsx';
 import { opponentOf, roleLabels, roleOf } from './outcome.ts';

@@ -9,7 +9,6 @@ import DialogContent from '@mui/material/DialogContent';
 import DialogTitle from '@mui/material/DialogTitle';
 import IconButton from '@mui/material/IconButton';
 import Skeleton from '@mui/material/Skeleton';
-import Stack from '@mui/material/Stack';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
@@ -39,6 +38,7 @@ import {
   commandPrompt,
 } from '../../strings/history.ts';
 import { useCopied } from '../box/useCopied.ts';
+import { Stack } from '../Stack.tsx';
 import { formatPreciseDateTime, formatTimeOfDay } from './format.ts';
 import { OutcomeChip } from './OutcomeChip.tsx';
 import { opponentOf, roleLabels, roleOf } from './outcome.ts';

@@ -2,7 +2,6 @@ import type { LeaderboardRow, LeaderboardSortField } from '@exploit-grid/api/con
 import Button from '@mui/material/Button';
 import Chip from '@mui/material/Chip';
 import Skeleton from '@mui/material/Skeleton';
-import Stack from '@mui/material/Stack';
 import Table from '@mui/material/Table';
 import TableBody from '@mui/material/TableBody';
 import TableCell from '@mui/material/TableCell';
@@ -31,6 +30,7 @@ import {
   formatRate,
   formatRecord,
 } from '../../strings/leaderboard.ts';
+import { Stack } from '../Stack.tsx';
 import { tableHeaderCell, visuallyHidden } from '../styles.ts';
 
 type Column = { label: string; field: LeaderboardSortField; numeric: boolean };

@@ -1,9 +1,12 @@
-import { PURCHASE_MAX_USD, PURCHASE_MIN_USD, PURCHASE_QUICK_PICKS_USD } from '@exploit-grid/api/contracts';
+import {
+  PURCHASE_MAX_USD,
+  PURCHASE_MIN_USD,
+  PURCHASE_QUICK_PICKS_USD,
+} from '@exploit-grid/api/contracts/constants';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import InputAdornment from '@mui/material/InputAdornment';
 import Slider from '@mui/material/Slider';
-import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { Field } from '../Field.tsx';
 import {
@@ -13,6 +16,7 @@ import {
   AMOUNT_SLIDER_LABEL,
   QUICK_PICKS_LABEL,
 } from '../../strings/plans.ts';
+import { Stack } from '../Stack.tsx';
 
 export type AmountControlProps = {
   /** What the number input shows, as typed. */

@@ -1,12 +1,10 @@
-import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
-import Stack from '@mui/material/Stack';
 import Tab from '@mui/material/Tab';
 import Tabs from '@mui/material/Tabs';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
-import { useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { Link as RouterLink } from 'react-router';
 import { paths } from '../../routes/paths.ts';
 import { useStores } from '../../stores/StoresContext.tsx';
@@ -17,8 +15,15 @@ import {
   TAB_OVERVIEW,
   TAB_PURCHASE,
 } from '../../strings/plans.ts';
-import { PurchasePanel } from './PurchasePanel.tsx';
+import { Notice } from '../Notice.tsx';
+import { Stack } from '../Stack.tsx';
 import { TierOverview } from './TierOverview.tsx';
+
+/**
+ * The purchase form (its slider and amount field) only ever shows on /plans, signed in: its code loads with
+ * that tab, so /pricing's visitors do not download it.
+ */
+const PurchasePanel = lazy(async () => ({ default: (await import('./PurchasePanel.tsx')).PurchasePanel }));
 
 /** The two modes of the screen (commerce-and-content section 4, 'Plans page mode'). */
 export type PlansMode = 'overview' | 'purchase';
@@ -59,9 +64,9 @@ export const PlansScreen = observer(function PlansScreen({
         {PLANS_INTRO}
       </Typography>
       {signedInPage && plans.notice && (
-        <Alert severity={plans.notice.severity} sx={{ mb: 3 }} role="status">
+        <Notice severity={plans.notice.severity} sx={{ mb: 3 }} role="status">
           {plans.notice.text}
-        </Alert>
+        </Notice>
       )}
       <Stack
         direction="row"
@@ -105,7 +110,9 @@ export const PlansScreen = observer(function PlansScreen({
             basicDailyLimitMinutes={plans.config?.basicDailyLimitMinutes}
           />
         ) : (
-          <PurchasePanel />
+          <Suspense fallback={<Box sx={{ minHeight: 320 }} />}>
+            <PurchasePanel />
+          </Suspense>
         )}
       </Box>
     </Box>

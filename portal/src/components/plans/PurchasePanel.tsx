@@ -1,11 +1,10 @@
-import { CREDITS_PER_USD, PURCHASE_DEFAULT_USD, type Tier } from '@exploit-grid/api/contracts';
+import { CREDITS_PER_USD, PURCHASE_DEFAULT_USD, type Tier } from '@exploit-grid/api/contracts/constants';
 import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import CircularProgress from '@mui/material/CircularProgress';
 import Link from '@mui/material/Link';
 import Paper from '@mui/material/Paper';
-import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
 import { useState } from 'react';
@@ -33,6 +32,7 @@ import {
   formatUsd,
 } from '../../strings/plans.ts';
 import { BalanceCard } from '../credits/BalanceCard.tsx';
+import { Stack } from '../Stack.tsx';
 import { AmountControl } from './AmountControl.tsx';
 import { creditsFor, parseAmount } from './amount.ts';
 import { TierChoice } from './TierChoice.tsx';

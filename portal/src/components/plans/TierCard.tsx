@@ -1,7 +1,5 @@
-import { TIER_PERKS, type Tier } from '@exploit-grid/api/contracts';
-import Chip from '@mui/material/Chip';
+import { TIER_PERKS, type Tier } from '@exploit-grid/api/contracts/constants';
 import Paper from '@mui/material/Paper';
-import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import {
   AVAILABLE_NOW,
@@ -24,6 +22,8 @@ import {
   supportLevels,
   tierNames,
 } from '../../strings/plans.ts';
+import { Stack } from '../Stack.tsx';
+import { Tag } from '../Tag.tsx';
 import { isPurchasable } from './tierButton.ts';
 
 export type TierCardProps = {
@@ -72,7 +72,7 @@ export function TierCard({ tier, current, basicDailyLimitMinutes }: TierCardProp
         <Typography variant="h6" component="h3" sx={{ textTransform: 'uppercase', letterSpacing: '0.06em' }}>
           {name}
         </Typography>
-        {current && <Chip size="small" color="primary" label={YOUR_TIER} />}
+        {current && <Tag color="primary" label={YOUR_TIER} />}
       </Stack>
       <Typography variant="body2" color="text.secondary">
         {dollarsPerHour(perks.machineHourCost)}
@@ -93,8 +93,7 @@ export function TierCard({ tier, current, basicDailyLimitMinutes }: TierCardProp
           </Stack>
         ))}
       </Stack>
-      <Chip
-        size="small"
+      <Tag
         variant="outlined"
         color={isPurchasable(tier) ? 'success' : 'default'}
         label={isPurchasable(tier) ? AVAILABLE_NOW : COMING_SOON}

@@ -1,11 +1,11 @@
-import { TIER_PERKS, TIERS, type Tier } from '@exploit-grid/api/contracts';
+import { TIER_PERKS, TIERS, type Tier } from '@exploit-grid/api/contracts/constants';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Chip from '@mui/material/Chip';
 import Paper from '@mui/material/Paper';
-import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { COMING_SOON, SELECTED, TIER_CHOICE_LABEL, creditsPerHour, tierNames } from '../../strings/plans.ts';
+import { Stack } from '../Stack.tsx';
 import { tierButtonOf } from './tierButton.ts';
 
 export type TierChoiceProps = {

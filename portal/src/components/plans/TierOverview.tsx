@@ -1,4 +1,4 @@
-import { TIERS, type Tier } from '@exploit-grid/api/contracts';
+import { TIERS, type Tier } from '@exploit-grid/api/contracts/constants';
 import Box from '@mui/material/Box';
 import { TIER_OVERVIEW_LABEL } from '../../strings/plans.ts';
 import { TierCard } from './TierCard.tsx';

@@ -1,4 +1,4 @@
-import { CREDITS_PER_USD, PURCHASE_MAX_USD, PURCHASE_MIN_USD } from '@exploit-grid/api/contracts';
+import { CREDITS_PER_USD, PURCHASE_MAX_USD, PURCHASE_MIN_USD } from '@exploit-grid/api/contracts/constants';
 
 /**
  * The purchase amount the player typed, in whole dollars from 5 to 1000 (spec section 5), or null when the

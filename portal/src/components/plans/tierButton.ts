@@ -1,4 +1,4 @@
-import { PURCHASABLE_TIERS, TIER_ORDER, type Tier } from '@exploit-grid/api/contracts';
+import { PURCHASABLE_TIERS, TIER_ORDER, type Tier } from '@exploit-grid/api/contracts/constants';
 import { CHANGE_TIER, CURRENT_TIER, UPGRADE_TIER } from '../../strings/plans.ts';
 
 export type TierButton = {

@@ -4,7 +4,6 @@ import Toll from '@mui/icons-material/TollOutlined';
 import CardGiftcard from '@mui/icons-material/CardGiftcardOutlined';
 import Box from '@mui/material/Box';
 import Link from '@mui/material/Link';
-import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import type { ReactElement } from 'react';
 import { Link as RouterLink } from 'react-router';
@@ -18,6 +17,7 @@ import {
   REDEEM_GIFT,
   formatCredits,
 } from '../../strings/appShell.ts';
+import { Stack } from '../Stack.tsx';
 
 export type SidebarCreditsProps = {
   credits: number | null | undefined;

@@ -5,7 +5,6 @@ import Box from '@mui/material/Box';
 import ButtonBase from '@mui/material/ButtonBase';
 import Link from '@mui/material/Link';
 import Popover from '@mui/material/Popover';
-import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
 import { useId, useState, type ReactElement } from 'react';
@@ -28,6 +27,7 @@ import {
   statusSummary,
   type BoxState,
 } from '../../strings/appShell.ts';
+import { Stack } from '../Stack.tsx';
 import { ConnectionBadge } from './ConnectionBadge.tsx';
 
 type Tone = 'ok' | 'busy' | 'down';

@@ -4,11 +4,11 @@ import Avatar from '@mui/material/Avatar';
 import Box from '@mui/material/Box';
 import Chip from '@mui/material/Chip';
 import IconButton from '@mui/material/IconButton';
-import Stack from '@mui/material/Stack';
 import Toolbar from '@mui/material/Toolbar';
 import Typography from '@mui/material/Typography';
 import type { User } from '@exploit-grid/api/contracts';
 import { OPEN_NAVIGATION } from '../../strings/appShell.ts';
+import { Stack } from '../Stack.tsx';
 import { StatusBar } from './StatusBar.tsx';
 
 export type TopBarProps = {

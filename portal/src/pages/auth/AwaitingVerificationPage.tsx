@@ -1,15 +1,14 @@
-import Alert from '@mui/material/Alert';
 import Link from '@mui/material/Link';
-import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
 import { useState } from 'react';
 import { Navigate, Link as RouterLink, useLocation } from 'react-router';
-import { z } from 'zod';
 import { serverMessageOf } from '../../api/ApiError.ts';
 import { AuthCard } from '../../components/auth/AuthCard.tsx';
 import { CooldownButton } from '../../components/auth/CooldownButton.tsx';
+import { Notice } from '../../components/Notice.tsx';
 import { usePageMeta } from '../../components/pageMeta.ts';
+import { Stack } from '../../components/Stack.tsx';
 import { toast } from '../../notifications/toast.ts';
 import { paths } from '../../routes/paths.ts';
 import { useStores } from '../../stores/StoresContext.tsx';
@@ -27,7 +26,10 @@ import {
 export type AwaitingVerificationPageProps = Record<string, never>;
 
 /** The email arrives in the navigation state (from signup or a refused login). */
-const navigationState = z.object({ email: z.string().min(1) });
+function emailOf(state: unknown): string | null {
+  const email = typeof state === 'object' && state !== null && 'email' in state ? state.email : null;
+  return typeof email === 'string' && email.length > 0 ? email : null;
+}
 
 /**
  * After signup: check your inbox, or send the link again. Without an email, back to /signup. Resend counts
@@ -38,16 +40,16 @@ export const AwaitingVerificationPage = observer(function AwaitingVerificationPa
 ) {
   usePageMeta({ title: AWAITING_TITLE });
   const { auth } = useStores();
-  const state = navigationState.safeParse(useLocation().state);
+  const email = emailOf(useLocation().state);
   const [sending, setSending] = useState(false);
 
-  if (!state.success) return <Navigate to={paths.signup} replace />;
-  const { email } = state.data;
+  if (email === null) return <Navigate to={paths.signup} replace />;
+  const address = email;
 
   async function resend() {
     setSending(true);
     try {
-      await auth.resendVerification(email);
+      await auth.resendVerification(address);
       toast.success(RESEND_OK);
     } catch (error) {
       toast.error(resendFailed(serverMessageOf(error)));
@@ -58,9 +60,9 @@ export const AwaitingVerificationPage = observer(function AwaitingVerificationPa
   return (
     <AuthCard title={AWAITING_TITLE}>
       <Stack spacing={3}>
-        <Alert severity="info" icon={false} sx={{ wordBreak: 'break-word' }}>
+        <Notice severity="info" icon={false} sx={{ wordBreak: 'break-word' }}>
           {awaitingText(email)}
-        </Alert>
+        </Notice>
         <Typography color="text.secondary">{RESEND_PROMPT}</Typography>
         <CooldownButton
           label={RESEND}

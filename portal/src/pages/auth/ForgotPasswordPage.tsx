@@ -1,18 +1,19 @@
-import { FORGOT_PASSWORD_ACCEPTED, emailRequest } from '@exploit-grid/api/contracts';
-import Alert from '@mui/material/Alert';
+import { FORGOT_PASSWORD_ACCEPTED } from '@exploit-grid/api/contracts/constants';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Link from '@mui/material/Link';
-import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
 import { useState, type FormEvent } from 'react';
 import { Link as RouterLink } from 'react-router';
+import { preloadContracts } from '../../api/contracts.ts';
 import { AuthCard } from '../../components/auth/AuthCard.tsx';
 import { AuthField } from '../../components/auth/AuthField.tsx';
 import { CooldownButton } from '../../components/auth/CooldownButton.tsx';
-import { fieldErrors } from '../../components/auth/fieldErrors.ts';
+import { checkForm } from '../../components/auth/fieldErrors.ts';
+import { Notice } from '../../components/Notice.tsx';
 import { usePageMeta } from '../../components/pageMeta.ts';
+import { Stack } from '../../components/Stack.tsx';
 import { log } from '../../logging.ts';
 import { paths } from '../../routes/paths.ts';
 import { useStores } from '../../stores/StoresContext.tsx';
@@ -53,11 +54,11 @@ export const ForgotPasswordPage = observer(function ForgotPasswordPage(_props: F
     setSentTo(address);
   }
 
-  function submit(event: FormEvent) {
+  async function submit(event: FormEvent) {
     event.preventDefault();
-    const parsed = emailRequest.safeParse({ email });
-    if (!parsed.success) {
-      setError(fieldErrors(parsed.error).email);
+    const parsed = await checkForm((contracts) => contracts.emailRequest, { email });
+    if (!parsed.ok) {
+      setError(parsed.errors.email ?? parsed.failure);
       return;
     }
     setError(undefined);
@@ -68,9 +69,9 @@ export const ForgotPasswordPage = observer(function ForgotPasswordPage(_props: F
     <AuthCard title={FORGOT_PASSWORD_TITLE} subtitle={sentTo ? undefined : FORGOT_PASSWORD_SUBTITLE}>
       {sentTo ? (
         <Stack spacing={3}>
-          <Alert severity="info" role="status">
+          <Notice severity="info" role="status">
             {FORGOT_PASSWORD_ACCEPTED}
-          </Alert>
+          </Notice>
           <CooldownButton
             label={SEND_AGAIN}
             waitingLabel={sendAgainIn}
@@ -80,7 +81,13 @@ export const ForgotPasswordPage = observer(function ForgotPasswordPage(_props: F
           />
         </Stack>
       ) : (
-        <Box component="form" noValidate onSubmit={submit}>
+        <Box
+          component="form"
+          noValidate
+          onSubmit={submit}
+          onInput={preloadContracts}
+          onPointerDown={preloadContracts}
+        >
           <Stack spacing={2.5}>
             <AuthField
               label={EMAIL_LABEL}

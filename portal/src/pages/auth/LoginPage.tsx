@@ -1,24 +1,21 @@
-import {
-  EMAIL_NOT_VERIFIED,
-  VERIFY_REASON_EXPIRED_OR_INVALID,
-  loginRequest,
-} from '@exploit-grid/api/contracts';
-import Alert from '@mui/material/Alert';
+import { EMAIL_NOT_VERIFIED, VERIFY_REASON_EXPIRED_OR_INVALID } from '@exploit-grid/api/contracts/constants';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import CircularProgress from '@mui/material/CircularProgress';
 import Link from '@mui/material/Link';
-import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
 import { lazy, Suspense, useEffect, useState, type FormEvent } from 'react';
 import { Link as RouterLink, useNavigate, useSearchParams } from 'react-router';
 import { ApiError, serverMessageOf } from '../../api/ApiError.ts';
+import { preloadContracts } from '../../api/contracts.ts';
 import { AuthCard } from '../../components/auth/AuthCard.tsx';
 import { AuthField } from '../../components/auth/AuthField.tsx';
-import { fieldErrors } from '../../components/auth/fieldErrors.ts';
-import { SocialButtons } from '../../components/auth/SocialButtons.tsx';
+import { checkForm } from '../../components/auth/fieldErrors.ts';
+import { SocialSignIn } from '../../components/auth/SocialSignIn.tsx';
+import { Notice } from '../../components/Notice.tsx';
 import { usePageMeta } from '../../components/pageMeta.ts';
+import { Stack } from '../../components/Stack.tsx';
 import { toast } from '../../notifications/toast.ts';
 import { paths } from '../../routes/paths.ts';
 import { useStores } from '../../stores/StoresContext.tsx';
@@ -49,10 +46,10 @@ const SwitchAccountDialog = lazy(() => import('../../components/auth/SwitchAccou
 
 export type LoginPageProps = Record<string, never>;
 
-type Notice = { severity: 'success' | 'error'; text: string };
+type VerificationNotice = { severity: 'success' | 'error'; text: string };
 
 /** What the email verification redirect (`verified`, `reason`) says, if it came here. */
-function verificationNotice(params: URLSearchParams): Notice | null {
+function verificationNotice(params: URLSearchParams): VerificationNotice | null {
   const verified = params.get('verified');
   if (verified === 'true') return { severity: 'success', text: VERIFIED_OK };
   if (verified === 'false') {
@@ -128,13 +125,15 @@ export const LoginPage = observer(function LoginPage(_props: LoginPageProps) {
   async function submit(event: FormEvent) {
     event.preventDefault();
     setFailure(null);
-    const parsed = loginRequest.safeParse({ email, password });
-    if (!parsed.success) {
-      setErrors(fieldErrors(parsed.error));
+    setSubmitting(true);
+    const parsed = await checkForm((contracts) => contracts.loginRequest, { email, password });
+    if (!parsed.ok) {
+      setSubmitting(false);
+      setErrors(parsed.errors);
+      setFailure(parsed.failure ?? null);
       return;
     }
     setErrors({});
-    setSubmitting(true);
     try {
       await auth.login(parsed.data.email, parsed.data.password);
       void navigate(auth.takeRedirect() ?? paths.dashboard, { replace: true });
@@ -170,16 +169,22 @@ export const LoginPage = observer(function LoginPage(_props: LoginPageProps) {
       ) : (
         <>
           {notice && (
-            <Alert severity={notice.severity} sx={{ mb: 2 }}>
+            <Notice severity={notice.severity} sx={{ mb: 2 }}>
               {notice.text}
-            </Alert>
+            </Notice>
           )}
           {failure && (
-            <Alert severity="error" sx={{ mb: 2 }}>
+            <Notice severity="error" sx={{ mb: 2 }}>
               {failure}
-            </Alert>
+            </Notice>
           )}
-          <Box component="form" noValidate onSubmit={submit}>
+          <Box
+            component="form"
+            noValidate
+            onSubmit={submit}
+            onInput={preloadContracts}
+            onPointerDown={preloadContracts}
+          >
             <Stack spacing={2.5}>
               <AuthField
                 label={EMAIL_LABEL}
@@ -211,7 +216,7 @@ export const LoginPage = observer(function LoginPage(_props: LoginPageProps) {
               </Button>
             </Stack>
           </Box>
-          <SocialButtons verb={CONTINUE_WITH} providers={auth.providers} />
+          <SocialSignIn verb={CONTINUE_WITH} providers={auth.providers} />
           <Typography variant="body2" color="text.secondary" sx={{ mt: 3, textAlign: 'center' }}>
             {NO_ACCOUNT}{' '}
             <Link component={RouterLink} to={paths.signup}>

@@ -1,17 +1,18 @@
-import { PASSWORDS_DO_NOT_MATCH, passwordSchema } from '@exploit-grid/api/contracts';
-import Alert from '@mui/material/Alert';
+import { PASSWORDS_DO_NOT_MATCH } from '@exploit-grid/api/contracts/constants';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Link from '@mui/material/Link';
-import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link as RouterLink, useNavigate, useSearchParams } from 'react-router';
 import { serverMessageOf } from '../../api/ApiError.ts';
+import { preloadContracts } from '../../api/contracts.ts';
 import { AuthCard } from '../../components/auth/AuthCard.tsx';
 import { AuthField } from '../../components/auth/AuthField.tsx';
-import { serverFieldError } from '../../components/auth/fieldErrors.ts';
+import { checkForm, serverFieldError } from '../../components/auth/fieldErrors.ts';
+import { Notice } from '../../components/Notice.tsx';
 import { usePageMeta } from '../../components/pageMeta.ts';
+import { Stack } from '../../components/Stack.tsx';
 import { toast } from '../../notifications/toast.ts';
 import { paths } from '../../routes/paths.ts';
 import { useStores } from '../../stores/StoresContext.tsx';
@@ -67,13 +68,18 @@ export function ResetPasswordPage(_props: ResetPasswordPageProps) {
     event.preventDefault();
     if (!token) return;
     setFailure(null);
-    const length = passwordSchema.safeParse(password);
+    setSubmitting(true);
+    // The password alone is no object: its errors have no field name.
+    const length = await checkForm((contracts) => contracts.passwordSchema, password);
     const next: Errors = {};
-    if (!length.success) next.password = length.error.issues[0]?.message;
+    if (!length.ok) next.password = length.errors[''];
     else if (password !== confirm) next.confirm = PASSWORDS_DO_NOT_MATCH;
     setErrors(next);
-    if (next.password || next.confirm) return;
-    setSubmitting(true);
+    if (!length.ok && length.failure) setFailure(length.failure);
+    if (!length.ok || next.confirm) {
+      setSubmitting(false);
+      return;
+    }
     try {
       const message = await auth.resetPassword(token, password);
       toast.success(message);
@@ -94,11 +100,17 @@ export function ResetPasswordPage(_props: ResetPasswordPageProps) {
   return (
     <AuthCard title={RESET_PASSWORD_TITLE} subtitle={RESET_PASSWORD_SUBTITLE}>
       {failure && (
-        <Alert severity="error" sx={{ mb: 2 }}>
+        <Notice severity="error" sx={{ mb: 2 }}>
           {failure}
-        </Alert>
+        </Notice>
       )}
-      <Box component="form" noValidate onSubmit={submit}>
+      <Box
+        component="form"
+        noValidate
+        onSubmit={submit}
+        onInput={preloadContracts}
+        onPointerDown={preloadContracts}
+      >
         <Stack spacing={2.5}>
           <AuthField
             label={NEW_PASSWORD_LABEL}

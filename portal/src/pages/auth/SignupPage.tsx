@@ -1,19 +1,19 @@
-import { signupRequest } from '@exploit-grid/api/contracts';
-import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Link from '@mui/material/Link';
-import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link as RouterLink, useNavigate, useSearchParams } from 'react-router';
 import { serverMessageOf } from '../../api/ApiError.ts';
+import { preloadContracts } from '../../api/contracts.ts';
 import { AuthCard } from '../../components/auth/AuthCard.tsx';
 import { AuthField } from '../../components/auth/AuthField.tsx';
-import { fieldErrors, serverFieldError } from '../../components/auth/fieldErrors.ts';
-import { SocialButtons } from '../../components/auth/SocialButtons.tsx';
+import { checkForm, serverFieldError } from '../../components/auth/fieldErrors.ts';
+import { SocialSignIn } from '../../components/auth/SocialSignIn.tsx';
+import { Notice } from '../../components/Notice.tsx';
 import { usePageMeta } from '../../components/pageMeta.ts';
+import { Stack } from '../../components/Stack.tsx';
 import { paths } from '../../routes/paths.ts';
 import { useStores } from '../../stores/StoresContext.tsx';
 import {
@@ -55,7 +55,8 @@ export const SignupPage = observer(function SignupPage(_props: SignupPageProps) 
   async function submit(event: FormEvent) {
     event.preventDefault();
     setFailure(null);
-    const parsed = signupRequest.safeParse({
+    setSubmitting(true);
+    const parsed = await checkForm((contracts) => contracts.signupRequest, {
       handle,
       email,
       password,
@@ -64,12 +65,13 @@ export const SignupPage = observer(function SignupPage(_props: SignupPageProps) 
       utmCampaign: params.get('utm_campaign') ?? '',
       referralCode: params.get('ref') ?? '',
     });
-    if (!parsed.success) {
-      setErrors(fieldErrors(parsed.error));
+    if (!parsed.ok) {
+      setSubmitting(false);
+      setErrors(parsed.errors);
+      setFailure(parsed.failure ?? null);
       return;
     }
     setErrors({});
-    setSubmitting(true);
     try {
       await auth.signup(parsed.data);
       void navigate(paths.awaitingVerification, { state: { email: parsed.data.email } });
@@ -89,11 +91,17 @@ export const SignupPage = observer(function SignupPage(_props: SignupPageProps) 
   return (
     <AuthCard title={SIGNUP_TITLE} subtitle={SIGNUP_SUBTITLE}>
       {failure && (
-        <Alert severity="error" sx={{ mb: 2 }}>
+        <Notice severity="error" sx={{ mb: 2 }}>
           {failure}
-        </Alert>
+        </Notice>
       )}
-      <Box component="form" noValidate onSubmit={submit}>
+      <Box
+        component="form"
+        noValidate
+        onSubmit={submit}
+        onInput={preloadContracts}
+        onPointerDown={preloadContracts}
+      >
         <Stack spacing={2.5}>
           <AuthField
             label={EMAIL_LABEL}
@@ -124,7 +132,7 @@ export const SignupPage = observer(function SignupPage(_props: SignupPageProps) 
           </Button>
         </Stack>
       </Box>
-      <SocialButtons verb={SIGN_UP_WITH} providers={auth.providers} />
+      <SocialSignIn verb={SIGN_UP_WITH} providers={auth.providers} />
       <Typography variant="body2" color="text.secondary" sx={{ mt: 3, textAlign: 'center' }}>
         {HAVE_ACCOUNT}{' '}
         <Link component={RouterLink} to={paths.login}>

@@ -1,4 +1,4 @@
-import { MAIL_COOLDOWN_SECONDS } from '@exploit-grid/api/contracts';
+import { MAIL_COOLDOWN_SECONDS } from '@exploit-grid/api/contracts/constants';
 import { act, fireEvent, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {

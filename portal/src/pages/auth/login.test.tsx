@@ -1,4 +1,4 @@
-import { EMAIL_INVALID, EMAIL_NOT_VERIFIED } from '@exploit-grid/api/contracts';
+import { EMAIL_INVALID, EMAIL_NOT_VERIFIED } from '@exploit-grid/api/contracts/constants';
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import {

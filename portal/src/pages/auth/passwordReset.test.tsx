@@ -5,7 +5,7 @@ import {
   PASSWORDS_DO_NOT_MATCH,
   PASSWORD_TOO_GUESSABLE,
   PASSWORD_TOO_SHORT,
-} from '@exploit-grid/api/contracts';
+} from '@exploit-grid/api/contracts/constants';
 import { act, fireEvent, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {

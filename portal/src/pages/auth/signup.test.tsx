@@ -3,7 +3,7 @@ import {
   MAIL_COOLDOWN_SECONDS,
   PASSWORD_TOO_GUESSABLE,
   PASSWORD_TOO_SHORT,
-} from '@exploit-grid/api/contracts';
+} from '@exploit-grid/api/contracts/constants';
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import {
