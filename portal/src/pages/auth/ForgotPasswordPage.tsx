@@ -1,13 +1,12 @@
 import { FORGOT_PASSWORD_ACCEPTED } from '@exploit-grid/api/contracts/constants';
-import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Link from '@mui/material/Link';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
 import { useState, type FormEvent } from 'react';
 import { Link as RouterLink } from 'react-router';
-import { preloadContracts } from '../../api/contracts.ts';
 import { AuthCard } from '../../components/auth/AuthCard.tsx';
+import { AuthForm } from '../../components/auth/AuthForm.tsx';
 import { AuthField } from '../../components/auth/AuthField.tsx';
 import { CooldownButton } from '../../components/auth/CooldownButton.tsx';
 import { checkForm } from '../../components/auth/fieldErrors.ts';
@@ -81,28 +80,20 @@ export const ForgotPasswordPage = observer(function ForgotPasswordPage(_props: F
           />
         </Stack>
       ) : (
-        <Box
-          component="form"
-          noValidate
-          onSubmit={submit}
-          onInput={preloadContracts}
-          onPointerDown={preloadContracts}
-        >
-          <Stack spacing={2.5}>
-            <AuthField
-              label={EMAIL_LABEL}
-              type="email"
-              autoComplete="email"
-              autoFocus
-              value={email}
-              onChange={setEmail}
-              error={error}
-            />
-            <Button type="submit" variant="contained" size="large" fullWidth loading={submitting}>
-              {SEND_RESET_LINK}
-            </Button>
-          </Stack>
-        </Box>
+        <AuthForm onSubmit={submit}>
+          <AuthField
+            label={EMAIL_LABEL}
+            type="email"
+            autoComplete="email"
+            autoFocus
+            value={email}
+            onChange={setEmail}
+            error={error}
+          />
+          <Button type="submit" variant="contained" size="large" fullWidth loading={submitting}>
+            {SEND_RESET_LINK}
+          </Button>
+        </AuthForm>
       )}
       <Typography variant="body2" sx={{ mt: 3, textAlign: 'center' }}>
         <Link component={RouterLink} to={paths.login}>

@@ -1,5 +1,4 @@
 import { EMAIL_NOT_VERIFIED, VERIFY_REASON_EXPIRED_OR_INVALID } from '@exploit-grid/api/contracts/constants';
-import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import CircularProgress from '@mui/material/CircularProgress';
 import Link from '@mui/material/Link';
@@ -8,8 +7,8 @@ import { observer } from 'mobx-react-lite';
 import { lazy, Suspense, useEffect, useState, type FormEvent } from 'react';
 import { Link as RouterLink, useNavigate, useSearchParams } from 'react-router';
 import { ApiError, serverMessageOf } from '../../api/ApiError.ts';
-import { preloadContracts } from '../../api/contracts.ts';
 import { AuthCard } from '../../components/auth/AuthCard.tsx';
+import { AuthForm } from '../../components/auth/AuthForm.tsx';
 import { AuthField } from '../../components/auth/AuthField.tsx';
 import { checkForm } from '../../components/auth/fieldErrors.ts';
 import { SocialSignIn } from '../../components/auth/SocialSignIn.tsx';
@@ -178,44 +177,36 @@ export const LoginPage = observer(function LoginPage(_props: LoginPageProps) {
               {failure}
             </Notice>
           )}
-          <Box
-            component="form"
-            noValidate
-            onSubmit={submit}
-            onInput={preloadContracts}
-            onPointerDown={preloadContracts}
-          >
-            <Stack spacing={2.5}>
-              <AuthField
-                label={EMAIL_LABEL}
-                type="email"
-                autoComplete="email"
-                autoFocus
-                value={email}
-                onChange={setEmail}
-                error={errors.email}
-              />
-              <AuthField
-                label={PASSWORD_LABEL}
-                type="password"
-                autoComplete="current-password"
-                value={password}
-                onChange={setPassword}
-                error={errors.password}
-              />
-              <Link
-                component={RouterLink}
-                to={paths.forgotPassword}
-                variant="body2"
-                sx={{ alignSelf: 'flex-end' }}
-              >
-                {FORGOT_PASSWORD_LINK}
-              </Link>
-              <Button type="submit" variant="contained" size="large" fullWidth loading={submitting}>
-                {LOG_IN}
-              </Button>
-            </Stack>
-          </Box>
+          <AuthForm onSubmit={submit}>
+            <AuthField
+              label={EMAIL_LABEL}
+              type="email"
+              autoComplete="email"
+              autoFocus
+              value={email}
+              onChange={setEmail}
+              error={errors.email}
+            />
+            <AuthField
+              label={PASSWORD_LABEL}
+              type="password"
+              autoComplete="current-password"
+              value={password}
+              onChange={setPassword}
+              error={errors.password}
+            />
+            <Link
+              component={RouterLink}
+              to={paths.forgotPassword}
+              variant="body2"
+              sx={{ alignSelf: 'flex-end' }}
+            >
+              {FORGOT_PASSWORD_LINK}
+            </Link>
+            <Button type="submit" variant="contained" size="large" fullWidth loading={submitting}>
+              {LOG_IN}
+            </Button>
+          </AuthForm>
           <SocialSignIn verb={CONTINUE_WITH} providers={auth.providers} />
           <Typography variant="body2" color="text.secondary" sx={{ mt: 3, textAlign: 'center' }}>
             {NO_ACCOUNT}{' '}

@@ -1,18 +1,16 @@
 import { PASSWORDS_DO_NOT_MATCH } from '@exploit-grid/api/contracts/constants';
-import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Link from '@mui/material/Link';
 import Typography from '@mui/material/Typography';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link as RouterLink, useNavigate, useSearchParams } from 'react-router';
 import { serverMessageOf } from '../../api/ApiError.ts';
-import { preloadContracts } from '../../api/contracts.ts';
 import { AuthCard } from '../../components/auth/AuthCard.tsx';
+import { AuthForm } from '../../components/auth/AuthForm.tsx';
 import { AuthField } from '../../components/auth/AuthField.tsx';
 import { checkForm, serverFieldError } from '../../components/auth/fieldErrors.ts';
 import { Notice } from '../../components/Notice.tsx';
 import { usePageMeta } from '../../components/pageMeta.ts';
-import { Stack } from '../../components/Stack.tsx';
 import { toast } from '../../notifications/toast.ts';
 import { paths } from '../../routes/paths.ts';
 import { useStores } from '../../stores/StoresContext.tsx';
@@ -104,36 +102,28 @@ export function ResetPasswordPage(_props: ResetPasswordPageProps) {
           {failure}
         </Notice>
       )}
-      <Box
-        component="form"
-        noValidate
-        onSubmit={submit}
-        onInput={preloadContracts}
-        onPointerDown={preloadContracts}
-      >
-        <Stack spacing={2.5}>
-          <AuthField
-            label={NEW_PASSWORD_LABEL}
-            type="password"
-            autoComplete="new-password"
-            autoFocus
-            value={password}
-            onChange={setPassword}
-            error={errors.password}
-          />
-          <AuthField
-            label={CONFIRM_PASSWORD_LABEL}
-            type="password"
-            autoComplete="new-password"
-            value={confirm}
-            onChange={setConfirm}
-            error={errors.confirm}
-          />
-          <Button type="submit" variant="contained" size="large" fullWidth loading={submitting}>
-            {RESET_PASSWORD}
-          </Button>
-        </Stack>
-      </Box>
+      <AuthForm onSubmit={submit}>
+        <AuthField
+          label={NEW_PASSWORD_LABEL}
+          type="password"
+          autoComplete="new-password"
+          autoFocus
+          value={password}
+          onChange={setPassword}
+          error={errors.password}
+        />
+        <AuthField
+          label={CONFIRM_PASSWORD_LABEL}
+          type="password"
+          autoComplete="new-password"
+          value={confirm}
+          onChange={setConfirm}
+          error={errors.confirm}
+        />
+        <Button type="submit" variant="contained" size="large" fullWidth loading={submitting}>
+          {RESET_PASSWORD}
+        </Button>
+      </AuthForm>
       <Typography variant="body2" sx={{ mt: 3, textAlign: 'center' }}>
         <Link component={RouterLink} to={paths.login}>
           {BACK_TO_LOGIN}

@@ -1,4 +1,3 @@
-import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Link from '@mui/material/Link';
 import Typography from '@mui/material/Typography';
@@ -6,14 +5,13 @@ import { observer } from 'mobx-react-lite';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link as RouterLink, useNavigate, useSearchParams } from 'react-router';
 import { serverMessageOf } from '../../api/ApiError.ts';
-import { preloadContracts } from '../../api/contracts.ts';
 import { AuthCard } from '../../components/auth/AuthCard.tsx';
+import { AuthForm } from '../../components/auth/AuthForm.tsx';
 import { AuthField } from '../../components/auth/AuthField.tsx';
 import { checkForm, serverFieldError } from '../../components/auth/fieldErrors.ts';
 import { SocialSignIn } from '../../components/auth/SocialSignIn.tsx';
 import { Notice } from '../../components/Notice.tsx';
 import { usePageMeta } from '../../components/pageMeta.ts';
-import { Stack } from '../../components/Stack.tsx';
 import { paths } from '../../routes/paths.ts';
 import { useStores } from '../../stores/StoresContext.tsx';
 import {
@@ -95,43 +93,35 @@ export const SignupPage = observer(function SignupPage(_props: SignupPageProps) 
           {failure}
         </Notice>
       )}
-      <Box
-        component="form"
-        noValidate
-        onSubmit={submit}
-        onInput={preloadContracts}
-        onPointerDown={preloadContracts}
-      >
-        <Stack spacing={2.5}>
-          <AuthField
-            label={EMAIL_LABEL}
-            type="email"
-            autoComplete="email"
-            autoFocus
-            value={email}
-            onChange={setEmail}
-            error={errors.email}
-          />
-          <AuthField
-            label={HANDLE_LABEL}
-            autoComplete="username"
-            value={handle}
-            onChange={setHandle}
-            error={errors.handle}
-          />
-          <AuthField
-            label={PASSWORD_LABEL}
-            type="password"
-            autoComplete="new-password"
-            value={password}
-            onChange={setPassword}
-            error={errors.password}
-          />
-          <Button type="submit" variant="contained" size="large" fullWidth loading={submitting}>
-            {SIGN_UP}
-          </Button>
-        </Stack>
-      </Box>
+      <AuthForm onSubmit={submit}>
+        <AuthField
+          label={EMAIL_LABEL}
+          type="email"
+          autoComplete="email"
+          autoFocus
+          value={email}
+          onChange={setEmail}
+          error={errors.email}
+        />
+        <AuthField
+          label={HANDLE_LABEL}
+          autoComplete="username"
+          value={handle}
+          onChange={setHandle}
+          error={errors.handle}
+        />
+        <AuthField
+          label={PASSWORD_LABEL}
+          type="password"
+          autoComplete="new-password"
+          value={password}
+          onChange={setPassword}
+          error={errors.password}
+        />
+        <Button type="submit" variant="contained" size="large" fullWidth loading={submitting}>
+          {SIGN_UP}
+        </Button>
+      </AuthForm>
       <SocialSignIn verb={SIGN_UP_WITH} providers={auth.providers} />
       <Typography variant="body2" color="text.secondary" sx={{ mt: 3, textAlign: 'center' }}>
         {HAVE_ACCOUNT}{' '}
