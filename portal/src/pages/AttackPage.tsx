@@ -160,6 +160,7 @@ export const AttackPage = observer(function AttackPage(_props: AttackPageProps) 
           tall the cards grow. */}
       <Stack
         spacing={2}
+        useFlexGap
         sx={{
           position: 'absolute',
           top: 16,

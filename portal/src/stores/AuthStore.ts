@@ -299,6 +299,8 @@ export class AuthStore {
 
   /** Holding the refresh lock: a token another tab stored meanwhile is taken, not renewed again. */
   private async renewUnlessRenewed(refused: string | null): Promise<string> {
+    // The saved session's user and box are read with the schemas (the renewal needs them anyway).
+    await loadContracts();
     const stored = this.readPersisted();
     if (stored !== null && stored.accessToken !== null && stored.accessToken !== refused) {
       this.adopt(stored);
@@ -436,6 +438,16 @@ export class AuthStore {
   private readonly onStorage = (event: StorageEvent) => {
     if (event.key !== null && event.key !== AUTH_STORAGE_KEY) return;
     if (event.storageArea !== null && event.storageArea !== this.storage) return;
+    if (loadedContracts() === null) {
+      // This tab shows a public page and has no schemas yet: read what another tab saved once they are here,
+      // so that taking its session never writes its user and box back as nothing.
+      loadContracts().then(
+        () => this.onStorage(event),
+        (error: unknown) =>
+          log.warn('Could not load the schemas to read the session another tab saved', error),
+      );
+      return;
+    }
     const stored = this.readPersisted();
     if (stored === null) return;
     if (stored.accessToken !== this.accessToken) {

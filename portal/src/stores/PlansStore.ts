@@ -21,7 +21,7 @@ export const plansConfig: Parser<PlansConfig> = {
     const config = (typeof data === 'object' && data !== null ? data : {}) as Record<string, unknown>;
     const { provider, paymentsEnabled, basicDailyLimitMinutes, boxMinimumChargeMinutes } = config;
     const minutes = (value: unknown): value is number =>
-      typeof value === 'number' && Number.isInteger(value) && value > 0;
+      typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
     const providers: readonly unknown[] = PAYMENT_PROVIDERS;
     if (
       !providers.includes(provider) ||

@@ -68,7 +68,12 @@ export async function loadSessionStores(): Promise<void> {
   // (without them, the user is loaded again). A visitor with no session downloads no zod here.
   const [code] = await Promise.all([
     import('./SessionStores.ts'),
-    hasStoredSession() ? loadContracts().catch(() => null) : null,
+    hasStoredSession()
+      ? loadContracts().catch((error: unknown) => {
+          log.warn('Could not load the schemas: the saved session comes back without its user', error);
+          return null;
+        })
+      : null,
   ]);
   sessionCode ??= code;
 }

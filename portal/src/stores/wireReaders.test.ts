@@ -30,6 +30,7 @@ describe('answers the public pages read without zod', () => {
     { ...config, paymentsEnabled: 'yes' },
     { ...config, basicDailyLimitMinutes: 0 },
     { ...config, basicDailyLimitMinutes: 1.5 },
+    { ...config, basicDailyLimitMinutes: 2 ** 53 },
     { ...config, boxMinimumChargeMinutes: -5 },
     { ...config, boxMinimumChargeMinutes: '5' },
     { provider: 'stripe' },

@@ -19,6 +19,9 @@ export const PLANS_INTRO =
 export const PLANS_TABS_LABEL = 'Plans';
 export const TAB_OVERVIEW = 'Tier Overview';
 export const TAB_PURCHASE = 'Purchase Credits';
+/** The purchase form's code could not be downloaded (offline, or a new version of the portal). */
+export const PURCHASE_FORM_UNAVAILABLE =
+  'Could not load the purchase form. Check your connection and reload the page.';
 export const LOGIN_TO_PURCHASE = 'Login to Purchase';
 
 // Spec section 8, verbatim.

@@ -59,7 +59,7 @@ function TargetAcquiredCard({ attack }: { attack: Attack }) {
               {TARGET_LABELS.noPorts}
             </Typography>
           ) : (
-            <Stack direction="row" spacing={0.5} sx={{ flexWrap: 'wrap' }}>
+            <Stack direction="row" spacing={0.5} useFlexGap sx={{ flexWrap: 'wrap' }}>
               {ports.map(([port, service]) => (
                 <Chip key={port} size="small" label={`${port}/${service}`} />
               ))}

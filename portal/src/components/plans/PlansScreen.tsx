@@ -4,7 +4,7 @@ import Tab from '@mui/material/Tab';
 import Tabs from '@mui/material/Tabs';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
-import { lazy, Suspense, useEffect, useState } from 'react';
+import { Suspense, useEffect, useState } from 'react';
 import { Link as RouterLink } from 'react-router';
 import { paths } from '../../routes/paths.ts';
 import { useStores } from '../../stores/StoresContext.tsx';
@@ -12,18 +12,24 @@ import {
   LOGIN_TO_PURCHASE,
   PLANS_INTRO,
   PLANS_TABS_LABEL,
+  PURCHASE_FORM_UNAVAILABLE,
   TAB_OVERVIEW,
   TAB_PURCHASE,
 } from '../../strings/plans.ts';
+import { lazyOr } from '../lazyOr.ts';
 import { Notice } from '../Notice.tsx';
 import { Stack } from '../Stack.tsx';
+import type { PurchasePanelProps } from './PurchasePanel.tsx';
 import { TierOverview } from './TierOverview.tsx';
 
 /**
  * The purchase form (its slider and amount field) only ever shows on /plans, signed in: its code loads with
  * that tab, so /pricing's visitors do not download it.
  */
-const PurchasePanel = lazy(async () => ({ default: (await import('./PurchasePanel.tsx')).PurchasePanel }));
+const PurchasePanel = lazyOr<PurchasePanelProps>(
+  async () => (await import('./PurchasePanel.tsx')).PurchasePanel,
+  () => <Notice severity="error">{PURCHASE_FORM_UNAVAILABLE}</Notice>,
+);
 
 /** The two modes of the screen (commerce-and-content section 4, 'Plans page mode'). */
 export type PlansMode = 'overview' | 'purchase';

@@ -55,8 +55,11 @@ export const ForgotPasswordPage = observer(function ForgotPasswordPage(_props: F
 
   async function submit(event: FormEvent) {
     event.preventDefault();
+    // Busy while the schemas may still be on their way: a second press sends nothing.
+    setSubmitting(true);
     const parsed = await checkForm((contracts) => contracts.emailRequest, { email });
     if (!parsed.ok) {
+      setSubmitting(false);
       setError(parsed.errors.email ?? parsed.failure);
       return;
     }
