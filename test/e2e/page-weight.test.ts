@@ -24,12 +24,16 @@ export const JS_BUDGET_BYTES = {
   signedInPage: 300_000,
 } as const;
 
+/** How long a page may take to load on a busy machine: the test weighs, it does not time. */
+const PAGE_TIMEOUT_MS = 120_000;
+
 /** The globe (three.js, react-globe.gl, the country outlines): /attack's chunk of its own. */
 const GLOBE_CHUNK = /\/assets\/GlobeView-[\w-]+\.js$/;
 
 type Script = { url: string; bytes: number; encoding: string | null; cacheControl: string | null };
 
-describe('page weight: the JavaScript each page downloads on a first visit, in Chromium, from the built portal', () => {
+describe('page weight: the JavaScript each page downloads on a first visit, in Chromium, from the built portal', function () {
+  this.timeout(2 * PAGE_TIMEOUT_MS);
   let platform: RunningPlatform;
   let browser: Browser;
   let accessToken: string;
@@ -74,8 +78,11 @@ describe('page weight: the JavaScript each page downloads on a first visit, in C
       if (script) script.bytes += encodedDataLength;
     });
     if (signedIn) await storeSessionBeforeLoad(page, accessToken);
-    const me = signedIn ? page.waitForResponse((res) => res.url().endsWith('/api/v1/users/me')) : null;
-    await page.goto(`${platform.url}${pagePath}`, { waitUntil: 'networkidle' });
+    // Sizes, not times: a machine busy with other suites (make test runs two lanes) may take its time.
+    const me = signedIn
+      ? page.waitForResponse((res) => res.url().endsWith('/api/v1/users/me'), { timeout: PAGE_TIMEOUT_MS })
+      : null;
+    await page.goto(`${platform.url}${pagePath}`, { waitUntil: 'networkidle', timeout: PAGE_TIMEOUT_MS });
     if (me) expect((await me).status(), `${pagePath}: signed in`).to.equal(200);
     // Awaiting Confirmation opened directly (without the signup's state) goes on to /signup: both are counted.
     if (signedIn) expect(new URL(page.url()).pathname, `${pagePath}: stayed on the page`).to.equal(pagePath);
