@@ -174,7 +174,7 @@ test-e2e-portal: build ## The other end-to-end tests (accounts, chat, credits, p
 	@boxes="$$(grep -l 'requireBoxHost\|startBoxPlatform\|localRuntimeEnv' $(E2E_PORTAL_SPECS) || true)"; \
 	  [[ -z "$$boxes" ]] || { echo "test-e2e-portal: these run boxes, list them in E2E_BOX_SPECS: $$boxes" >&2; exit 1; }
 	@hack/ensure-chromium.sh
-	TEST_SUITE=e2e-portal mocha --config test/e2e/.mocharc.json $(MOCHA_FLAGS) $(E2E_PORTAL_SPECS)
+	TEST_SUITE=e2e-portal hack/in-own-netns.sh mocha --config test/e2e/.mocharc.json $(MOCHA_FLAGS) $(E2E_PORTAL_SPECS)
 
 # Schemathesis is pinned in hack/ensure-schemathesis.sh (a virtual environment of its own, made once in
 # ~/.cache/exploit-grid); FUZZ_MAX_EXAMPLES and FUZZ_SEED (a number, or random) tune a run.
