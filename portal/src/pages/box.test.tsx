@@ -53,6 +53,7 @@ import {
   vpnConfigFailed,
   vpnConfigFileName,
 } from '../strings/box.ts';
+import { RUNTIME_DOWN_POLL_MS } from '../stores/BoxStore.ts';
 import { boxCostText } from '../strings/hints.ts';
 import { stripeConfig } from '../testing/commerce.ts';
 import { deferred, fail, reply, testBox, testUser, type FakeReply } from '../testing/fakeApi.ts';
@@ -329,6 +330,29 @@ describe('My Box page', () => {
     expect(notice.textContent).toContain(BOX_UNAVAILABLE);
     expect(notice.textContent).toContain('Docker is not installed on this host.');
     expect(within(section).getByRole('button', { name: CREATE_BOX }).hasAttribute('disabled')).toBe(true);
+  });
+
+  it('follows a runtime that is still starting: Create turns on when it is up, without a reload', async () => {
+    // Only the timeouts (the poll): React's scheduler runs as usual.
+    vi.useFakeTimers({ shouldAdvanceTime: true, toFake: ['setTimeout', 'clearTimeout'] });
+    let available = false;
+    await boxPage({
+      'GET /boxes/runtime': () =>
+        reply(200, {
+          available,
+          reason: available ? null : 'The box runtime is starting.',
+          image: { state: 'ready', percent: 100, step: null },
+        }),
+    });
+    const section = boxSection();
+    await within(section).findByTestId('box-unavailable');
+    expect(within(section).getByRole('button', { name: CREATE_BOX }).hasAttribute('disabled')).toBe(true);
+    available = true;
+    await act(() => vi.advanceTimersByTimeAsync(RUNTIME_DOWN_POLL_MS));
+    await waitFor(() =>
+      expect(within(section).getByRole('button', { name: CREATE_BOX }).hasAttribute('disabled')).toBe(false),
+    );
+    expect(within(section).queryByTestId('box-unavailable')).toBeNull();
   });
 
   it('disables Start for a box whose unavailableReason is set, and shows the reason', async () => {

@@ -39,6 +39,8 @@ export type BoxError = { message: string; detail?: string };
 
 /** Polling period of GET /boxes/runtime while the base image builds or the box provisions. */
 export const RUNTIME_POLL_MS = 2000;
+/** How often My Box asks again while the runtime is not available (starting, or down for now). */
+export const RUNTIME_DOWN_POLL_MS = 5000;
 /** Period of the daily countdown. */
 export const CLOCK_TICK_MS = 1000;
 
@@ -100,6 +102,7 @@ export class BoxStore {
       dailyLimitReached: computed,
       unavailableReason: computed,
       shouldPollRuntime: computed,
+      runtimePollMs: computed,
       applyUpdate: action,
       tick: action,
       clearBoxError: action,
@@ -157,9 +160,23 @@ export class BoxStore {
     return null;
   }
 
-  /** The base image is building or the box is provisioning: progress comes from GET /boxes/runtime. */
+  /**
+   * The base image is building or the box is provisioning (progress comes from GET /boxes/runtime), or the
+   * runtime is not available (still starting, or down for now): the page follows it until it is.
+   */
   get shouldPollRuntime(): boolean {
-    return this.runtime?.image.state === 'building' || this.box?.status === 'PROVISIONING';
+    return (
+      this.runtime?.image.state === 'building' ||
+      this.box?.status === 'PROVISIONING' ||
+      (this.runtime !== null && !this.runtime.available)
+    );
+  }
+
+  /** Progress every 2 s; a runtime that is down, less often. */
+  get runtimePollMs(): number {
+    return this.runtime?.image.state === 'building' || this.box?.status === 'PROVISIONING'
+      ? RUNTIME_POLL_MS
+      : RUNTIME_DOWN_POLL_MS;
   }
 
   /** Everything My Box shows: the box, the runtime, the VPN pools and this operator's VPN clients. */
@@ -348,8 +365,8 @@ export class BoxStore {
   }
 
   /**
-   * Polls GET /boxes/runtime every 2 s while the base image builds or the box provisions, and stops when
-   * neither holds any more. Returns the function that stops watching (the page calls it on unmount).
+   * Polls GET /boxes/runtime every 2 s while the base image builds or the box provisions, every 5 s while the
+   * runtime is not available, and stops when none of these holds any more. Returns the function that stops watching (the page calls it on unmount).
    */
   watchRuntime(): () => void {
     let stopped = false;
@@ -363,7 +380,7 @@ export class BoxStore {
           fetching = false;
           if (!stopped && this.shouldPollRuntime) schedule();
         });
-      }, RUNTIME_POLL_MS);
+      }, this.runtimePollMs);
     };
     const dispose = reaction(
       () => this.shouldPollRuntime,
