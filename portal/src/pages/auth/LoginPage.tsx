@@ -172,12 +172,7 @@ export const LoginPage = observer(function LoginPage(_props: LoginPageProps) {
               {notice.text}
             </Notice>
           )}
-          {failure && (
-            <Notice severity="error" sx={{ mb: 2 }}>
-              {failure}
-            </Notice>
-          )}
-          <AuthForm onSubmit={submit}>
+          <AuthForm onSubmit={submit} failure={failure}>
             <AuthField
               label={EMAIL_LABEL}
               type="email"

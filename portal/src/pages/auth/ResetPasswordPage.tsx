@@ -9,7 +9,6 @@ import { AuthCard } from '../../components/auth/AuthCard.tsx';
 import { AuthForm } from '../../components/auth/AuthForm.tsx';
 import { AuthField } from '../../components/auth/AuthField.tsx';
 import { checkForm, serverFieldError } from '../../components/auth/fieldErrors.ts';
-import { Notice } from '../../components/Notice.tsx';
 import { usePageMeta } from '../../components/pageMeta.ts';
 import { toast } from '../../notifications/toast.ts';
 import { paths } from '../../routes/paths.ts';
@@ -97,12 +96,7 @@ export function ResetPasswordPage(_props: ResetPasswordPageProps) {
   if (!token) return null;
   return (
     <AuthCard title={RESET_PASSWORD_TITLE} subtitle={RESET_PASSWORD_SUBTITLE}>
-      {failure && (
-        <Notice severity="error" sx={{ mb: 2 }}>
-          {failure}
-        </Notice>
-      )}
-      <AuthForm onSubmit={submit}>
+      <AuthForm onSubmit={submit} failure={failure}>
         <AuthField
           label={NEW_PASSWORD_LABEL}
           type="password"

@@ -10,7 +10,6 @@ import { AuthForm } from '../../components/auth/AuthForm.tsx';
 import { AuthField } from '../../components/auth/AuthField.tsx';
 import { checkForm, serverFieldError } from '../../components/auth/fieldErrors.ts';
 import { SocialSignIn } from '../../components/auth/SocialSignIn.tsx';
-import { Notice } from '../../components/Notice.tsx';
 import { usePageMeta } from '../../components/pageMeta.ts';
 import { paths } from '../../routes/paths.ts';
 import { useStores } from '../../stores/StoresContext.tsx';
@@ -88,12 +87,7 @@ export const SignupPage = observer(function SignupPage(_props: SignupPageProps) 
 
   return (
     <AuthCard title={SIGNUP_TITLE} subtitle={SIGNUP_SUBTITLE}>
-      {failure && (
-        <Notice severity="error" sx={{ mb: 2 }}>
-          {failure}
-        </Notice>
-      )}
-      <AuthForm onSubmit={submit}>
+      <AuthForm onSubmit={submit} failure={failure}>
         <AuthField
           label={EMAIL_LABEL}
           type="email"
