@@ -37,7 +37,7 @@ export class PgListener {
     if (this.#retry) clearTimeout(this.#retry);
     const client = this.#client;
     this.#client = null;
-    await client?.end().catch(() => undefined);
+    if (client) await endWithin(client, END_TIMEOUT_MS);
   }
 
   async #connect(): Promise<void> {
@@ -97,4 +97,23 @@ export class PgListener {
     }, 1000);
     this.#retry.unref();
   }
+}
+
+/** How long close() waits for the server to see the LISTEN connection end. */
+const END_TIMEOUT_MS = 2000;
+
+/**
+ * Ends a client, waiting at most `ms`: `end()` on a connection the server has just cut (a database dropped or
+ * restarted, the moment before the client heard of it) may never settle, and shutdown must not hang on it.
+ */
+async function endWithin(client: pg.Client, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    client.end().catch(() => undefined),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+      timer.unref();
+    }),
+  ]);
+  clearTimeout(timer);
 }
