@@ -1,3 +1,4 @@
+import { EMAIL_LABEL } from '../../strings/auth.ts';
 import { Field } from '../Field.tsx';
 
 export type AuthFieldProps = {
@@ -33,4 +34,9 @@ export function AuthField({
       error={error}
     />
   );
+}
+
+/** The email field the account forms open with (focused, the browser's saved address offered). */
+export function EmailField(props: Pick<AuthFieldProps, 'value' | 'onChange' | 'error'>) {
+  return <AuthField label={EMAIL_LABEL} type="email" autoComplete="email" autoFocus {...props} />;
 }

@@ -7,7 +7,7 @@ import { useState, type FormEvent } from 'react';
 import { Link as RouterLink } from 'react-router';
 import { AuthCard } from '../../components/auth/AuthCard.tsx';
 import { AuthForm } from '../../components/auth/AuthForm.tsx';
-import { AuthField } from '../../components/auth/AuthField.tsx';
+import { EmailField } from '../../components/auth/AuthField.tsx';
 import { CooldownButton } from '../../components/auth/CooldownButton.tsx';
 import { checkForm } from '../../components/auth/fieldErrors.ts';
 import { Notice } from '../../components/Notice.tsx';
@@ -18,7 +18,6 @@ import { paths } from '../../routes/paths.ts';
 import { useStores } from '../../stores/StoresContext.tsx';
 import {
   BACK_TO_LOGIN,
-  EMAIL_LABEL,
   FORGOT_PASSWORD_SUBTITLE,
   FORGOT_PASSWORD_TITLE,
   SEND_AGAIN,
@@ -84,15 +83,7 @@ export const ForgotPasswordPage = observer(function ForgotPasswordPage(_props: F
         </Stack>
       ) : (
         <AuthForm onSubmit={submit}>
-          <AuthField
-            label={EMAIL_LABEL}
-            type="email"
-            autoComplete="email"
-            autoFocus
-            value={email}
-            onChange={setEmail}
-            error={error}
-          />
+          <EmailField value={email} onChange={setEmail} error={error} />
           <Button type="submit" variant="contained" size="large" fullWidth loading={submitting}>
             {SEND_RESET_LINK}
           </Button>

@@ -9,7 +9,7 @@ import { Link as RouterLink, useNavigate, useSearchParams } from 'react-router';
 import { ApiError, serverMessageOf } from '../../api/ApiError.ts';
 import { AuthCard } from '../../components/auth/AuthCard.tsx';
 import { AuthForm } from '../../components/auth/AuthForm.tsx';
-import { AuthField } from '../../components/auth/AuthField.tsx';
+import { AuthField, EmailField } from '../../components/auth/AuthField.tsx';
 import { checkForm } from '../../components/auth/fieldErrors.ts';
 import { SocialSignIn } from '../../components/auth/SocialSignIn.tsx';
 import { Notice } from '../../components/Notice.tsx';
@@ -21,7 +21,6 @@ import { useStores } from '../../stores/StoresContext.tsx';
 import {
   ALREADY_SIGNED_IN,
   CONTINUE_WITH,
-  EMAIL_LABEL,
   EMAIL_NOT_VERIFIED_NOTICE,
   EXCHANGING_SOCIAL_TOKEN,
   FORGOT_PASSWORD_LINK,
@@ -173,15 +172,7 @@ export const LoginPage = observer(function LoginPage(_props: LoginPageProps) {
             </Notice>
           )}
           <AuthForm onSubmit={submit} failure={failure}>
-            <AuthField
-              label={EMAIL_LABEL}
-              type="email"
-              autoComplete="email"
-              autoFocus
-              value={email}
-              onChange={setEmail}
-              error={errors.email}
-            />
+            <EmailField value={email} onChange={setEmail} error={errors.email} />
             <AuthField
               label={PASSWORD_LABEL}
               type="password"

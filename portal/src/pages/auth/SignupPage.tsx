@@ -7,14 +7,13 @@ import { Link as RouterLink, useNavigate, useSearchParams } from 'react-router';
 import { serverMessageOf } from '../../api/ApiError.ts';
 import { AuthCard } from '../../components/auth/AuthCard.tsx';
 import { AuthForm } from '../../components/auth/AuthForm.tsx';
-import { AuthField } from '../../components/auth/AuthField.tsx';
+import { AuthField, EmailField } from '../../components/auth/AuthField.tsx';
 import { checkForm, serverFieldError } from '../../components/auth/fieldErrors.ts';
 import { SocialSignIn } from '../../components/auth/SocialSignIn.tsx';
 import { usePageMeta } from '../../components/pageMeta.ts';
 import { paths } from '../../routes/paths.ts';
 import { useStores } from '../../stores/StoresContext.tsx';
 import {
-  EMAIL_LABEL,
   HANDLE_LABEL,
   HAVE_ACCOUNT,
   LOGIN_LINK,
@@ -88,15 +87,7 @@ export const SignupPage = observer(function SignupPage(_props: SignupPageProps) 
   return (
     <AuthCard title={SIGNUP_TITLE} subtitle={SIGNUP_SUBTITLE}>
       <AuthForm onSubmit={submit} failure={failure}>
-        <AuthField
-          label={EMAIL_LABEL}
-          type="email"
-          autoComplete="email"
-          autoFocus
-          value={email}
-          onChange={setEmail}
-          error={errors.email}
-        />
+        <EmailField value={email} onChange={setEmail} error={errors.email} />
         <AuthField
           label={HANDLE_LABEL}
           autoComplete="username"
