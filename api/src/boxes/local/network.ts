@@ -46,6 +46,12 @@ const TABLE = 'exploitgrid';
 /** The router's routing table for what its OpenVPN servers send back to players. */
 const REPLY_TABLE = '100';
 
+/** Socket hash table sizes of each box's own namespace (see #ownSocketTables). */
+export const BOX_SOCKET_TABLES = [
+  ['net.ipv4.tcp_child_ehash_entries', 4096],
+  ['net.ipv4.udp_child_hash_entries', 256],
+] as const;
+
 /**
  * The router network namespace of the local runtime: the arena bridge where boxes live, the
  * OpenVPN tun devices, and the nftables rules that decide who reaches what. The host gets one
@@ -73,6 +79,28 @@ export class RouterNetwork {
   get hostTransitAddress(): string {
     return hostAddress(this.layout.transit, 1);
   }
+  /**
+   * Boxes' namespaces are created from the router's (nspawn runs under `nsenter` into it), and a
+   * namespace gets socket hash tables of its own only when its parent asks for them before it is
+   * made. Without them every box's TCP sockets sit in the host's one table (262,144 buckets on a
+   * 24 GiB host), and reading a box's `/proc/<pid>/net/tcp` (its open ports, the referee's view of
+   * its connections) walks all of it, about a millisecond a read, with the players' softirqs
+   * contending for the same buckets. With them a read costs what the box's own sockets cost, and
+   * a box churning connections fills its own table, not the host's.
+   */
+  async #ownSocketTables(): Promise<void> {
+    for (const [key, value] of BOX_SOCKET_TABLES) {
+      await run('ip', ['netns', 'exec', this.namespace, 'sysctl', '-q', '-w', `${key}=${value}`]).catch(
+        (err: unknown) =>
+          // Kernels before 6.1 (TCP) and 6.2 (UDP) share the host's tables with every namespace.
+          this.#log.warn(
+            { err, key },
+            'Boxes share the host’s socket table (the kernel has no per-namespace one)',
+          ),
+      );
+    }
+  }
+
   get routerTransitAddress(): string {
     return hostAddress(this.layout.transit, 2);
   }
@@ -96,6 +124,7 @@ export class RouterNetwork {
       '-w',
       'net.ipv6.conf.all.disable_ipv6=1',
     ]);
+    await this.#ownSocketTables();
     if (!(await this.#linkExists(BRIDGE))) await inRouter('link', 'add', BRIDGE, 'type', 'bridge');
     await inRouter('address', 'replace', `${this.routerArenaAddress}/${arena.prefix}`, 'dev', BRIDGE);
     await inRouter('link', 'set', BRIDGE, 'up');

@@ -15,6 +15,7 @@ import { freeTcpUdpPort } from '../../net.ts';
 import { orchestratorContract } from '../../testing/orchestrator-contract.ts';
 import { LocalRuntime, type LocalRuntimeOptions } from './runtime.ts';
 import { CONSOLE_LOG_BYTES } from './machine.ts';
+import { BOX_SOCKET_TABLES } from './network.ts';
 import type { HostReferee, VerdictSink } from '../../referee/host.ts';
 
 const execFileAsync = promisify(execFile);
@@ -46,6 +47,8 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
   let ownerPublicKey: string;
   let hostOctet: number;
   let forwardingBefore: string;
+  /** The host namespace's own setting for namespaces made from it, which the runtime must leave alone. */
+  let hostChildEhash: string;
   let listener: ChildProcess | undefined;
   const clients: ClientNamespace[] = [];
   let alice: ClientNamespace;
@@ -157,6 +160,7 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
 
     // The players' computers: 10.203.<n>.4/30 and .8/30 on the host, the transit link .0/30.
     forwardingBefore = await readFile('/proc/sys/net/ipv4/ip_forward', 'utf8');
+    hostChildEhash = (await readFile('/proc/sys/net/ipv4/tcp_child_ehash_entries', 'utf8')).trim();
     hostOctet = await freeHostOctet();
     const net3 = `10.203.${hostOctet}`;
     alice = new ClientNamespace(`${prefix}-alice`, `${prefix}-ca`, net3, 4);
@@ -540,6 +544,20 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     const inGroup = await cgroupProcs(cgroupGroup, machine);
     expect(inGroup).to.include(init);
     expect(inGroup.length).to.be.at.least(4);
+  });
+
+  it('gives every box TCP and UDP socket tables of its own, the host’s left as they were', async () => {
+    // Reading a box's /proc/<pid>/net/tcp (its open ports, the referee's view) walks its table: with the
+    // host's shared one that is every bucket of the host, each tick, for each box.
+    const init = await containerInit(boxDir(aliceBox));
+    const inBox = async (key: string) =>
+      (await execFileAsync('nsenter', ['-t', String(init), '-n', 'sysctl', '-n', key])).stdout.trim();
+    expect(await inBox('net.ipv4.tcp_ehash_entries')).to.equal(String(BOX_SOCKET_TABLES[0][1]));
+    expect(await inBox('net.ipv4.udp_hash_entries')).to.equal(String(BOX_SOCKET_TABLES[1][1]));
+    // Only the router's namespace, where boxes' are made, asks for them.
+    expect((await readFile('/proc/sys/net/ipv4/tcp_child_ehash_entries', 'utf8')).trim()).to.equal(
+      hostChildEhash,
+    );
   });
 
   it('holds a box to its disk with the kernel: writing past it fails inside, the host keeps its space, the box runs on', async () => {
