@@ -1,0 +1,167 @@
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import {
+  STAFF_ONLY_FILES,
+  cataloguePackages,
+  installFiles,
+  loadCatalogue,
+  type CatalogueEntry,
+} from './catalogue.ts';
+import { chooseLoadout, type RandomInt } from './loadout.ts';
+
+/** A seeded generator (mulberry32), so that a failing draw can be replayed. */
+function seeded(seed: number): RandomInt {
+  let a = seed >>> 0;
+  return (max) => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * max);
+  };
+}
+
+function entry(id: string, kind: 'in' | 'up', difficulty: number, category = 'web'): CatalogueEntry {
+  return {
+    id,
+    title: id,
+    kind,
+    category: (kind === 'up' ? 'privesc' : category) as CatalogueEntry['category'],
+    difficulty,
+    weakness: 'a weakness for the test',
+    packages: [],
+    units: [],
+    services: [],
+    check: null,
+    gives: kind === 'in' ? 'www-data' : null,
+  };
+}
+
+describe('the catalogue of vulnerable services', () => {
+  const catalogue = loadCatalogue();
+
+  it('loads every entry with its scripts, ways in naming the user they give', () => {
+    expect(catalogue.length).to.be.at.least(4);
+    for (const e of catalogue) {
+      if (e.kind === 'in') expect(e.gives, e.id).to.be.a('string').and.not.equal('root');
+      else expect(e.gives, e.id).to.equal(null);
+      if (e.services.length) expect(e.check, e.id).to.not.equal(null);
+    }
+    expect(cataloguePackages(catalogue)).to.include('python3');
+  });
+
+  it('gives a box the install script and its files, never the exploit, the fix or the notes', () => {
+    for (const e of catalogue) {
+      const files = [...installFiles(e.id).keys()];
+      expect(files, e.id).to.include('install.sh');
+      for (const secret of STAFF_ONLY_FILES) expect(files, e.id).to.not.include(secret);
+    }
+    expect(() => installFiles('../etc')).to.throw(/not a catalogue entry id/);
+  });
+
+  it('refuses a broken entry rather than shrinking the catalogue', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'catalogue-'));
+    mkdirSync(path.join(dir, 'web-thing'));
+    const bad = { ...entry('web-thing', 'in', 1), gives: null };
+    writeFileSync(path.join(dir, 'web-thing', 'entry.json'), JSON.stringify(bad));
+    expect(() => loadCatalogue(dir)).to.throw(/web-thing: .*way in names the user/s);
+    writeFileSync(
+      path.join(dir, 'web-thing', 'entry.json'),
+      JSON.stringify({
+        ...entry('web-thing', 'in', 1),
+        services: [{ name: 'Web', port: 80, keeps: 'serves its page' }],
+      }),
+    );
+    expect(() => loadCatalogue(dir)).to.throw(/has a check/);
+    writeFileSync(path.join(dir, 'web-thing', 'entry.json'), JSON.stringify(entry('web-thing', 'in', 1)));
+    expect(() => loadCatalogue(dir)).to.throw(/no install.sh/);
+    writeFileSync(path.join(dir, 'web-thing', 'entry.json'), JSON.stringify(entry('other-name', 'in', 1)));
+    expect(() => loadCatalogue(dir)).to.throw(/its id is other-name/);
+  });
+});
+
+describe('a box’s loadout', () => {
+  // A catalogue shaped like the real one at full size: 8 ways in over three categories, 8 ways up.
+  const full = [
+    entry('in-web-1', 'in', 1),
+    entry('in-web-2', 'in', 2),
+    entry('in-web-3', 'in', 3),
+    entry('in-web-2b', 'in', 2),
+    entry('in-web-1b', 'in', 1),
+    entry('in-net-1', 'in', 1, 'network'),
+    entry('in-net-2', 'in', 2, 'network'),
+    entry('in-net-3', 'in', 3, 'network'),
+    ...[1, 1, 2, 2, 2, 3, 1, 3].map((d, i) => entry(`up-${i}`, 'up', d)),
+  ];
+  const byId = new Map(full.map((e) => [e.id, e]));
+
+  it('draws 3 ways in and 2 ways up by default, balanced, from more than one category', () => {
+    const average = (kind: 'in' | 'up') =>
+      full.filter((e) => e.kind === kind).reduce((s, e) => s + e.difficulty, 0) / 8;
+    const target = 3 * average('in') + 2 * average('up');
+    const seen = new Set<string>();
+    for (let seed = 1; seed <= 500; seed++) {
+      const ids = chooseLoadout(full, undefined, { random: seeded(seed) });
+      const chosen = ids.map((id) => byId.get(id)!);
+      expect(new Set(ids).size, `seed ${seed}`).to.equal(5);
+      const waysIn = chosen.slice(0, 3);
+      expect(waysIn.every((e) => e.kind === 'in') && chosen.slice(3).every((e) => e.kind === 'up')).to.equal(
+        true,
+      );
+      expect(
+        waysIn.some((e) => e.difficulty === 1),
+        `an easy way in, seed ${seed}`,
+      ).to.equal(true);
+      expect(
+        waysIn.some((e) => e.difficulty > 1),
+        `a harder way in, seed ${seed}`,
+      ).to.equal(true);
+      expect(new Set(waysIn.map((e) => e.category)).size, `categories, seed ${seed}`).to.be.above(1);
+      const total = chosen.reduce((s, e) => s + e.difficulty, 0);
+      expect(Math.abs(total - target), `difficulty ${total} against ${target}, seed ${seed}`).to.be.at.most(
+        1,
+      );
+      for (const id of ids) seen.add(id);
+    }
+    // Balance leaves every entry a chance.
+    expect([...seen].sort()).to.deep.equal(full.map((e) => e.id).sort());
+  });
+
+  it('never gives a reset box its previous loadout', () => {
+    let previous = chooseLoadout(full, undefined, { random: seeded(7) });
+    for (let seed = 100; seed < 400; seed++) {
+      const next = chooseLoadout(full, undefined, { previous, random: seeded(seed) });
+      expect([...next].sort(), `seed ${seed}`).to.not.deep.equal([...previous].sort());
+      previous = next;
+    }
+    // Even where only two loadouts exist at all, and a generator that keeps drawing the same one.
+    const tiny = [entry('a', 'in', 1), entry('b', 'in', 2), entry('c', 'up', 1)];
+    const stuck: RandomInt = () => 0;
+    const first = chooseLoadout(tiny, { in: 1, up: 1 }, { random: stuck });
+    const second = chooseLoadout(tiny, { in: 1, up: 1 }, { previous: first, random: seeded(3) });
+    expect(second).to.not.deep.equal(first);
+    expect(() => chooseLoadout(tiny, { in: 2, up: 1 }, { previous: ['a', 'b', 'c'] })).to.throw(
+      /no loadout of this size other than the previous one/,
+    );
+  });
+
+  it('takes the sizes it is given and refuses ones the catalogue cannot fill', () => {
+    expect(chooseLoadout(full, { in: 1, up: 0 }, { random: seeded(1) })).to.have.length(1);
+    expect(chooseLoadout(full, { in: 5, up: 4 }, { random: seeded(2) })).to.have.length(9);
+    expect(() => chooseLoadout(full, { in: 9, up: 1 })).to.throw(/asks for 9 ways in; the catalogue has 8/);
+    expect(() => chooseLoadout(full, { in: -1, up: 1 })).to.throw(/whole number/);
+    expect(() => chooseLoadout(full, { in: 1.5, up: 1 })).to.throw(/whole number/);
+  });
+
+  it('draws from the real catalogue', () => {
+    const real = loadCatalogue();
+    const size = {
+      in: Math.min(3, real.filter((e) => e.kind === 'in').length),
+      up: Math.min(2, real.filter((e) => e.kind === 'up').length),
+    };
+    const ids = chooseLoadout(real, size);
+    expect(ids).to.have.length(size.in + size.up);
+  });
+});
