@@ -24,6 +24,7 @@ declare -A packages=(
   [sshpass]=sshpass
   [jq]=jq
   [ping]=iputils-ping
+  [curl]=curl
 )
 missing=()
 for command in "${!packages[@]}"; do

@@ -223,6 +223,32 @@ export class ClientNamespace {
   }
 
   /** An HTTP GET from here (answers the body; throws on no answer within `seconds`). */
+  /** An HTTP request from this computer: its status and body (a form body for POST when given). */
+  async request(
+    url: string,
+    init: { method: 'GET' | 'POST'; form?: Record<string, string>; timeoutMs: number },
+  ): Promise<{ status: number; body: string }> {
+    const { stdout } = await execFileAsync(
+      'ip',
+      [
+        'netns',
+        'exec',
+        this.name,
+        process.execPath,
+        '-e',
+        `const [url, init] = [process.argv[1], JSON.parse(process.argv[2])];
+         fetch(url, { method: init.method, signal: AbortSignal.timeout(init.timeoutMs),
+           ...(init.form ? { body: new URLSearchParams(init.form) } : {}) })
+           .then(async (r) => process.stdout.write(JSON.stringify({ status: r.status, body: await r.text() })))
+           .catch((e) => { console.error(e.message); process.exit(1); })`,
+        url,
+        JSON.stringify(init),
+      ],
+      { timeout: init.timeoutMs + 5000 },
+    );
+    return JSON.parse(stdout) as { status: number; body: string };
+  }
+
   async httpGet(url: string, seconds = 5): Promise<string> {
     const { stdout } = await execFileAsync(
       'ip',

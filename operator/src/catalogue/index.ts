@@ -1,2 +1,3 @@
 export * from './catalogue.ts';
 export * from './loadout.ts';
+export * from './check.ts';

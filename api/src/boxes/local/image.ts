@@ -3,10 +3,11 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../../logger.ts';
+import { cataloguePackages, loadCatalogue } from '@exploit-grid/operator/catalogue';
 import { run, runStreaming } from './command.ts';
 
-/** Debian packages of every box, besides debootstrap's minbase. */
-export const BOX_PACKAGES = [
+/** Debian packages of every box, besides debootstrap's minbase and the catalogue's (CATALOGUE_PACKAGES). */
+const BASE_PACKAGES = [
   'systemd-sysv',
   'dbus',
   'openssh-server',
@@ -19,6 +20,15 @@ export const BOX_PACKAGES = [
   'nano',
   'nodejs',
 ];
+
+/**
+ * Every catalogue entry's packages are in every box (boxes reach no mirror, and a loadout installs
+ * at first boot in a second or two); an entry's install script enables what it uses.
+ */
+export const CATALOGUE_PACKAGES = cataloguePackages(loadCatalogue());
+
+/** Debian packages of every box, besides debootstrap's minbase. */
+export const BOX_PACKAGES = [...new Set([...BASE_PACKAGES, ...CATALOGUE_PACKAGES])];
 
 /** Bump when the customisation below changes: it names the image, so boxes get the new one. */
 const RECIPE_VERSION = 4;

@@ -1,0 +1,95 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect } from 'chai';
+import { runCheck, type HttpRequest } from './check.ts';
+
+/** Node's own fetch, as the platform makes the request. */
+const request: HttpRequest = async (url, init) => {
+  const res = await fetch(url, {
+    method: init.method,
+    signal: AbortSignal.timeout(init.timeoutMs),
+    ...(init.form ? { body: new URLSearchParams(init.form) } : {}),
+  });
+  return { status: res.status, body: await res.text() };
+};
+
+describe('service checks', () => {
+  let server: http.Server;
+  let port: number;
+  let answer: (url: URL, body: string) => [number, string] = () => [200, 'ok'];
+  const seen: { method: string; url: string; body: string }[] = [];
+
+  before(async () => {
+    server = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        seen.push({ method: req.method!, url: req.url!, body });
+        const [status, text] = answer(new URL(req.url!, 'http://box'), body);
+        res.writeHead(status).end(text);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  after(() => server.close());
+
+  it('passes when the service answers the honest request as it should, with a fresh nonce each time', async () => {
+    answer = (url) => [200, `Hello ${url.searchParams.get('name')}!`];
+    const check = {
+      type: 'http' as const,
+      port,
+      path: '/hello?name={nonce}',
+      method: 'GET' as const,
+      status: 200,
+      contains: 'Hello {nonce}!',
+    };
+    expect(await runCheck(check, '127.0.0.1', request)).to.deep.equal({
+      ok: true,
+      detail: `port ${port}: answered as it should`,
+    });
+    await runCheck(check, '127.0.0.1', request);
+    const [a, b] = seen.slice(-2).map((s) => s.url);
+    expect(a).to.match(/^\/hello\?name=[0-9a-f]{12}$/);
+    expect(a).to.not.equal(b);
+  });
+
+  it('sends a form for POST checks', async () => {
+    answer = (_url, body) => [201, `stored ${new URLSearchParams(body).get('note')}`];
+    const check = {
+      type: 'http' as const,
+      port,
+      path: '/notes',
+      method: 'POST' as const,
+      form: { note: 'n-{nonce}' },
+      status: 201,
+      contains: 'stored n-{nonce}',
+    };
+    expect((await runCheck(check, '127.0.0.1', request)).ok).to.equal(true);
+    expect(seen.at(-1)!.method).to.equal('POST');
+  });
+
+  it('fails on another status, an answer without what it must say, and no answer at all', async () => {
+    const check = {
+      type: 'http' as const,
+      port,
+      path: '/',
+      method: 'GET' as const,
+      status: 200,
+      contains: 'pong',
+    };
+    answer = () => [500, 'pong'];
+    expect(await runCheck(check, '127.0.0.1', request)).to.deep.equal({
+      ok: false,
+      detail: `port ${port}: answered 500, not 200`,
+    });
+    answer = () => [200, 'Forbidden by the firewall of the defender'];
+    expect((await runCheck(check, '127.0.0.1', request)).detail).to.equal(
+      `port ${port}: the answer lacks what the service must say`,
+    );
+    const closed = { ...check, port: 1 };
+    const down = await runCheck(closed, '127.0.0.1', request, 1000);
+    expect(down.ok).to.equal(false);
+    expect(down.detail).to.match(/^port 1: no answer/);
+  });
+});

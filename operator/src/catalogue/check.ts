@@ -1,0 +1,47 @@
+import { randomBytes } from 'node:crypto';
+import type { ServiceCheck } from './catalogue.ts';
+
+export interface CheckResult {
+  ok: boolean;
+  /** What was seen, for the attack's timeline and the defender (never the weakness). */
+  detail: string;
+}
+
+/** An HTTP request made from wherever the check runs (the attacker's side of the arena). */
+export type HttpRequest = (
+  url: string,
+  init: { method: 'GET' | 'POST'; form?: Record<string, string>; timeoutMs: number },
+) => Promise<{ status: number; body: string }>;
+
+/**
+ * Checks a service as a client would: the request an honest user makes, with a fresh nonce each
+ * time where the entry asks for one (so a defender cannot answer from a cache), and the answer it
+ * must contain.
+ */
+export async function runCheck(
+  check: ServiceCheck,
+  address: string,
+  request: HttpRequest,
+  timeoutMs = 5000,
+): Promise<CheckResult> {
+  const nonce = randomBytes(6).toString('hex');
+  const fill = (text: string) => text.replaceAll('{nonce}', nonce);
+  const url = `http://${address}:${check.port}${fill(check.path)}`;
+  const form = check.form
+    ? Object.fromEntries(Object.entries(check.form).map(([k, v]) => [k, fill(v)]))
+    : undefined;
+  let answer: { status: number; body: string };
+  try {
+    answer = await request(url, { method: check.method, ...(form ? { form } : {}), timeoutMs });
+  } catch (err) {
+    return {
+      ok: false,
+      detail: `port ${check.port}: no answer (${err instanceof Error ? err.message : err})`,
+    };
+  }
+  if (answer.status !== check.status)
+    return { ok: false, detail: `port ${check.port}: answered ${answer.status}, not ${check.status}` };
+  if (!answer.body.includes(fill(check.contains)))
+    return { ok: false, detail: `port ${check.port}: the answer lacks what the service must say` };
+  return { ok: true, detail: `port ${check.port}: answered as it should` };
+}
