@@ -154,7 +154,7 @@ kind-up: ## A kind cluster with KubeVirt, Multus and the chart (needs docker, ki
 
 # The end-to-end suites that run boxes on this host's local runtime (make test runs them after the API's
 # tests, the others beside them).
-E2E_BOX_SPECS := $(patsubst %,test/e2e/%.test.ts,attacks boxes grid onboarding root staff)
+E2E_BOX_SPECS := $(patsubst %,test/e2e/%.test.ts,attacks boxes catalogue grid onboarding root staff)
 E2E_PORTAL_SPECS := $(filter-out $(E2E_BOX_SPECS),$(sort $(wildcard test/e2e/*.test.ts)))
 
 .PHONY: test-e2e

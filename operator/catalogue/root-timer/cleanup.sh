@@ -1,4 +1,3 @@
 #!/bin/sh
 # Removes old scratch files from /tmp and /var/tmp.
-find /tmp /var/tmp -xdev -type f -name '*.old' -mmin +60 -delete 2>/dev/null
-exit 0
+find /tmp /var/tmp -xdev -type f -name '*.old' -mmin +60 -delete 2>/dev/null || true
