@@ -79,12 +79,13 @@ export class RouterNetwork {
   get hostTransitAddress(): string {
     return hostAddress(this.layout.transit, 1);
   }
+
   /**
    * Boxes' namespaces are created from the router's (nspawn runs under `nsenter` into it), and a
    * namespace gets socket hash tables of its own only when its parent asks for them before it is
    * made. Without them every box's TCP sockets sit in the host's one table (262,144 buckets on a
    * 24 GiB host), and reading a box's `/proc/<pid>/net/tcp` (its open ports, the referee's view of
-   * its connections) walks all of it, about a millisecond a read, with the players' softirqs
+   * its connections) walks all of it, a millisecond or two a read, with the players' softirqs
    * contending for the same buckets. With them a read costs what the box's own sockets cost, and
    * a box churning connections fills its own table, not the host's.
    */

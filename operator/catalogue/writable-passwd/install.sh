@@ -1,0 +1,4 @@
+#!/bin/sh
+# "So the helpdesk script can add accounts": /etc/passwd writable by everyone.
+set -eu
+chmod 666 /etc/passwd
