@@ -9,6 +9,7 @@ import { ClientNamespace, requireBoxHost } from '../support/netns.ts';
 import {
   freePort,
   localRuntimeEnv,
+  logPlatformOnFailure,
   startPlatform,
   takeDownBoxes,
   type RunningPlatform,
@@ -65,16 +66,7 @@ describe('attacks on real boxes: reverse shells, root, kill chains, settlement',
   });
 
   afterEach(function () {
-    // What the platform said, for a failure far from here (CI).
-    if (this.currentTest?.state === 'failed') {
-      const lines = platform?.output().split('\n') ?? [];
-      console.error(
-        lines
-          .filter((line) => !line.includes('Request completed'))
-          .slice(-60)
-          .join('\n'),
-      );
-    }
+    logPlatformOnFailure(this.currentTest, platform);
   });
 
   after(async function () {

@@ -18,6 +18,7 @@ import { ClientNamespace, requireBoxHost, type ShellListener } from '../support/
 import {
   freePort,
   localRuntimeEnv,
+  logPlatformOnFailure,
   startPlatform,
   takeDownBoxes,
   type RunningPlatform,
@@ -139,15 +140,7 @@ describe('the catalogue on real boxes: installed, checked, exploited, fixed', fu
   afterEach(async function () {
     if (current) await cancel(current);
     current = null;
-    if (this.currentTest?.state === 'failed') {
-      const lines = platform?.output().split('\n') ?? [];
-      console.error(
-        lines
-          .filter((line) => !line.includes('Request completed'))
-          .slice(-60)
-          .join('\n'),
-      );
-    }
+    logPlatformOnFailure(this.currentTest, platform);
   });
 
   after(async function () {

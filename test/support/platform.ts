@@ -120,6 +120,24 @@ export interface RunningPlatform {
 }
 
 /**
+ * For an `afterEach`: after a failed test, prints the last lines the platform logged (request logs
+ * left out), for a failure far from here (CI).
+ */
+export function logPlatformOnFailure(
+  test: Mocha.Test | undefined,
+  platform: RunningPlatform | undefined,
+): void {
+  if (test?.state !== 'failed') return;
+  const lines = platform?.output().split('\n') ?? [];
+  console.error(
+    lines
+      .filter((line) => !line.includes('Request completed'))
+      .slice(-60)
+      .join('\n'),
+  );
+}
+
+/**
  * Starts `node api/dist/main.js` on a free port with a fresh DATA_DIR (embedded
  * PostgreSQL included) and waits until /readyz answers 200.
  */
