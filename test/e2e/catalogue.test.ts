@@ -82,7 +82,10 @@ describe('the catalogue on real boxes: installed, checked, exploited, fixed', fu
 
   /** The entry's check, made from `from` (the attacker's computer during a window, else the owner's). */
   const check = (entry: CatalogueEntry, from: ClientNamespace, target: ArenaPlayer) =>
-    runCheck(entry.check!, target.box.ip, (url, init) => from.request(url, init));
+    runCheck(entry.check!, target.box.ip, {
+      http: (url, init) => from.request(url, init),
+      tcp: (address, port, init) => from.tcpExchange(address, port, init),
+    });
 
   /** A way in's exploit, run on the attacker's computer; the shell it gives, or null when none came within 8 s. */
   async function exploitIn(

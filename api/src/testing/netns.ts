@@ -249,6 +249,38 @@ export class ClientNamespace {
     return JSON.parse(stdout) as { status: number; body: string };
   }
 
+  /** A TCP exchange from this computer: sends `send`, answers what came back until `contains`, the end or the timeout. */
+  async tcpExchange(
+    address: string,
+    port: number,
+    init: { send: string; contains: string; timeoutMs: number },
+  ): Promise<string> {
+    const { stdout } = await execFileAsync(
+      'ip',
+      [
+        'netns',
+        'exec',
+        this.name,
+        process.execPath,
+        '-e',
+        `const [address, port, init] = [process.argv[1], Number(process.argv[2]), JSON.parse(process.argv[3])];
+         let received = Buffer.alloc(0);
+         const done = () => { process.stdout.write(received.toString('base64')); process.exit(0); };
+         const socket = require('net').connect(port, address, () => socket.write(init.send));
+         socket.setTimeout(init.timeoutMs, done);
+         socket.on('data', (chunk) => { received = Buffer.concat([received, chunk]);
+           if (received.toString('latin1').includes(init.contains)) done(); });
+         socket.on('end', done);
+         socket.on('error', (e) => { console.error(e.message); process.exit(1); });`,
+        address,
+        String(port),
+        JSON.stringify(init),
+      ],
+      { timeout: init.timeoutMs + 5000 },
+    );
+    return Buffer.from(stdout, 'base64').toString('latin1');
+  }
+
   async httpGet(url: string, seconds = 5): Promise<string> {
     const { stdout } = await execFileAsync(
       'ip',

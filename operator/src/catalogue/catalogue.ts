@@ -30,6 +30,14 @@ export const checkSchema = z.discriminatedUnion('type', [
     /** What the answer's body must contain (`{nonce}` as in `path`). */
     contains: z.string().min(1),
   }),
+  z.object({
+    type: z.literal('tcp'),
+    port: z.number().int().min(1).max(65535),
+    /** What to send once connected (a datastore's or mail server's own protocol), `{nonce}` as above. */
+    send: z.string(),
+    /** What the bytes received must contain before the service closes or `timeoutMs` ends. */
+    contains: z.string().min(1),
+  }),
 ]);
 export type ServiceCheck = z.infer<typeof checkSchema>;
 

@@ -1,7 +1,7 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { runCheck, type HttpRequest } from './check.ts';
+import { runCheck, type CheckTransports, type HttpRequest, type TcpExchange } from './check.ts';
 
 /** Node's own fetch, as the platform makes the request. */
 const request: HttpRequest = async (url, init) => {
@@ -12,6 +12,25 @@ const request: HttpRequest = async (url, init) => {
   });
   return { status: res.status, body: await res.text() };
 };
+
+/** A plain TCP client, as the platform's. */
+const exchange: TcpExchange = (address, port, init) =>
+  new Promise((resolve, reject) => {
+    let received = '';
+    const socket = net.connect(port, address, () => socket.write(init.send));
+    const done = () => {
+      socket.destroy();
+      resolve(received);
+    };
+    socket.setTimeout(init.timeoutMs, done);
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString('latin1');
+      if (received.includes(init.contains)) done();
+    });
+    socket.on('end', done);
+    socket.on('error', reject);
+  });
+const transports: CheckTransports = { http: request, tcp: exchange };
 
 describe('service checks', () => {
   let server: http.Server;
@@ -44,11 +63,11 @@ describe('service checks', () => {
       status: 200,
       contains: 'Hello {nonce}!',
     };
-    expect(await runCheck(check, '127.0.0.1', request)).to.deep.equal({
+    expect(await runCheck(check, '127.0.0.1', transports)).to.deep.equal({
       ok: true,
       detail: `port ${port}: answered as it should`,
     });
-    await runCheck(check, '127.0.0.1', request);
+    await runCheck(check, '127.0.0.1', transports);
     const [a, b] = seen.slice(-2).map((s) => s.url);
     expect(a).to.match(/^\/hello\?name=[0-9a-f]{12}$/);
     expect(a).to.not.equal(b);
@@ -65,7 +84,7 @@ describe('service checks', () => {
       status: 201,
       contains: 'stored n-{nonce}',
     };
-    expect((await runCheck(check, '127.0.0.1', request)).ok).to.equal(true);
+    expect((await runCheck(check, '127.0.0.1', transports)).ok).to.equal(true);
     expect(seen.at(-1)!.method).to.equal('POST');
   });
 
@@ -79,16 +98,67 @@ describe('service checks', () => {
       contains: 'pong',
     };
     answer = () => [500, 'pong'];
-    expect(await runCheck(check, '127.0.0.1', request)).to.deep.equal({
+    expect(await runCheck(check, '127.0.0.1', transports)).to.deep.equal({
       ok: false,
       detail: `port ${port}: answered 500, not 200`,
     });
     answer = () => [200, 'Forbidden by the firewall of the defender'];
-    expect((await runCheck(check, '127.0.0.1', request)).detail).to.equal(
+    expect((await runCheck(check, '127.0.0.1', transports)).detail).to.equal(
       `port ${port}: the answer lacks what the service must say`,
     );
     const closed = { ...check, port: 1 };
-    const down = await runCheck(closed, '127.0.0.1', request, 1000);
+    const down = await runCheck(closed, '127.0.0.1', transports, 1000);
+    expect(down.ok).to.equal(false);
+    expect(down.detail).to.match(/^port 1: no answer/);
+  });
+
+  it('speaks a service’s own protocol over TCP: what it sends back must hold the nonce', async () => {
+    // A datastore in miniature: SET stores, GET answers what was stored, one line each.
+    const store = new Map<string, string>();
+    const server = net.createServer((socket) => {
+      let buffered = '';
+      socket.on('data', (chunk: Buffer) => {
+        buffered += chunk.toString();
+        let line: RegExpExecArray | null;
+        while ((line = /^(.*?)\r\n/.exec(buffered))) {
+          buffered = buffered.slice(line[0].length);
+          const [verb, key, value] = line[1]!.split(' ');
+          if (verb === 'SET') {
+            store.set(key!, value!);
+            socket.write('+OK\r\n');
+          } else if (verb === 'GET') socket.write(`$${store.get(key!) ?? '-1'}\r\n`);
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const tcpPort = (server.address() as AddressInfo).port;
+    try {
+      const check = {
+        type: 'tcp' as const,
+        port: tcpPort,
+        send: 'SET eg-check {nonce}\r\nGET eg-check\r\n',
+        contains: '${nonce}',
+      };
+      expect(await runCheck(check, '127.0.0.1', transports, 2000)).to.deep.equal({
+        ok: true,
+        detail: `port ${tcpPort}: answered as it should`,
+      });
+      // A "fix" that keeps the port open but stores nothing fails.
+      store.set = () => store;
+      const broken = await runCheck(check, '127.0.0.1', transports, 500);
+      expect(broken).to.deep.equal({
+        ok: false,
+        detail: `port ${tcpPort}: the answer lacks what the service must say`,
+      });
+    } finally {
+      server.close();
+    }
+    const down = await runCheck(
+      { type: 'tcp', port: 1, send: 'PING\r\n', contains: '+PONG' },
+      '127.0.0.1',
+      transports,
+      500,
+    );
     expect(down.ok).to.equal(false);
     expect(down.detail).to.match(/^port 1: no answer/);
   });

@@ -13,6 +13,19 @@ export type HttpRequest = (
   init: { method: 'GET' | 'POST'; form?: Record<string, string>; timeoutMs: number },
 ) => Promise<{ status: number; body: string }>;
 
+/** A TCP exchange made from wherever the check runs: sends `send`, answers what came back until `contains` or the end. */
+export type TcpExchange = (
+  address: string,
+  port: number,
+  init: { send: string; contains: string; timeoutMs: number },
+) => Promise<string>;
+
+/** How a check reaches the service: the runner's network, wherever it stands. */
+export interface CheckTransports {
+  http: HttpRequest;
+  tcp: TcpExchange;
+}
+
 /**
  * Checks a service as a client would: the request an honest user makes, with a fresh nonce each
  * time where the entry asks for one (so a defender cannot answer from a cache), and the answer it
@@ -21,18 +34,36 @@ export type HttpRequest = (
 export async function runCheck(
   check: ServiceCheck,
   address: string,
-  request: HttpRequest,
+  transports: CheckTransports,
   timeoutMs = 5000,
 ): Promise<CheckResult> {
   const nonce = randomBytes(6).toString('hex');
   const fill = (text: string) => text.replaceAll('{nonce}', nonce);
+  if (check.type === 'tcp') {
+    let received: string;
+    try {
+      received = await transports.tcp(address, check.port, {
+        send: fill(check.send),
+        contains: fill(check.contains),
+        timeoutMs,
+      });
+    } catch (err) {
+      return {
+        ok: false,
+        detail: `port ${check.port}: no answer (${err instanceof Error ? err.message : err})`,
+      };
+    }
+    return received.includes(fill(check.contains))
+      ? { ok: true, detail: `port ${check.port}: answered as it should` }
+      : { ok: false, detail: `port ${check.port}: the answer lacks what the service must say` };
+  }
   const url = `http://${address}:${check.port}${fill(check.path)}`;
   const form = check.form
     ? Object.fromEntries(Object.entries(check.form).map(([k, v]) => [k, fill(v)]))
     : undefined;
   let answer: { status: number; body: string };
   try {
-    answer = await request(url, { method: check.method, ...(form ? { form } : {}), timeoutMs });
+    answer = await transports.http(url, { method: check.method, ...(form ? { form } : {}), timeoutMs });
   } catch (err) {
     return {
       ok: false,
