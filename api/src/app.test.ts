@@ -322,10 +322,20 @@ describe('HTTP application', () => {
 });
 
 describe('readiness without a database', () => {
+  // This test timed out now and then in full runs only: the step it was at names the culprit next time.
+  let step = '';
+  afterEach(function () {
+    if (this.currentTest?.state === 'failed')
+      console.error(`readiness without a database: failed at ${step}`);
+  });
+
   it('answers /readyz with 503 and the reason when the database is gone', async () => {
+    step = 'starting the platform';
     const platform = await startTestPlatform();
     try {
+      step = 'dropping the database';
       await platform.dropDatabase();
+      step = 'asking /readyz';
       const res = await fetch(`${platform.baseUrl}/readyz`);
       expect(res.status).to.equal(503);
       const body = (await res.json()) as { statusCode: number; message: string; error: string };
@@ -335,6 +345,7 @@ describe('readiness without a database', () => {
       // Liveness does not depend on the database.
       expect((await fetch(`${platform.baseUrl}/healthz`)).status).to.equal(200);
     } finally {
+      step = 'closing the platform';
       await platform.close();
     }
   });
