@@ -222,20 +222,23 @@ export class ClientNamespace {
     ]);
   }
 
-  /** An HTTP GET from here (answers the body; throws on no answer within `seconds`). */
+  /** Runs `node -e <script> <args...>` on this computer; answers what it printed. */
+  async #node([script, ...args]: string[], timeoutMs: number): Promise<string> {
+    const { stdout } = await execFileAsync(
+      'ip',
+      ['netns', 'exec', this.name, process.execPath, '-e', script!, ...args],
+      { timeout: timeoutMs },
+    );
+    return stdout;
+  }
+
   /** An HTTP request from this computer: its status and body (a form body for POST when given). */
   async request(
     url: string,
     init: { method: 'GET' | 'POST'; form?: Record<string, string>; timeoutMs: number },
   ): Promise<{ status: number; body: string }> {
-    const { stdout } = await execFileAsync(
-      'ip',
+    const stdout = await this.#node(
       [
-        'netns',
-        'exec',
-        this.name,
-        process.execPath,
-        '-e',
         `const [url, init] = [process.argv[1], JSON.parse(process.argv[2])];
          fetch(url, { method: init.method, signal: AbortSignal.timeout(init.timeoutMs),
            ...(init.form ? { body: new URLSearchParams(init.form) } : {}) })
@@ -244,7 +247,7 @@ export class ClientNamespace {
         url,
         JSON.stringify(init),
       ],
-      { timeout: init.timeoutMs + 5000 },
+      init.timeoutMs + 5000,
     );
     return JSON.parse(stdout) as { status: number; body: string };
   }
@@ -255,14 +258,8 @@ export class ClientNamespace {
     port: number,
     init: { send: string; contains: string; timeoutMs: number },
   ): Promise<string> {
-    const { stdout } = await execFileAsync(
-      'ip',
+    const stdout = await this.#node(
       [
-        'netns',
-        'exec',
-        this.name,
-        process.execPath,
-        '-e',
         `const [address, port, init] = [process.argv[1], Number(process.argv[2]), JSON.parse(process.argv[3])];
          let received = Buffer.alloc(0);
          const done = () => { process.stdout.write(received.toString('base64')); process.exit(0); };
@@ -276,26 +273,21 @@ export class ClientNamespace {
         String(port),
         JSON.stringify(init),
       ],
-      { timeout: init.timeoutMs + 5000 },
+      init.timeoutMs + 5000,
     );
     return Buffer.from(stdout, 'base64').toString('latin1');
   }
 
+  /** An HTTP GET from here (answers the body; throws on no answer within `seconds`). */
   async httpGet(url: string, seconds = 5): Promise<string> {
-    const { stdout } = await execFileAsync(
-      'ip',
+    const stdout = await this.#node(
       [
-        'netns',
-        'exec',
-        this.name,
-        process.execPath,
-        '-e',
         `fetch(process.argv[1], { signal: AbortSignal.timeout(${seconds * 1000}) })
            .then((r) => r.text()).then((t) => process.stdout.write(t))
            .catch((e) => { console.error(e.message); process.exit(1); })`,
         url,
       ],
-      { timeout: (seconds + 5) * 1000 },
+      (seconds + 5) * 1000,
     );
     return stdout;
   }
