@@ -74,13 +74,18 @@ export async function startPlatform(
   logger: Logger,
   options: PlatformOptions = {},
 ): Promise<Platform> {
-  const cleanups: (() => Promise<void>)[] = [];
+  const cleanups: { step: string; run: () => Promise<void> }[] = [];
+  const onClose = (step: string, run: () => Promise<void>) => cleanups.push({ step, run });
   const runCleanups = async () => {
-    for (const cleanup of cleanups.reverse()) {
+    for (const { step, run } of cleanups.reverse()) {
+      // A step that hangs would hang the whole shutdown: say which one it is.
+      const slow = setTimeout(() => logger.warn({ step }, 'Shutdown step is taking long'), 5000);
       try {
-        await cleanup();
+        await run();
       } catch (err) {
-        logger.error({ err }, 'Shutdown step failed');
+        logger.error({ err, step }, 'Shutdown step failed');
+      } finally {
+        clearTimeout(slow);
       }
     }
     cleanups.length = 0;
@@ -94,15 +99,15 @@ export async function startPlatform(
         logger,
         avoidPorts: [config.port],
       });
-      cleanups.push(() => embedded.stop());
+      onClose('embedded PostgreSQL', () => embedded.stop());
       databaseUrl = embedded.url;
     }
     const orm = await openDatabase(databaseUrl, logger);
-    cleanups.push(() => orm.close());
+    onClose('database', () => orm.close());
 
     // A small pool of its own for throttling, so a burst of logins cannot starve the ORM's.
     const throttlePool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
-    cleanups.push(() => throttlePool.end());
+    onClose('throttle pool', () => throttlePool.end());
 
     const mailer = createMailer({
       smtpUrl: config.smtpUrl,
@@ -110,7 +115,7 @@ export async function startPlatform(
       dataDir: config.dataDir,
       logger,
     });
-    cleanups.push(async () => mailer.close());
+    onClose('mailer', async () => mailer.close());
     const serverSecret = await loadJwtSecret(config.jwtSecret, config.dataDir);
     const throttle = new Throttle(throttlePool, {
       userCalls: { points: config.userCallsPerMinute, durationSeconds: 60, blockSeconds: 0 },
@@ -130,7 +135,7 @@ export async function startPlatform(
     warmPasswordStrength();
     const users = new UserService(orm);
     const stopHousekeeping = startHousekeeping(orm, logger);
-    cleanups.push(async () => stopHousekeeping());
+    onClose('housekeeping', async () => stopHousekeeping());
 
     // Balance changes and notifications come from boxes, gifts and attacks alike; the Grid pushes them.
     const balances = new BalanceEvents();
@@ -211,7 +216,7 @@ export async function startPlatform(
         intervalMs: options.socketSessionCheckMs ?? 30_000,
         logger,
       });
-      cleanups.push(async () => stopWatching());
+      onClose('session watch', async () => stopWatching());
     }
     // Staff bans come from the staff CLI, another process: through the database, at once, to every replica.
     const bans = new PgListener({
@@ -229,7 +234,7 @@ export async function startPlatform(
         .catch((err: unknown) => logger.error({ err, userId: notice.userId }, 'Could not apply a ban'));
     });
     await bans.start();
-    cleanups.push(() => bans.close());
+    onClose('ban notices', () => bans.close());
     wireBoxEvents(realtime, boxes, logger);
     const trust = app.get('trust proxy fn') as Parameters<typeof proxyaddr>[1];
     wireGrid({
@@ -249,32 +254,32 @@ export async function startPlatform(
         resolve();
       });
     });
-    cleanups.push(() => closeHttp(httpServer, realtime, config.shutdownTimeoutMs));
+    onClose('HTTP and sockets', () => closeHttp(httpServer, realtime, config.shutdownTimeoutMs));
 
     // Host-side box machinery starts only once the port is ours: a refused start leaves nothing
     // behind. Boxes and VPN servers then outlive the API (close() only lets go of them).
-    if (!options.orchestrator) cleanups.push(() => orchestrator.close());
+    if (!options.orchestrator) onClose('orchestrator', () => orchestrator.close());
     await orchestrator.start();
     const stopServingAgents = await orchestrator.serveAgents(createAgentApp({ ingest, logger }));
-    cleanups.push(stopServingAgents);
+    onClose('agents endpoint', stopServingAgents);
     await boxes.start();
-    cleanups.push(() => boxes.stop());
+    onClose('box loop', () => boxes.stop());
     await attacks.run();
-    cleanups.push(() => attacks.stop());
+    onClose('attacks', () => attacks.stop());
     // The runtime's own referee judges attacks where it has one (the local runtime, from the
     // host); otherwise the box agents' reports are judged.
     const referee = orchestrator.status().available ? (orchestrator.referee?.(attacks) ?? null) : null;
     if (referee) {
       // Started again after a failure, with growing waits: attacks are off only until it runs.
       const keeper = new RefereeKeeper(referee, attacks, { logger });
-      cleanups.push(() => keeper.close());
+      onClose('referee', () => keeper.close());
       await keeper.start();
     } else {
       ingest.run(config.boxes.tickMs);
-      cleanups.push(() => ingest.stop());
+      onClose('agent reports', () => ingest.stop());
     }
     grid.start();
-    cleanups.push(() => grid.stop());
+    onClose('grid', () => grid.stop());
 
     const { port } = httpServer.address() as AddressInfo;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;

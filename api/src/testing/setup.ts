@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded-postgres.ts';
-import { testLogger } from './logger.ts';
+import { testEnded, testLogger, testStarted } from './logger.ts';
 
 let cluster: { db: EmbeddedDatabase; dir: string } | undefined;
 
@@ -20,6 +20,15 @@ export const mochaHooks = {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'eg-api-test-'));
     const db = await startEmbeddedPostgres({ dataDir: dir, logger: testLogger, ephemeral: true });
     cluster = { db, dir };
+  },
+  beforeEach() {
+    testStarted();
+  },
+  afterEach(this: Mocha.Context) {
+    const logs = testEnded();
+    if (this.currentTest?.state !== 'failed' || logs.length === 0) return;
+    console.error(`What the platform logged at warn and above during "${this.currentTest.fullTitle()}":`);
+    console.error(logs.join('').trimEnd());
   },
   async afterAll(this: Mocha.Context) {
     this.timeout(60_000);
