@@ -148,6 +148,7 @@ export async function startPlatform(
       logger,
       resources: config.boxes.resources,
       tickMs: config.boxes.tickMs,
+      loadout: config.boxes.loadout,
       basicDailyLimitSeconds: config.boxes.basicDailyLimitSeconds,
       minimumChargeMinutes: config.boxes.minimumChargeMinutes,
       vpnLimitedPercent: config.vpn.limitedPercent,

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
-import { Arena, until, type ArenaPlayer, type AttackRef } from '../support/arena.ts';
+import { Arena, PLANTED_PORT, until, type ArenaPlayer, type AttackRef } from '../support/arena.ts';
 import { ClientNamespace, requireBoxHost } from '../support/netns.ts';
 import {
   freePort,
@@ -82,7 +82,7 @@ describe('attacks on real boxes: reverse shells, root, kill chains, settlement',
   it('a user reverse shell is a FOOTHOLD, root through sudo is OWNED; the kill chain is logged; the owner’s own shell is no event', async () => {
     await arena.plantVulnerableService(bob, { sudo: true });
     // No attack, no way in.
-    expect(await alice.computer.canConnect(bob.box.ip, 8080)).to.equal(false);
+    expect(await alice.computer.canConnect(bob.box.ip, PLANTED_PORT)).to.equal(false);
     const [aliceBefore, bobBefore] = [await arena.mmr(alice), await arena.mmr(bob)];
 
     const attack = await arena.startAttack(alice, bob);
@@ -131,7 +131,10 @@ describe('attacks on real boxes: reverse shells, root, kill chains, settlement',
     expect((await arena.call(carol.token, 'GET', `/attack/${attack.id}/logs`)).status).to.equal(404);
     expect((await arena.call(carol.token, 'GET', `/attack/${attack.id}/attack-logs`)).status).to.equal(404);
     // The attack is over: the window is shut, the open shell included.
-    await until('the window closed', async () => !(await alice.computer.canConnect(bob.box.ip, 8080)));
+    await until(
+      'the window closed',
+      async () => !(await alice.computer.canConnect(bob.box.ip, PLANTED_PORT)),
+    );
     const cut = await shell.run('id', 3000).then(
       () => false,
       () => true,

@@ -155,6 +155,35 @@ describe('the catalogue on real boxes: installed, checked, exploited, fixed', fu
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
+  it('gives a new box its loadout at first boot: every service its owner is told of passes its check', async () => {
+    const mine = await arena.call<{ services: { name: string; port: number }[] }>(
+      bob.token,
+      'GET',
+      '/boxes/my',
+    );
+    const services = mine.body.services;
+    // The default loadout: 3 ways in, each a published service.
+    expect(services).to.have.length(3);
+    for (const service of services) {
+      const entry = catalogue.find(
+        (e) => e.check?.port === service.port && e.services[0]?.name === service.name,
+      );
+      expect(entry, `${service.name} on ${service.port}`).to.not.equal(undefined);
+      await until(`${service.name}'s check`, async () => (await check(entry!, bob.computer, bob)).ok);
+    }
+    // The installer ran once, installed all five entries and took its directory with it.
+    const journal = await until('the installer done', async () => {
+      const out = await asRoot(bob, 'journalctl -b -u exploit-grid-loadout.service -o cat --no-pager');
+      return (out.match(/^installed \d+$/gm) ?? []).length === 5 || out.includes('could not install')
+        ? out
+        : null;
+    });
+    expect(journal.match(/^installed \d+$/gm), journal).to.have.length(5);
+    expect(journal).to.not.include('could not install');
+    const left = await asRoot(bob, 'test -e /var/lib/exploit-grid/loadout && echo left || echo gone');
+    expect(left.trim()).to.equal('gone');
+  });
+
   it('installs every entry into a fresh box, leaves none of its files there, and each service passes its check', async () => {
     for (const entry of catalogue) await install(bob, entry.id);
     expect(await asRoot(bob, 'ls -A /var/lib/exploit-grid/loadout'), 'left behind').to.equal('');

@@ -56,6 +56,7 @@ describe('The API’s kubernetes adapter on a real API server', function () {
     rootPassword: 'red pill',
     sshPublicKey: null,
     agentToken: 'agent secret',
+    loadout: [],
     resources: { memoryMiB: 512, cpuMillis: 500, pids: 512 },
     ...over,
   });

@@ -8,6 +8,12 @@ import {
 } from '../../operator/src/box/builders.ts';
 import type { Box } from '../../operator/src/box/types.ts';
 import {
+  LOADOUT_INSTALLER,
+  chooseLoadout,
+  loadCatalogue,
+  loadoutFiles,
+} from '../../operator/src/catalogue/index.ts';
+import {
   installCrds,
   kubevirtVirtualMachineCrd,
   projectCrds,
@@ -70,6 +76,8 @@ describe('Box children on a real API server', function () {
           hostname: 'trinity-box',
           power: 'On',
           secretRef: { name: 'trinity-secrets' },
+          // A whole loadout: the CRD takes it, and its files fit in the cloud-init Secret.
+          loadout: chooseLoadout(loadCatalogue()),
         },
       },
     })) as Box;
@@ -83,6 +91,7 @@ describe('Box children on a real API server', function () {
         address: '10.66.1.9',
         prefixLength: 16,
         routes: [{ to: '10.8.0.0/16', via: '10.66.0.10' }],
+        loadout: loadoutFiles(box.spec.loadout ?? []),
       }) as k8s.KubernetesObject,
     );
 
@@ -105,6 +114,9 @@ describe('Box children on a real API server', function () {
     expect(userData)
       .to.match(/^#cloud-config\n/)
       .and.include('trinity-box');
+    // The loadout the apiserver kept on the Box is the one installed by cloud-init.
+    expect(box.spec.loadout).to.have.length(5);
+    expect(userData).to.include(LOADOUT_INSTALLER);
     expect(secret.metadata!.ownerReferences![0]!.uid).to.equal(box.metadata.uid);
 
     // Powered off: the same VM, halted, in place.

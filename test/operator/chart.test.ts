@@ -466,6 +466,7 @@ describe('The Helm chart', function () {
         rootPassword: 'red pill',
         sshPublicKey: null,
         agentToken: 'agent secret',
+        loadout: [],
         resources: { memoryMiB: 512, cpuMillis: 500, pids: 512 },
       };
       await runtime.applyBox(spec);

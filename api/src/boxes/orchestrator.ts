@@ -111,6 +111,11 @@ export interface BoxSpec {
   sshPublicKey: string | null;
   /** Secret the box's agent reports with (installed in the box on first start). */
   agentToken: string | null;
+  /**
+   * Ids of the catalogue entries the box is given (docs/catalogue.md), installed at its first boot;
+   * empty for boxes made before loadouts.
+   */
+  loadout: string[];
   resources: BoxResources;
 }
 

@@ -3,6 +3,7 @@ import '@exploit-grid/operator/pki';
 import { randomUUID } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import { expect } from 'chai';
+import { DEFAULT_LOADOUT_SIZE, loadCatalogue } from '@exploit-grid/operator/catalogue';
 import { io as connect, type Socket } from 'socket.io-client';
 import {
   BOX_MESSAGES,
@@ -111,6 +112,34 @@ describe('boxes and VPN access (API on the test runtime)', function () {
       expect(row?.desired_power).to.equal(false);
       // The loop may already tell the runtime about it, but only ever to keep it off.
       expect(t.orchestrator.appliedTo(box.id).every((s) => !s.power)).to.equal(true);
+    });
+
+    it('gives a new box a balanced loadout of the catalogue and tells its owner the services, never the weaknesses', async () => {
+      const { user, box } = await withBox();
+      const catalogue = loadCatalogue();
+      const row = await boxRow(box.id);
+      const loadout = row?.loadout as string[];
+      const entries = loadout.map((id) => catalogue.find((e) => e.id === id)!);
+      expect(entries.filter((e) => e.kind === 'in')).to.have.length(DEFAULT_LOADOUT_SIZE.in);
+      expect(entries.filter((e) => e.kind === 'up')).to.have.length(DEFAULT_LOADOUT_SIZE.up);
+      // The owner is told each published service of the loadout, by port.
+      const published = entries.flatMap((e) => e.services).sort((a, b) => a.port - b.port);
+      expect(box.services).to.deep.equal(published.map(({ name, port, keeps }) => ({ name, port, keeps })));
+      expect(box.services.length).to.be.greaterThan(0);
+      // Never which entries, nor what is weak in them.
+      const answered = JSON.stringify(await my(user));
+      for (const e of entries) {
+        expect(answered).to.not.include(e.weakness);
+        expect(answered).to.not.include(`"${e.id}"`);
+      }
+      // The runtime is given the loadout with the rest of the box's spec.
+      expect((await power(user, box.hostname, true)).status).to.equal(200);
+      const spec = await waitFor(
+        () => t.orchestrator.appliedTo(box.id).at(-1),
+        (s) => s?.power === true,
+        { what: 'the spec of the started box' },
+      );
+      expect(spec?.loadout).to.deep.equal(loadout);
     });
 
     it('gives colliding handles distinct hostnames', async () => {

@@ -2,6 +2,13 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
+  DEFAULT_LOADOUT_SIZE,
+  chooseLoadout,
+  loadCatalogue,
+  type CatalogueEntry,
+  type LoadoutSize,
+} from '@exploit-grid/operator/catalogue';
+import {
   ACCOUNT_BANNED,
   ATTACK_MESSAGES,
   BOX_MESSAGES,
@@ -9,6 +16,7 @@ import {
   VPN_PROTOCOLS,
   type Box,
   type BoxRuntime,
+  type BoxServiceInfo,
   type BoxStatus,
   type BoxUpdatePayload,
   type Tier,
@@ -46,6 +54,7 @@ interface BoxRow {
   ssh_password_enc: string;
   ssh_public_key: string | null;
   agent_token_enc: string | null;
+  loadout: string[];
   accumulated_usage_seconds: string;
   last_powered_at: string | null;
   usage_counted_until: string | null;
@@ -62,6 +71,10 @@ export interface BoxServiceOptions {
   logger: Logger;
   resources: BoxResources;
   tickMs: number;
+  /** How many ways in and up a new box is given (BOX_LOADOUT_IN, BOX_LOADOUT_UP); 3 and 2 when absent. */
+  loadout?: LoadoutSize;
+  /** The catalogue loadouts are drawn from (operator/catalogue when absent). */
+  catalogue?: CatalogueEntry[];
   basicDailyLimitSeconds: number;
   /** Minutes charged at each power-on, up front, however soon the box stops (BOX_MINIMUM_CHARGE_MINUTES). */
   minimumChargeMinutes: number;
@@ -111,6 +124,8 @@ const balanceOf = (entry: LedgerEntry) => entry.creditsCents + entry.freeCredits
 export class BoxService {
   readonly events = new EventEmitter<BoxServiceEvents>();
   readonly #o: BoxServiceOptions;
+  readonly #catalogue: CatalogueEntry[];
+  readonly #loadoutSize: LoadoutSize;
   readonly #log: Logger;
   readonly #locks = new KeyedLock();
   /** Owners whose first ssh login is recorded (see noteOwnerSsh). */
@@ -122,6 +137,10 @@ export class BoxService {
   constructor(options: BoxServiceOptions) {
     this.#o = options;
     this.#log = options.logger.child({ component: 'boxes' });
+    this.#catalogue = options.catalogue ?? loadCatalogue();
+    this.#loadoutSize = options.loadout ?? DEFAULT_LOADOUT_SIZE;
+    // A size the catalogue cannot fill is a configuration error: found at start, not at a player's first box.
+    chooseLoadout(this.#catalogue, this.#loadoutSize);
     const orchestrator = options.orchestrator;
     orchestrator.setVpnAuthorizer((userId) => this.#mayUseVpn(userId));
     const onVpn = (session: VpnSession) => {
@@ -216,15 +235,17 @@ export class BoxService {
     const password = randomBytes(12).toString('base64url');
     // The box agent's secret: what it reports is taken as coming from this box.
     const agentToken = randomBytes(32).toString('base64url');
+    // The services the box will defend (docs/catalogue.md), installed at its first boot.
+    const loadout = chooseLoadout(this.#catalogue, this.#loadoutSize);
     // A taken hostname gets a suffix; a slot taken by a concurrent creation is just retried.
     let suffix = 0;
     for (let attempt = 0; attempt < 20; attempt++) {
       const hostname = suffix === 0 ? base : `${base}-${suffix < 5 ? suffix + 1 : randomInt(100, 10_000)}`;
       try {
         await sql.run(
-          `insert into boxes (user_id, slot, hostname, ssh_password_enc, ssh_public_key, agent_token_hash, agent_token_enc)
+          `insert into boxes (user_id, slot, hostname, ssh_password_enc, ssh_public_key, agent_token_hash, agent_token_enc, loadout)
            select ?, coalesce((select min(s) from generate_series(0, (select coalesce(max(slot) + 1, 0) from boxes)) s
-                               where not exists (select 1 from boxes where slot = s)), 0), ?, ?, ?, ?, ?`,
+                               where not exists (select 1 from boxes where slot = s)), 0), ?, ?, ?, ?, ?, array(select jsonb_array_elements_text(?::jsonb))`,
           [
             userId,
             hostname,
@@ -232,6 +253,7 @@ export class BoxService {
             request.sshPublicKey ?? null,
             agentTokenHash(agentToken),
             this.#o.sealer.seal(agentToken),
+            JSON.stringify(loadout),
           ],
         );
         this.#log.info({ userId, hostname }, 'Box created');
@@ -558,6 +580,7 @@ export class BoxService {
       rootPassword: this.#o.sealer.open(row.ssh_password_enc),
       sshPublicKey: row.ssh_public_key,
       agentToken: row.agent_token_enc ? this.#o.sealer.open(row.agent_token_enc) : null,
+      loadout: row.loadout,
       resources: this.#o.resources,
     };
     const seen = await this.#o.orchestrator.applyBox(spec);
@@ -822,7 +845,16 @@ export class BoxService {
       dailyRemainingSeconds: Number.isFinite(remaining) ? remaining : null,
       statusReason: row.status_reason,
       unavailableReason: runtime.available ? null : runtime.reason,
+      services: this.#servicesOf(row),
     };
+  }
+
+  /** What the owner is told to keep up: the published services of the box's loadout, never the weaknesses. */
+  #servicesOf(row: BoxRow): BoxServiceInfo[] {
+    return row.loadout
+      .flatMap((id) => this.#catalogue.find((e) => e.id === id)?.services ?? [])
+      .map(({ name, port, keeps }) => ({ name, port, keeps }))
+      .sort((a, b) => a.port - b.port);
   }
 
   /** Usage including the seconds of the running session not yet counted. */
@@ -849,6 +881,7 @@ export class BoxService {
       dailyRemainingSeconds: null,
       statusReason: row.status_reason,
       unavailableReason: null,
+      services: this.#servicesOf(row),
     };
   }
 

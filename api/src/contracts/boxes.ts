@@ -23,6 +23,17 @@ export const vpnClientSchema = z
   .meta({ id: 'VpnClient' });
 export type VpnClient = z.infer<typeof vpnClientSchema>;
 
+/** A service of the box's loadout its owner must keep up (docs/catalogue.md); never its weakness. */
+export const boxServiceSchema = z
+  .object({
+    name: z.string(),
+    port: z.number().int(),
+    /** What the service must keep doing (what the platform's checks ask of it). */
+    keeps: z.string(),
+  })
+  .meta({ id: 'BoxService' });
+export type BoxServiceInfo = z.infer<typeof boxServiceSchema>;
+
 export const boxSchema = z
   .object({
     id: z.uuid(),
@@ -44,6 +55,8 @@ export const boxSchema = z
     statusReason: z.string().nullable(),
     /** Why the box cannot run on this platform right now (runtime unavailable), else null. */
     unavailableReason: z.string().nullable(),
+    /** The services the box was given to defend and keep up, by port. */
+    services: z.array(boxServiceSchema),
   })
   .meta({ id: 'Box' });
 export type Box = z.infer<typeof boxSchema>;

@@ -58,6 +58,7 @@ const spec = (overrides: Partial<BoxSpec> = {}): BoxSpec => ({
   rootPassword: 'Secret-pass123',
   sshPublicKey: null,
   agentToken: null,
+  loadout: [],
   resources: { memoryMiB: 384, cpuMillis: 500, pids: 300 },
   ...overrides,
 });

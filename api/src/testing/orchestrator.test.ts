@@ -21,6 +21,7 @@ describe('the box runtime’s test double keeps the runtime contract', () => {
     rootPassword: 'contract-password',
     sshPublicKey: null,
     agentToken: null,
+    loadout: [],
     resources: { memoryMiB: 384, cpuMillis: 500, pids: 300 },
   };
   const serials = new Map<string, string>();

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { LOADOUT_DIR, LOADOUT_INSTALLER, loadoutFiles } from '../catalogue/bundle.ts';
 import {
   boxStatusFor,
   cloudInitSecretFor,
@@ -91,6 +92,7 @@ describe('Box → cloud-init Secret', () => {
       { to: '10.8.0.0/17', via: '10.66.0.10' },
       { to: '10.8.128.0/17', via: '10.66.0.11' },
     ],
+    loadout: [],
   };
 
   it('sets the hostname, root’s password and sshd for root, and the arena address', () => {
@@ -132,6 +134,7 @@ describe('Box → cloud-init agent', () => {
     address: '172.30.1.1',
     prefixLength: 16,
     routes: [],
+    loadout: [],
   };
 
   it('installs the agent with its unit, environment and secret (root only) and starts it', () => {
@@ -156,6 +159,28 @@ describe('Box → cloud-init agent', () => {
       'ExecStart=/usr/bin/node',
     );
     expect(config.runcmd).to.deep.include(['systemctl', 'enable', '--now', 'exploit-grid-agent.service']);
+    // No loadout, no installer.
+    expect(config.write_files.some((f) => f.path.startsWith(LOADOUT_DIR))).to.equal(false);
+    expect(config.runcmd).to.not.deep.include([LOADOUT_INSTALLER]);
+  });
+
+  it('writes the loadout’s files (modes kept, content exact) and runs the installer once, last', () => {
+    const loadout = loadoutFiles(['ping-tool', 'sudo-find']);
+    const config = JSON.parse(
+      cloudInitSecretFor(box({ loadout: ['ping-tool', 'sudo-find'] }), {
+        ...input,
+        loadout,
+      }).stringData!.userdata!.slice('#cloud-config\n'.length),
+    ) as {
+      write_files: { path: string; permissions: string; content: string; encoding?: string }[];
+      runcmd: string[][];
+    };
+    for (const file of loadout) {
+      const written = config.write_files.find((f) => f.path === file.path);
+      expect(written, file.path).to.include({ permissions: `0${file.mode.toString(8)}`, encoding: 'b64' });
+      expect(Buffer.from(written!.content, 'base64').equals(file.content), file.path).to.equal(true);
+    }
+    expect(config.runcmd.at(-1)).to.deep.equal([LOADOUT_INSTALLER]);
   });
 });
 

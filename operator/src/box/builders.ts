@@ -5,6 +5,7 @@
  */
 import type { V1NetworkPolicy, V1OwnerReference, V1Secret, V1Service } from '@kubernetes/client-node';
 import { AGENT_FILES, AGENT_SERVICE, AGENT_UNIT, agentEnvironment } from '../agent/install.ts';
+import { LOADOUT_INSTALLER, type BoxFile } from '../catalogue/bundle.ts';
 import type { components } from '../generated/kubevirt.ts';
 import { API_VERSION, type Box, type BoxStatus, type Condition } from './types.ts';
 
@@ -118,7 +119,11 @@ export interface CloudInitInput {
   address: string;
   prefixLength: number;
   /** The VPN client subnets and the routers (VPN server pods) that hold them. */
-  routes: { to: string; via: string }[];
+  routes: {
+    to: string;
+    via: string;
+  }[]; /** The files of the box's loadout (`loadoutFiles(box.spec.loadout)`), none for a box without one. */
+  loadout: BoxFile[];
 }
 
 /**
@@ -129,6 +134,7 @@ export interface CloudInitInput {
  * VPN addresses). JSON is YAML, so `#cloud-config` followed by JSON is a valid cloud-config.
  */
 export function cloudInitSecretFor(box: Box, input: CloudInitInput): V1Secret {
+  const { loadout } = input;
   const userData = {
     hostname: box.spec.hostname,
     manage_etc_hosts: true,
@@ -153,11 +159,19 @@ export function cloudInitSecretFor(box: Box, input: CloudInitInput): V1Secret {
       { path: AGENT_FILES.environment, permissions: '0600', content: agentEnvironment(input.agent.apiUrl) },
       { path: AGENT_FILES.token, permissions: '0600', content: `${input.agentToken}\n` },
       { path: AGENT_FILES.unit, permissions: '0644', content: AGENT_UNIT },
+      // The loadout (docs/catalogue.md): each entry's files and the installer, run once below.
+      ...loadout.map((file) => ({
+        path: file.path,
+        permissions: `0${file.mode.toString(8)}`,
+        encoding: 'b64',
+        content: file.content.toString('base64'),
+      })),
     ],
     runcmd: [
       ['systemctl', 'restart', 'ssh'],
       ['systemctl', 'daemon-reload'],
       ['systemctl', 'enable', '--now', AGENT_SERVICE],
+      ...(loadout.length > 0 ? [[LOADOUT_INSTALLER]] : []),
     ],
   };
   const networkData = {

@@ -12,6 +12,7 @@ import type { Kube } from '../controller/kube.ts';
 import { statusOf } from '../controller/errors.ts';
 import type { HandlerResult } from '../controller/queue.ts';
 import { allocateBoxAddress, inSubnet, type ArenaSubnet } from './addresses.ts';
+import { loadoutFiles } from '../catalogue/bundle.ts';
 import {
   ANNOTATIONS,
   FINALIZER,
@@ -108,6 +109,7 @@ export class BoxController {
             address,
             prefixLength: this.#options.arenaSubnet.prefixLength,
             routes,
+            loadout: loadoutFiles(box.spec.loadout ?? []),
           }),
         ),
         kube.apply(

@@ -12,6 +12,8 @@ export interface BoxSpec {
   resources: { memoryMiB: number; cpuMillis: number };
   features: { persistentIp: boolean };
   sshPublicKey?: string;
+  /** Catalogue entries the box is given (operator/catalogue), installed at first boot. */
+  loadout?: string[];
   /** A Secret with the keys rootPassword and agentToken. */
   secretRef: { name: string };
   /** The owner's current VPN addresses (the API keeps them from the VPN sessions). */

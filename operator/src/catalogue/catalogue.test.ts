@@ -9,6 +9,7 @@ import {
   loadCatalogue,
   type CatalogueEntry,
 } from './catalogue.ts';
+import { LOADOUT_DIR, LOADOUT_INSTALLER, loadoutFiles } from './bundle.ts';
 import { chooseLoadout, type RandomInt } from './loadout.ts';
 
 /** A seeded generator (mulberry32), so that a failing draw can be replayed. */
@@ -59,6 +60,26 @@ describe('the catalogue of vulnerable services', () => {
       for (const secret of STAFF_ONLY_FILES) expect(files, e.id).to.not.include(secret);
     }
     expect(() => installFiles('../etc')).to.throw(/not a catalogue entry id/);
+  });
+
+  it("bundles a loadout for a box: each entry's files under its own directory, root's only, and the installer", () => {
+    const ids = catalogue.slice(0, 2).map((e) => e.id);
+    const files = loadoutFiles(ids);
+    ids.forEach((id, i) => {
+      // Numbered directories: the entry's name would tell an owner the weakness.
+      const mine = files.filter((f) => f.path.startsWith(`${LOADOUT_DIR}/0${i + 1}/`));
+      expect(mine.map((f) => f.path)).to.include(`${LOADOUT_DIR}/0${i + 1}/install.sh`);
+      expect(mine.map((f) => f.content)).to.deep.equal([...installFiles(id).values()]);
+      for (const f of mine) expect(f.mode, f.path).to.equal(0o600);
+    });
+    for (const f of files) for (const id of ids) expect(f.path).to.not.contain(id);
+    const installer = files.find((f) => f.path === LOADOUT_INSTALLER);
+    expect(installer?.mode).to.equal(0o755);
+    expect(installer?.content.toString()).to.contain(`dir=${LOADOUT_DIR}`);
+    expect(files).to.have.length(installFiles(ids[0]!).size + installFiles(ids[1]!).size + 1);
+    // No loadout, nothing to install.
+    expect(loadoutFiles([])).to.deep.equal([]);
+    expect(() => loadoutFiles(['no-such-entry'])).to.throw(/ENOENT/);
   });
 
   it('refuses a broken entry rather than shrinking the catalogue', () => {

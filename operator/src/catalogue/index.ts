@@ -1,3 +1,4 @@
 export * from './catalogue.ts';
 export * from './loadout.ts';
 export * from './check.ts';
+export * from './bundle.ts';

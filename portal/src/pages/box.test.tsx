@@ -24,6 +24,13 @@ import {
   HIDDEN_PASSWORD,
   MY_BOX_TITLE,
   MY_PERSONAL_BOX,
+  NO_SERVICES,
+  SERVICES_INTRO,
+  SERVICES_START,
+  SERVICES_TITLE,
+  SERVICE_LISTENING,
+  SERVICE_NOT_LISTENING,
+  servicePort,
   PREPARING,
   RETRY,
   SHOW_PASSWORD,
@@ -228,6 +235,33 @@ describe('My Box page', () => {
     act(() => vpn?.receive('status', { status: false }));
     expect(within(section).getByText(PREPARING)).toBeTruthy();
     expect(within(vpnSection()).getByRole('status', { name: VPN_CLIENT_DISCONNECTED })).toBeTruthy();
+  });
+
+  it('lists the services to keep up, whether each listens now, and how to start; never a weakness', async () => {
+    const { sockets } = await withBox();
+    const services = within(boxSection()).getByRole('region', { name: SERVICES_TITLE });
+    expect(within(services).getByText(SERVICES_INTRO)).toBeTruthy();
+    expect(within(services).getByText(SERVICES_START)).toBeTruthy();
+    const [service] = within(services).getAllByRole('listitem');
+    expect(within(service!).getByText('NetDiag')).toBeTruthy();
+    expect(within(service!).getByText(servicePort(8080))).toBeTruthy();
+    expect(within(service!).getByText(testBox.services[0]!.keeps)).toBeTruthy();
+    // Port 8080 is not among the box's open ports yet; it is once the box reports it.
+    expect(within(service!).getByText(SERVICE_NOT_LISTENING)).toBeTruthy();
+    const [vpn] = sockets.open(VPN_STATUS_NAMESPACE);
+    act(() => vpn?.receive('boxUpdate', boxUpdate({ openPorts: { '22': 'ssh', '8080': 'python3' } })));
+    expect(within(service!).getByText(SERVICE_LISTENING)).toBeTruthy();
+    // A stopped box listens on nothing: no claim either way.
+    act(() => vpn?.receive('boxUpdate', boxUpdate({ status: 'STOPPED', openPorts: {} })));
+    expect(within(service!).queryByText(SERVICE_NOT_LISTENING)).toBeNull();
+    expect(within(service!).queryByText(SERVICE_LISTENING)).toBeNull();
+  });
+
+  it('says so when a box has no services (made before loadouts)', async () => {
+    await withBox({ ...testBox, services: [] });
+    const services = within(boxSection()).getByRole('region', { name: SERVICES_TITLE });
+    expect(within(services).getByText(NO_SERVICES)).toBeTruthy();
+    expect(within(services).queryByRole('listitem')).toBeNull();
   });
 
   it('shows the status green while RUNNING and red otherwise, following socket updates', async () => {

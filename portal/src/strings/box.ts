@@ -169,3 +169,14 @@ export const CONFIRM_DELETE = 'Delete permanently';
 export const BOX_UNAVAILABLE = 'Boxes are unavailable';
 export const LOADING_BOX = 'Loading your box';
 export const RETRY = 'Retry';
+
+// The services of the box's loadout (docs/catalogue.md): what they are, never their weaknesses.
+export const SERVICES_TITLE = 'Services to keep up';
+export const SERVICES_INTRO =
+  'Your box came with these services. Other operators will try to break in through them: find their weaknesses and fix them, but keep every service doing its job. The platform checks each one, as a client would, during every attack on your box.';
+export const SERVICES_START =
+  'To start: connect the VPN, log in with ssh, and look around: what runs, as which user, and what it trusts.';
+export const NO_SERVICES = 'This box has no services to keep up: it was made before boxes came with them.';
+export const SERVICE_LISTENING = 'Listening';
+export const SERVICE_NOT_LISTENING = 'Not listening';
+export const servicePort = (port: number) => `port ${port}`;

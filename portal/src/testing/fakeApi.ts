@@ -100,7 +100,10 @@ export const testUser = {
 export const tokenAnswer = (token: string) =>
   reply(200, { access_token: token, token_type: 'Bearer', expires_in: 900 });
 
-/** The operator's box as GET /boxes/my answers it: running, reachable at 10.66.0.2, no VPN client yet. */
+/**
+ * The operator's box as GET /boxes/my answers it: running, reachable at 10.66.0.2, no VPN client yet, one
+ * service to keep up (not listening yet).
+ */
 export const testBox: Box = {
   id: '6f0c1f7e-2b1a-4c0e-9a57-1d2e3f4a5b6c',
   hostname: 'zero-cool-box',
@@ -115,6 +118,9 @@ export const testBox: Box = {
   dailyRemainingSeconds: null,
   statusReason: null,
   unavailableReason: null,
+  services: [
+    { name: 'NetDiag', port: 8080, keeps: 'Pings the host given at /ping?host=… and shows ping’s output.' },
+  ],
 };
 
 /** GET /boxes/runtime of a platform that can run boxes, its base image built. */

@@ -282,6 +282,7 @@ export class KubernetesRuntime implements BoxOrchestrator {
         ...(this.#o.boxImage ? { image: this.#o.boxImage } : {}),
         resources: { memoryMiB: spec.resources.memoryMiB, cpuMillis: spec.resources.cpuMillis },
         ...(spec.sshPublicKey ? { sshPublicKey: spec.sshPublicKey } : {}),
+        loadout: spec.loadout,
         secretRef: { name: secretName(spec.id) },
         ownerAddresses: addressesOf(spec.ownerId).slice(0, 8),
         attackWindows: windows

@@ -36,6 +36,7 @@ describe('box disks on this host (ext4 images on loop devices)', function () {
     gateway: '10.99.1.1',
     rootPasswordHash: '*',
     sshPublicKey: null,
+    loadout: [],
     limits: { memoryMiB: 128, cpuMillis: 100, pids: 64 },
   });
   const machine = (id: string, slot: number, diskMiB: number) => {

@@ -9,6 +9,7 @@ import {
   readFile,
   readdir,
   rename,
+  symlink,
   rm,
   realpath,
   statfs,
@@ -16,6 +17,12 @@ import {
 } from 'node:fs/promises';
 import path from 'node:path';
 import { AGENT_FILES, AGENT_SERVICE } from '@exploit-grid/operator/agent-install';
+import {
+  LOADOUT_SERVICE,
+  LOADOUT_UNIT,
+  LOADOUT_UNIT_FILE,
+  type BoxFile,
+} from '@exploit-grid/operator/catalogue';
 import { BOX_NETWORK_FILE } from './image.ts';
 import { BoxCgroup, type BoxLimits } from './cgroups.ts';
 import { run } from './command.ts';
@@ -63,6 +70,8 @@ export interface MachineSpec {
   /** crypt(3) hash of the root password, written on first start only. */
   rootPasswordHash: string;
   sshPublicKey: string | null;
+  /** The box's loadout (operator/catalogue), written on first start only and installed by the box at boot. */
+  loadout: BoxFile[];
   limits: BoxLimits;
 }
 
@@ -285,6 +294,15 @@ export class Machine {
     await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', `root@${spec.hostname}`, '-f', hostKey]);
     await chown(hostKey, base, base);
     await chown(`${hostKey}.pub`, base, base);
+    if (spec.loadout.length > 0) {
+      for (const file of spec.loadout) await write(file.path.slice(1), file.content, file.mode);
+      // Installed by the box itself at this first boot, as root, by a unit that runs once.
+      await write(LOADOUT_UNIT.slice(1), LOADOUT_UNIT_FILE);
+      const wants = await boxDirectory(root, 'etc/systemd/system/multi-user.target.wants', base);
+      await rm(path.join(wants, LOADOUT_SERVICE), { force: true });
+      await symlink(LOADOUT_UNIT, path.join(wants, LOADOUT_SERVICE));
+      await lchown(path.join(wants, LOADOUT_SERVICE), base, base);
+    }
     await writeFile(path.join(this.dir, 'provisioned'), new Date().toISOString());
   }
 

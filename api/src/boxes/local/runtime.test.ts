@@ -73,6 +73,7 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     rootPassword: `alice-${randomBytes(6).toString('hex')}`,
     sshPublicKey: null,
     agentToken: `agent-${randomBytes(16).toString('hex')}`,
+    loadout: [],
     resources,
   };
   const bobBox: BoxSpec = {
@@ -84,6 +85,7 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     rootPassword: `bob-${randomBytes(6).toString('hex')}`,
     sshPublicKey: null,
     agentToken: null,
+    loadout: [],
     resources,
   };
   const boxDir = (spec: BoxSpec) => path.join(dataDir, 'boxes', spec.id);
@@ -1432,6 +1434,7 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
       slot: 9,
       hostname: 'contract-box',
       agentToken: null,
+      loadout: [],
     };
     const computerOf = (userId: string) => (userId === users.alice ? alice : bob);
     /** The contract's players' VPN clients (Alice's from the tests above). */

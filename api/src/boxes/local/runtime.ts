@@ -5,6 +5,7 @@ import path from 'node:path';
 import { BOX_MESSAGES, type VpnProtocol } from '../../contracts/boxes.ts';
 import type { Logger } from '../../logger.ts';
 import { VpnPki, newTlsCryptKey } from '@exploit-grid/operator/pki';
+import { loadoutFiles } from '@exploit-grid/operator/catalogue';
 import type {
   BoxObservation,
   BoxOrchestrator,
@@ -427,7 +428,7 @@ export class LocalRuntime implements BoxOrchestrator {
               );
             return observe('PROVISIONING', `Preparing the Debian base image (${now.percent}%)`);
           }
-          const machineSpec = await this.#machineSpec(spec, ip);
+          const machineSpec = await this.#machineSpec(spec, ip, !machine.provisioned);
           try {
             await machine.prepare(this.image.path, machineSpec);
           } catch (err) {
@@ -458,7 +459,7 @@ export class LocalRuntime implements BoxOrchestrator {
     }
   }
 
-  async #machineSpec(spec: BoxSpec, ip: string): Promise<MachineSpec> {
+  async #machineSpec(spec: BoxSpec, ip: string, firstStart: boolean): Promise<MachineSpec> {
     const hash = (
       await run('openssl', ['passwd', '-6', '-stdin'], { input: `${spec.rootPassword}\n` })
     ).trim();
@@ -470,6 +471,8 @@ export class LocalRuntime implements BoxOrchestrator {
       gateway: this.router.routerArenaAddress,
       rootPasswordHash: hash,
       sshPublicKey: spec.sshPublicKey,
+      // Read from the catalogue only for the start that writes them.
+      loadout: firstStart ? loadoutFiles(spec.loadout) : [],
       limits: { ...spec.resources, cpus: this.#playerCpus },
     };
   }

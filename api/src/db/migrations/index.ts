@@ -17,6 +17,7 @@ import { Migration20261126100000_commerce } from './Migration20261126100000_comm
 import { Migration20261126110000_purchase_payments } from './Migration20261126110000_purchase_payments.ts';
 import { Migration20261126120000_gifts } from './Migration20261126120000_gifts.ts';
 import { Migration20261127100000_onboarding } from './Migration20261127100000_onboarding.ts';
+import { Migration20261128100000_loadouts } from './Migration20261128100000_loadouts.ts';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered from files) so the same
@@ -41,4 +42,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261126110000_purchase_payments', class: Migration20261126110000_purchase_payments },
   { name: 'Migration20261126120000_gifts', class: Migration20261126120000_gifts },
   { name: 'Migration20261127100000_onboarding', class: Migration20261127100000_onboarding },
+  { name: 'Migration20261128100000_loadouts', class: Migration20261128100000_loadouts },
 ];

@@ -52,6 +52,7 @@ import {
 } from '../../strings/box.ts';
 import { Stack } from '../Stack.tsx';
 import { BoxCost } from './BoxCost.tsx';
+import { BoxServices } from './BoxServices.tsx';
 import { BoxStatusChip } from './BoxStatus.tsx';
 import { CopyField } from './CopyField.tsx';
 import { DeleteBoxDialog } from './DeleteBoxDialog.tsx';
@@ -176,6 +177,8 @@ export const BoxDetails = observer(function BoxDetails({ box, unavailable }: Box
         </Typography>
         <OpenPorts ports={box.openPorts} />
       </Box>
+
+      <BoxServices box={box} />
 
       <BoxCost />
       <Stack direction="row" spacing={1.5} sx={{ flexWrap: 'wrap', rowGap: 1.5 }}>
