@@ -62,7 +62,7 @@ describe('the catalogue on real boxes: installed, checked, exploited, fixed', fu
   const asRoot = (player: ArenaPlayer, script: string, params: string[] = []) =>
     player.computer.ssh(player.box.ip, script, { password: player.box.password }, params);
 
-  /** Installs an entry as a loadout does: its files only, its install script as root, then nothing left behind. */
+  /** Installs an entry as a loadout does: its files only (root's), its install script as root, then nothing left behind. */
   async function install(player: ArenaPlayer, id: string): Promise<void> {
     const params = [id];
     for (const [name, content] of installFiles(id)) params.push(name, content.toString('base64'));
@@ -72,7 +72,7 @@ describe('the catalogue on real boxes: installed, checked, exploited, fixed', fu
         'set -e',
         'd="/var/lib/exploit-grid/loadout/$1"; shift',
         'rm -rf "$d"; mkdir -p "$d"',
-        'while [ $# -gt 0 ]; do mkdir -p "$d/$(dirname "$1")"; printf %s "$2" | base64 -d > "$d/$1"; shift 2; done',
+        'while [ $# -gt 0 ]; do mkdir -p "$d/$(dirname "$1")"; printf %s "$2" | base64 -d > "$d/$1"; chmod 600 "$d/$1"; shift 2; done',
         'cd "$d" && sh ./install.sh',
         'cd / && rm -rf "$d"',
       ].join('\n'),
@@ -87,7 +87,7 @@ describe('the catalogue on real boxes: installed, checked, exploited, fixed', fu
       tcp: (address, port, init) => from.tcpExchange(address, port, init),
     });
 
-  /** A way in's exploit, run on the attacker's computer; the shell it gives, or null when none came within 8 s. */
+  /** A way in's exploit, run on the attacker's computer; the shell it gives, or null when none came within 5 s of it ending. */
   async function exploitIn(
     entry: CatalogueEntry,
     attacker: ArenaPlayer,
@@ -106,7 +106,7 @@ describe('the catalogue on real boxes: installed, checked, exploited, fixed', fu
       'sh',
       path.join(CATALOGUE_DIR, entry.id, 'exploit.sh'),
     ]).catch(() => undefined);
-    const came = await Promise.race([shell.connected.then(() => true), sleep(8000).then(() => false)]);
+    const came = await Promise.race([shell.connected.then(() => true), sleep(5000).then(() => false)]);
     if (came) return shell;
     shell.close();
     return null;
@@ -254,7 +254,9 @@ describe('the catalogue on real boxes: installed, checked, exploited, fixed', fu
   });
 
   it('a “fix” that stops a service fails its check, until the service runs again', async () => {
-    for (const entry of catalogue.filter((e) => e.check)) {
+    // Entries whose service is the box's own sshd (no units of their own) are left out: stopping it would
+    // lock the test out of the box too.
+    for (const entry of catalogue.filter((e) => e.check && e.units.length > 0)) {
       await asRoot(bob, 'systemctl stop "$@"', entry.units);
       const down = await check(entry, bob.computer, bob);
       expect(down.ok, entry.id).to.equal(false);
