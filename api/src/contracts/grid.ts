@@ -122,6 +122,8 @@ export const targetInfoSchema = z
     defense: z.number(),
     defensesSurvived: z.number().int(),
     defensesTotal: z.number().int(),
+    /** The services the target's box publishes (its loadout's), by port: what a scan would find. Empty without a box. */
+    ports: z.array(z.object({ port: z.number().int(), name: z.string() })),
   })
   .meta({ id: 'TargetInfo' });
 export type TargetInfo = z.infer<typeof targetInfoSchema>;

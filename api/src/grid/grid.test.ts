@@ -654,6 +654,15 @@ describe('grid: the /grid socket, matchmaking, PvP and notifications', function 
         defensesSurvived: 1,
         defensesTotal: 2,
       });
+      // What a scan of the target's box would find: its loadout's services, by port; nothing of their weaknesses.
+      const mine = (await t.call<Box>('GET', '/boxes/my', { token: target.token })).body;
+      expect(info.body.ports).to.deep.equal(mine.services.map(({ port, name }) => ({ port, name })));
+      expect(info.body.ports.length).to.be.greaterThan(0);
+      const boxless = await player({ box: false, vpn: false });
+      expect(
+        (await t.call<TargetInfo>('GET', `/attack/target-info/${boxless.id}`, { token: attacker.token })).body
+          .ports,
+      ).to.deep.equal([]);
       expect((await t.call('GET', '/attack/target-info/nope', { token: attacker.token })).status).to.equal(
         400,
       );

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { loadCatalogue, type CatalogueEntry } from '@exploit-grid/operator/catalogue';
 import { GRID_MESSAGES, type TargetInfo } from '../contracts/index.ts';
 import type { Orm } from '../db/orm.ts';
 import { Sql } from '../db/sql.ts';
@@ -7,16 +8,19 @@ import { notFound } from '../http/errors.ts';
 /**
  * GET /attack/target-info/{userId}: how well a player defends (core-app: Defense % in the target
  * popup) — the share of their finished defenses they survived (DEFENDED or TIMEOUT; cancelled attacks
- * do not count). Cached per player for `cacheMs`; a settled attack on the player drops their entry.
+ * do not count) — and the ports their box publishes (its loadout's services). Cached per player for `cacheMs`;
+ * a settled attack on the player drops their entry.
  */
 export class TargetInfoService {
   readonly #orm: Orm;
   readonly #cacheMs: number;
   readonly #cache = new Map<string, { info: TargetInfo; until: number }>();
+  readonly #catalogue: CatalogueEntry[];
 
-  constructor(orm: Orm, cacheMs: number) {
+  constructor(orm: Orm, cacheMs: number, catalogue: CatalogueEntry[] = loadCatalogue()) {
     this.#orm = orm;
     this.#cacheMs = cacheMs;
+    this.#catalogue = catalogue;
   }
 
   async get(userId: string): Promise<TargetInfo> {
@@ -27,8 +31,9 @@ export class TargetInfoService {
       mmr: number;
       survived: number;
       total: number;
+      loadout: string[] | null;
     }>(
-      `select u.handle, u.mmr,
+      `select u.handle, u.mmr, (select b.loadout from boxes b where b.user_id = u.id) as loadout,
               count(a.id) filter (where a.status in ('DEFENDED', 'TIMEOUT'))::int as survived,
               count(a.id) filter (where a.status in ('DEFENDED', 'TIMEOUT', 'OWNED', 'FOOTHOLD'))::int as total
          from users u left join attacks a on a.target_id = u.id
@@ -43,6 +48,10 @@ export class TargetInfoService {
       defense: row.total ? Math.round((1000 * row.survived) / row.total) / 10 : 0,
       defensesSurvived: row.survived,
       defensesTotal: row.total,
+      ports: (row.loadout ?? [])
+        .flatMap((id) => this.#catalogue.find((e) => e.id === id)?.services ?? [])
+        .map(({ port, name }) => ({ port, name }))
+        .sort((a, b) => a.port - b.port),
     };
     if (this.#cache.size > 50_000) this.#cache.clear();
     this.#cache.set(userId, { info, until: Date.now() + this.#cacheMs });

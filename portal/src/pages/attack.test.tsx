@@ -160,6 +160,7 @@ describe('the target popup', () => {
     expect(within(popup).getByText('MMR 1200')).toBeTruthy();
     expect(within(popup).getByText(LOCATION_UNKNOWN)).toBeTruthy();
     await waitFor(() => expect(within(popup).getByTestId('target-defense').textContent).toBe('Defense: 67%'));
+    expect(within(popup).getByTestId('target-ports').textContent).toBe('Ports: 22/SSH · 8080/NetDiag');
   });
 
   it('shows the country of a located player', async () => {

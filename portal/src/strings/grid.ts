@@ -111,6 +111,11 @@ export const ATTACK_HINT = 'Over the VPN: get a shell on the box (FOOTHOLD), the
 
 export const LOCATION_UNKNOWN = 'Location Unknown';
 export const TARGET_INFO_FAILED = 'Could not load target details.';
+/** The target's published services, as a scan would list them: '22/SSH · 8080/NetDiag'. */
+export const targetPortsLabel = (ports: readonly { port: number; name: string }[]) =>
+  ports.length === 0
+    ? 'Ports: none published'
+    : `Ports: ${ports.map((p) => `${p.port}/${p.name}`).join(' · ')}`;
 export const defenseLabel = (percent: number | null) =>
   percent === null ? 'Defense: …' : `Defense: ${percent.toFixed(0)}%`;
 export const mmrLabel = (mmr: number) => `MMR ${mmr}`;

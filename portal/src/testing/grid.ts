@@ -70,6 +70,10 @@ export const targetInfo = (ref: PlayerRef, defense: number): TargetInfo => ({
   defense,
   defensesSurvived: 3,
   defensesTotal: 4,
+  ports: [
+    { port: 22, name: 'SSH' },
+    { port: 8080, name: 'NetDiag' },
+  ],
 });
 
 let notificationCount = 0;

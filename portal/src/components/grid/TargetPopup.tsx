@@ -17,6 +17,7 @@ import {
   UNBLOCK,
   defenseLabel,
   mmrLabel,
+  targetPortsLabel,
 } from '../../strings/grid.ts';
 import { Stack } from '../Stack.tsx';
 import { GridCard } from './GridCard.tsx';
@@ -25,6 +26,7 @@ export type TargetPopupProps = { grid: GridStore; vpnConnected: boolean };
 
 /**
  * The operator picked on the globe (core-app section 2): handle, MMR, country or 'Location Unknown', Defense %,
+ * the ports their box publishes (issue 20: what to look at first),
  * and PVP (needs the VPN and the target info), Chat (a chat request), Block or Unblock.
  */
 export const TargetPopup = observer(function TargetPopup({ grid, vpnConnected }: TargetPopupProps) {
@@ -59,6 +61,16 @@ export const TargetPopup = observer(function TargetPopup({ grid, vpnConnected }:
           <Typography variant="body2" data-testid="target-defense">
             {defenseLabel(info ? info.defense : null)}
           </Typography>
+          {info && (
+            <Typography
+              variant="body2"
+              color="text.secondary"
+              data-testid="target-ports"
+              sx={{ fontFamily: 'monospace', fontSize: '0.8rem', wordBreak: 'break-word' }}
+            >
+              {targetPortsLabel(info.ports ?? [])}
+            </Typography>
+          )}
           <Stack direction="row" spacing={1} sx={{ mt: 1.5 }}>
             <Tooltip title={vpnConnected ? '' : PVP_NEEDS_VPN}>
               <span>
