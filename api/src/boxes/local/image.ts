@@ -31,7 +31,7 @@ export const CATALOGUE_PACKAGES = cataloguePackages(loadCatalogue());
 export const BOX_PACKAGES = [...new Set([...BASE_PACKAGES, ...CATALOGUE_PACKAGES])];
 
 /** Bump when the customisation below changes: it names the image, so boxes get the new one. */
-const RECIPE_VERSION = 4;
+const RECIPE_VERSION = 5;
 
 /** The file inside a box the network unit reads (written per box by the runtime). */
 export const BOX_NETWORK_FILE = '/etc/exploit-grid/network';
@@ -91,6 +91,13 @@ const MASKED_UNITS = [
   'getty@tty1.service',
   'systemd-networkd-wait-online.service',
 ];
+
+/**
+ * Units the catalogue's packages enable that no box should start by itself: the entries that use the
+ * packages run them their own way (job-queue's Redis, ftp-dropbox's vsftpd), and a box without them must
+ * not listen on their ports. Disabled, not masked: an owner may still use them.
+ */
+const DISABLED_UNITS = ['redis-server.service', 'vsftpd.service'];
 
 export type ImageState = 'missing' | 'building' | 'ready' | 'failed';
 
@@ -234,6 +241,7 @@ async function customise(root: string): Promise<void> {
     await rm(file(`etc/systemd/system/${unit}`), { force: true });
     await run('ln', ['-s', '/dev/null', file(`etc/systemd/system/${unit}`)]);
   }
+  await run('systemctl', ['--root', root, '--quiet', 'disable', ...DISABLED_UNITS]);
   // No man, info or translations (minbase has no man command), docs but their copyright
   // files: 40% fewer files to shift into each box's user namespace. dpkg keeps it that way.
   await writeFile(file('etc/dpkg/dpkg.cfg.d/exploit-grid-nodoc'), DPKG_NODOC);
