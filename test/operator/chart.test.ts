@@ -640,7 +640,10 @@ describe('The Helm chart', function () {
     const disabledList = /const DISABLED_UNITS = \[([^\]]*)\]/.exec(imageTs)![1]!;
     const disabled = [...disabledList.matchAll(/'([^']+)'/g)].map((m) => m[1]!);
     expect(disabled.length).to.be.greaterThan(0);
-    const disabledHere = /--run-command 'systemctl disable ([^']+)'/.exec(dockerfile)![1]!.trim().split(/\s+/);
+    const disabledHere = /--run-command 'systemctl disable ([^']+)'/
+      .exec(dockerfile)![1]!
+      .trim()
+      .split(/\s+/);
     expect(disabledHere.sort()).to.deep.equal(disabled.sort());
     expect(dockerfile)
       .to.include('/etc/ld.so.preload')
