@@ -265,4 +265,50 @@ describe('the catalogue on real boxes: installed, checked, exploited, fixed', fu
       await until(`${entry.id} back`, async () => (await check(entry, bob.computer, bob)).ok);
     }
   });
+  it('a reset wipes the box and installs a new loadout at its next boot', async () => {
+    const my = async () =>
+      (
+        await arena.call<{
+          status: string;
+          openPorts: Record<string, string>;
+          services: { name: string; port: number }[];
+        }>(bob.token, 'GET', '/boxes/my')
+      ).body;
+    const before = await my();
+    await asRoot(bob, 'touch /root/hardened-by-bob');
+    const hostname = (await asRoot(bob, 'hostname')).trim();
+    const reset = await arena.call<{ status: string }>(bob.token, 'POST', `/boxes/${hostname}/reset`);
+    expect(reset.status, JSON.stringify(reset.body)).to.equal(200);
+    await until('the reset box stopped', async () => (await my()).status === 'STOPPED', 60_000);
+    await until(
+      'the reset box powered on',
+      async () =>
+        (await arena.call(bob.token, 'POST', `/boxes/${hostname}/power`, { on: true })).status < 300,
+      30_000,
+      500,
+    );
+    const after = await until(
+      'the new box running with sshd',
+      async () => {
+        const box = await my();
+        return box.status === 'RUNNING' && box.openPorts['22'] ? box : null;
+      },
+      150_000,
+    );
+    // A fresh disk: what the owner did is gone; the new services answer their checks.
+    const left = await until('ssh into the new system', () =>
+      asRoot(bob, 'test -e /root/hardened-by-bob && echo left || echo gone').catch(() => null),
+    );
+    expect(left.trim()).to.equal('gone');
+    expect(after.services).to.have.length(before.services.length);
+    for (const service of after.services) {
+      const entry = catalogue.find(
+        (e) => e.check?.port === service.port && e.services[0]?.name === service.name,
+      )!;
+      await until(
+        `${service.name}'s check after the reset`,
+        async () => (await check(entry, bob.computer, bob)).ok,
+      );
+    }
+  });
 });

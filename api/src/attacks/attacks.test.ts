@@ -252,7 +252,7 @@ describe('attacks: lifecycle through the API', function () {
     await t.call('POST', `/attack/${started.id}/cancel`, { token: attacker.token });
   });
 
-  it('refuses power-off and delete of a box under attack with 409, and allows them once it ended', async () => {
+  it('refuses power-off, reset and delete of a box under attack with 409, and allows them once it ended', async () => {
     const attacker = await player();
     const target = await player();
     const started = (await attack(attacker, target.box!.id)).body.attack;
@@ -265,6 +265,15 @@ describe('attacks: lifecycle through the API', function () {
       token: target.token,
     });
     expect(removed.body).to.include({ statusCode: 409, message: ATTACK_MESSAGES.underAttack });
+    // Nor a reset to a fresh disk mid-fight: the loadout and the disk stay.
+    const loadout = (await t.db.query('select loadout from boxes where id = $1', [target.box!.id])).rows[0];
+    const reset = await t.call<{ message: string }>('POST', `/boxes/${target.box!.hostname}/reset`, {
+      token: target.token,
+    });
+    expect(reset.body).to.include({ statusCode: 409, message: ATTACK_MESSAGES.underAttack });
+    expect(
+      (await t.db.query('select loadout from boxes where id = $1', [target.box!.id])).rows[0],
+    ).to.deep.equal(loadout);
     expect((await t.call<Box>('GET', '/boxes/my', { token: target.token })).body.status).to.equal('RUNNING');
     await t.call('POST', `/attack/${started.id}/cancel`, { token: attacker.token });
     expect(

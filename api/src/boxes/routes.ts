@@ -82,6 +82,22 @@ export function boxRoutes(deps: { boxes: BoxService; requireAuth: RequestHandler
       handler: ({ params, body, res }) => deps.boxes.power(caller(res).userId, params.hostname, body.on),
     })
     .route({
+      method: 'post',
+      path: '/boxes/:hostname/reset',
+      summary: 'Reset the box: its disk wiped, a new set of services to defend; it powers off',
+      tags: ['boxes'],
+      before,
+      errors: {
+        ...errors,
+        404: 'No such box of yours',
+        409: 'The box is under attack',
+        429: 'Boxes are created, reset or deleted once every 15 seconds',
+      },
+      params: hostnameParams,
+      response: boxSchema,
+      handler: ({ params, res }) => deps.boxes.reset(caller(res).userId, params.hostname),
+    })
+    .route({
       method: 'delete',
       path: '/boxes/:id',
       summary: 'Delete the box for good',

@@ -482,6 +482,57 @@ describe('boxes and VPN access (API on the test runtime)', function () {
     });
   });
 
+  describe('POST /boxes/{hostname}/reset', () => {
+    it('wipes the box and gives it a new loadout, never the one it had; it powers off and boots the new one', async () => {
+      const { user, box } = await withBox();
+      await power(user, box.hostname, true);
+      await running(user);
+      const before = (await boxRow(box.id))?.loadout as string[];
+      const deletedBefore = t.orchestrator.deleted.filter((id) => id === box.id).length;
+      const res = await t.call<Box>('POST', `/boxes/${box.hostname}/reset`, { token: user.token });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body).to.deep.include({
+        id: box.id,
+        hostname: box.hostname,
+        statusReason: BOX_MESSAGES.reset,
+      });
+      // Same box, address and password; a new disk and a new set of services.
+      expect(res.body.ssh_password).to.equal(box.ssh_password);
+      const after = (await boxRow(box.id))?.loadout as string[];
+      expect(after).to.have.length(before.length);
+      expect([...after].sort()).to.not.deep.equal([...before].sort());
+      expect(t.orchestrator.deleted.filter((id) => id === box.id)).to.have.length(deletedBefore + 1);
+      expect((await boxRow(box.id))?.desired_power).to.equal(false);
+      await waitFor(
+        () => my(user),
+        (b) => b?.status === 'STOPPED',
+        { what: 'the reset box stopped' },
+      );
+      // Started again, the runtime is given the new loadout.
+      expect((await power(user, box.hostname, true)).status).to.equal(200);
+      const spec = await waitFor(
+        () => t.orchestrator.appliedTo(box.id).at(-1),
+        (s) => s?.power === true,
+        { what: 'the spec of the restarted box' },
+      );
+      expect(spec?.loadout).to.deep.equal(after);
+    });
+
+    it("answers 404 for another player's hostname and resets nothing", async () => {
+      const { user: owner, box } = await withBox();
+      const other = await t.account();
+      const before = (await boxRow(box.id))?.loadout;
+      const res = await t.call<{ message: string }>('POST', `/boxes/${box.hostname}/reset`, {
+        token: other.token,
+      });
+      expect(res.status).to.equal(404);
+      expect(res.body.message).to.equal(BOX_MESSAGES.noBox);
+      expect((await boxRow(box.id))?.loadout).to.deep.equal(before);
+      expect(t.orchestrator.deleted).to.not.include(box.id);
+      expect((await my(owner))?.statusReason).to.equal(null);
+    });
+  });
+
   describe('signed out', () => {
     const calls: [string, string, unknown?][] = [
       ['GET', '/boxes/my'],

@@ -353,6 +353,45 @@ export class BoxService {
   }
 
   /**
+   * A fresh start: the box's disk is wiped and it gets a new loadout (never the one it had while another
+   * exists), installed at its next first boot; hostname, address and root password stay. It powers off
+   * (the loop ends its session as for a stop). Refused while the box is under attack, and counted like a
+   * creation (the host prepares a new disk).
+   */
+  async reset(userId: string, hostname: string): Promise<Box> {
+    const sql = this.#sql();
+    const row = await sql.one<BoxRow>(`${SELECT_BOX} where b.user_id = ? and b.hostname = ?`, [
+      userId,
+      hostname,
+    ]);
+    if (!row) throw notFound(BOX_MESSAGES.noBox);
+    if (await sql.one('select 1 from attacks where box_id = ? and status = ?', [row.id, 'PENDING']))
+      throw conflict(ATTACK_MESSAGES.underAttack);
+    await this.#churn(userId);
+    const loadout = chooseLoadout(this.#catalogue, this.#loadoutSize, { previous: row.loadout });
+    await this.#locks.run(row.id, async () => {
+      await this.#account(row.id, new Date());
+      const reset = await sql.transaction(async (tx) => {
+        await tx.run('select pg_advisory_xact_lock(hashtext(?))', [`attack-player:${userId}`]);
+        return tx.run(
+          `update boxes set loadout = array(select jsonb_array_elements_text(?::jsonb)), desired_power = false,
+                  status_reason = ?, updated_at = now()
+            where id = ? and not exists (select 1 from attacks where box_id = boxes.id and status = 'PENDING')`,
+          [JSON.stringify(loadout), BOX_MESSAGES.reset, row.id],
+        );
+      });
+      if (!reset) throw conflict(ATTACK_MESSAGES.underAttack);
+      // Its disk goes now; the next start provisions a new one with the new loadout.
+      await this.#o.orchestrator.deleteBox(row.id);
+    });
+    this.#log.info({ userId, box: row.id }, 'Box reset to a fresh loadout');
+    await this.kick(row.id);
+    const box = await this.my(userId);
+    if (!box) throw notFound(BOX_MESSAGES.noBox);
+    return box;
+  }
+
+  /**
    * Creating or deleting a box costs the host a disk to prepare or shift: a cooldown between two, and a
    * budget an hour (429 with Retry-After). Counted only for calls that would go through.
    */

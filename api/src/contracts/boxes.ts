@@ -140,6 +140,7 @@ export const BOX_MESSAGES = {
     'Daily time limit reached. Your box will be available again tomorrow, or consider upgrading for unlimited access.',
   alreadyHaveBox: 'You already have a box.',
   noBox: 'Box not found.',
+  reset: 'Reset: a fresh system with new services to defend. Start it to boot the new system.',
   cannotPay: 'Not enough credits to run your box. Buy credits or redeem a gift to continue.',
   notYourVpn: 'You can only download your own VPN configuration.',
   runtimeUnavailable: 'Boxes cannot run on this platform right now.',

@@ -24,6 +24,11 @@ import {
   HIDDEN_PASSWORD,
   MY_BOX_TITLE,
   MY_PERSONAL_BOX,
+  CONFIRM_RESET,
+  RESET_BOX,
+  RESET_BOX_FAILED,
+  RESET_DIALOG_TEXT,
+  RESET_DIALOG_TITLE,
   NO_SERVICES,
   SERVICES_INTRO,
   SERVICES_START,
@@ -155,6 +160,49 @@ describe('My Box page', () => {
     const alert = await within(boxSection()).findByTestId('box-error');
     expect(alert.textContent).toContain('Failed to create box.');
     expect(alert.textContent).toContain(BOX_MESSAGES.cannotPay);
+  });
+
+  it('resets the box only after confirming what is lost, and shows it powered off with its new services', async () => {
+    const fresh: Box = {
+      ...testBox,
+      status: 'STOPPED',
+      statusReason: BOX_MESSAGES.reset,
+      services: [{ name: 'Notes', port: 8083, keeps: 'Finds the team’s public notes.' }],
+    };
+    const route = `POST /boxes/${testBox.hostname}/reset`;
+    const { api } = await withBox(testBox, { [route]: reply(200, fresh) });
+    const section = boxSection();
+    fireEvent.click(within(section).getByRole('button', { name: RESET_BOX }));
+    let dialog = await screen.findByRole('dialog');
+    expect(within(dialog).getByText(RESET_DIALOG_TEXT)).toBeTruthy();
+    fireEvent.click(within(dialog).getByRole('button', { name: CANCEL }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(api.callsTo(route)).toHaveLength(0);
+
+    fireEvent.click(within(section).getByRole('button', { name: RESET_BOX }));
+    dialog = await screen.findByRole('dialog');
+    fireEvent.click(within(dialog).getByRole('button', { name: CONFIRM_RESET }));
+    await waitFor(() => expect(api.callsTo(route)).toHaveLength(1));
+    expect(await within(section).findByText(BOX_MESSAGES.reset)).toBeTruthy();
+    expect(within(section).getByText('Notes')).toBeTruthy();
+    expect(within(section).queryByText('NetDiag')).toBeNull();
+    expect(api.callsTo(`DELETE /boxes/${testBox.id}`)).toHaveLength(0);
+  });
+
+  it("shows 'Failed to reset box.' inline with the server's reason", async () => {
+    await withBox(testBox, {
+      [`POST /boxes/${testBox.hostname}/reset`]: fail(409, 'Your box is under attack.'),
+    });
+    fireEvent.click(within(boxSection()).getByRole('button', { name: RESET_BOX }));
+    const dialog = await screen.findByRole('dialog');
+    expect(within(dialog).getByText(RESET_DIALOG_TITLE)).toBeTruthy();
+    fireEvent.click(within(dialog).getByRole('button', { name: CONFIRM_RESET }));
+    // Closing, it still says what it was for.
+    expect(within(dialog).getByText(RESET_DIALOG_TITLE)).toBeTruthy();
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    const alert = await within(boxSection()).findByTestId('box-error');
+    expect(alert.textContent).toContain(RESET_BOX_FAILED);
+    expect(alert.textContent).toContain('Your box is under attack.');
   });
 
   it('deletes the box only after confirming that deletion is permanent', async () => {

@@ -23,6 +23,7 @@ import {
   BOX_UNAVAILABLE,
   CREATE_BOX_FAILED,
   DELETE_BOX_FAILED,
+  RESET_BOX_FAILED,
   FETCH_BOX_FAILED,
   START_BOX_FAILED,
   STOP_BOX_FAILED,
@@ -33,7 +34,7 @@ import type { RootStore } from './RootStore.ts';
 
 export type BoxLoadStatus = 'idle' | 'loading' | 'ready' | 'failed';
 /** Calls that can be under way at once, each with its own pending flag. */
-export type BoxAction = 'create' | 'start' | 'stop' | 'delete' | VpnProtocol;
+export type BoxAction = 'create' | 'start' | 'stop' | 'reset' | 'delete' | VpnProtocol;
 /** An error shown inline: the spec's text, and the server's message when it adds something. */
 export type BoxError = { message: string; detail?: string };
 
@@ -271,6 +272,16 @@ export class BoxStore {
     return this.run(on ? 'start' : 'stop', on ? START_BOX_FAILED : STOP_BOX_FAILED, async () => {
       const path = `/boxes/${encodeURIComponent(box.hostname)}/power`;
       const updated = await this.root.api.post(path, boxSchema, { body: { on } });
+      runInAction(() => this.setBox(updated));
+    });
+  }
+
+  /** POST /boxes/{hostname}/reset: a wiped disk and a new loadout; answers the box, powered off (the page confirms first). */
+  resetBox(): Promise<boolean> {
+    const box = this.box;
+    if (!box) return Promise.resolve(false);
+    return this.run('reset', RESET_BOX_FAILED, async () => {
+      const updated = await this.root.api.post(`/boxes/${encodeURIComponent(box.hostname)}/reset`, boxSchema);
       runInAction(() => this.setBox(updated));
     });
   }

@@ -166,6 +166,14 @@ export const DELETE_DIALOG_TEXT =
   'Deletion is permanent: the box, its files and everything you hardened are gone for good, and this cannot be undone.';
 export const CANCEL = 'Cancel';
 export const CONFIRM_DELETE = 'Delete permanently';
+// Reset: a fresh system and a new loadout (docs/catalogue.md).
+export const RESET_BOX = 'Reset';
+export const RESETTING = 'Resetting...';
+export const RESET_BOX_FAILED = 'Failed to reset box.';
+export const RESET_DIALOG_TITLE = 'Reset your box?';
+export const RESET_DIALOG_TEXT =
+  'Its disk is wiped: everything you changed on it is lost, and it gets a new set of services to defend. The hostname, address and root password stay (ssh will warn that the host key changed). The box powers off.';
+export const CONFIRM_RESET = 'Reset the box';
 export const BOX_UNAVAILABLE = 'Boxes are unavailable';
 export const LOADING_BOX = 'Loading your box';
 export const RETRY = 'Retry';

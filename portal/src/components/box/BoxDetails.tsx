@@ -1,6 +1,7 @@
 import type { Box as BoxModel } from '@exploit-grid/api/contracts';
 import Delete from '@mui/icons-material/DeleteForeverOutlined';
 import PlayArrow from '@mui/icons-material/PlayArrow';
+import RestartAlt from '@mui/icons-material/RestartAlt';
 import Stop from '@mui/icons-material/Stop';
 import Visibility from '@mui/icons-material/VisibilityOutlined';
 import VisibilityOff from '@mui/icons-material/VisibilityOffOutlined';
@@ -40,6 +41,8 @@ import {
   PREPARING_HINT,
   PROVISIONING,
   READY_HINT,
+  RESETTING,
+  RESET_BOX,
   ROOT_PASSWORD_LABEL,
   SHOW_PASSWORD,
   START_BOX,
@@ -73,10 +76,17 @@ export const BoxDetails = observer(function BoxDetails({ box, unavailable }: Box
   const { copied, copy } = useCopied();
   const [revealed, setRevealed] = useState(false);
   const [confirming, setConfirming] = useState(false);
+  // Kept while the dialog fades out, so its texts do not change as it closes.
+  const [action, setAction] = useState<'delete' | 'reset'>('delete');
+  const confirm = (what: 'delete' | 'reset') => {
+    setAction(what);
+    setConfirming(true);
+  };
 
   const starting = boxes.isPending('start');
   const stopping = boxes.isPending('stop');
   const deleting = boxes.isPending('delete');
+  const resetting = boxes.isPending('reset');
   const powering = starting || stopping;
   const canStart =
     (box.status === 'STOPPED' || box.status === 'CRASHED') && !unavailable && !boxes.dailyLimitReached;
@@ -206,13 +216,24 @@ export const BoxDetails = observer(function BoxDetails({ box, unavailable }: Box
         </Button>
         <Button
           variant="outlined"
+          color="warning"
+          startIcon={<RestartAlt />}
+          disabled={resetting || deleting || powering}
+          loading={resetting}
+          loadingPosition="start"
+          onClick={() => confirm('reset')}
+          sx={{ ml: { sm: 'auto !important' } }}
+        >
+          {resetting ? RESETTING : RESET_BOX}
+        </Button>
+        <Button
+          variant="outlined"
           color="error"
           startIcon={<Delete />}
-          disabled={deleting || powering}
+          disabled={deleting || resetting || powering}
           loading={deleting}
           loadingPosition="start"
-          onClick={() => setConfirming(true)}
-          sx={{ ml: { sm: 'auto !important' } }}
+          onClick={() => confirm('delete')}
         >
           {deleting ? DELETING : DELETE_BOX}
         </Button>
@@ -220,11 +241,12 @@ export const BoxDetails = observer(function BoxDetails({ box, unavailable }: Box
 
       <DeleteBoxDialog
         open={confirming}
+        action={action}
         hostname={box.hostname}
         onCancel={() => setConfirming(false)}
         onConfirm={() => {
           setConfirming(false);
-          void boxes.delete();
+          void (action === 'reset' ? boxes.resetBox() : boxes.delete());
         }}
       />
     </Stack>
