@@ -101,8 +101,9 @@ export const configSchema = z
     BOX_MINIMUM_CHARGE_MINUTES: z.coerce.number().int().min(1).max(60).default(5),
     BOX_STOP_TIMEOUT_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
     BOX_TICK_MS: z.coerce.number().int().min(200).max(60_000).default(2_000),
-    BOX_LOADOUT_IN: z.coerce.number().int().min(0).max(10).default(3),
-    BOX_LOADOUT_UP: z.coerce.number().int().min(0).max(10).default(2),
+    // At most 16 entries in all: what the Box resource holds (crds/box.yaml).
+    BOX_LOADOUT_IN: z.coerce.number().int().min(0).max(8).default(3),
+    BOX_LOADOUT_UP: z.coerce.number().int().min(0).max(8).default(2),
     BASIC_DAILY_LIMIT_MINUTES: z.coerce.number().int().min(1).max(1440).default(60),
     ATTACK_TIME_LIMIT_MINUTES: z.coerce.number().min(0.05).max(1440).default(30),
     MMR_K: z.coerce.number().int().min(1).max(400).default(32),

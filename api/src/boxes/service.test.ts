@@ -3,7 +3,7 @@ import '@exploit-grid/operator/pki';
 import { randomUUID } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import { expect } from 'chai';
-import { DEFAULT_LOADOUT_SIZE, loadCatalogue } from '@exploit-grid/operator/catalogue';
+import { DEFAULT_LOADOUT_SIZE, loadCatalogue, publishedServices } from '@exploit-grid/operator/catalogue';
 import { io as connect, type Socket } from 'socket.io-client';
 import {
   BOX_MESSAGES,
@@ -122,10 +122,12 @@ describe('boxes and VPN access (API on the test runtime)', function () {
       const entries = loadout.map((id) => catalogue.find((e) => e.id === id)!);
       expect(entries.filter((e) => e.kind === 'in')).to.have.length(DEFAULT_LOADOUT_SIZE.in);
       expect(entries.filter((e) => e.kind === 'up')).to.have.length(DEFAULT_LOADOUT_SIZE.up);
-      // The owner is told each published service of the loadout, by port.
-      const published = entries.flatMap((e) => e.services).sort((a, b) => a.port - b.port);
-      expect(box.services).to.deep.equal(published.map(({ name, port, keeps }) => ({ name, port, keeps })));
-      expect(box.services.length).to.be.greaterThan(0);
+      // The owner is told the box's sshd and each published service of the loadout, by port.
+      expect(box.services).to.deep.equal(publishedServices(catalogue, loadout));
+      expect(box.services.map((s) => s.port)).to.include(22);
+      for (const e of entries.filter((e) => e.kind === 'in'))
+        for (const s of e.services)
+          expect(box.services).to.deep.include({ name: s.name, port: s.port, keeps: s.keeps });
       // Never which entries, nor what is weak in them.
       const answered = JSON.stringify(await my(user));
       for (const e of entries) {
@@ -516,6 +518,19 @@ describe('boxes and VPN access (API on the test runtime)', function () {
         { what: 'the spec of the restarted box' },
       );
       expect(spec?.loadout).to.deep.equal(after);
+    });
+
+    it('keeps the loadout the box has when the runtime cannot remove its disk, and says so', async () => {
+      const { user, box } = await withBox();
+      const before = (await boxRow(box.id))?.loadout;
+      t.orchestrator.failNextDelete = new Error('disk busy');
+      const res = await t.call<{ message: string }>('POST', `/boxes/${box.hostname}/reset`, {
+        token: user.token,
+      });
+      expect(res.status).to.equal(503);
+      expect(res.body.message).to.equal(BOX_MESSAGES.resetFailed);
+      expect((await boxRow(box.id))?.loadout).to.deep.equal(before);
+      expect(t.orchestrator.deleted).to.not.include(box.id);
     });
 
     it("answers 404 for another player's hostname and resets nothing", async () => {

@@ -5,6 +5,7 @@ import {
   DEFAULT_LOADOUT_SIZE,
   chooseLoadout,
   loadCatalogue,
+  publishedServices,
   type CatalogueEntry,
   type LoadoutSize,
 } from '@exploit-grid/operator/catalogue';
@@ -381,8 +382,18 @@ export class BoxService {
         );
       });
       if (!reset) throw conflict(ATTACK_MESSAGES.underAttack);
-      // Its disk goes now; the next start provisions a new one with the new loadout.
-      await this.#o.orchestrator.deleteBox(row.id);
+      // Its disk goes now; the next start provisions a new one with the new loadout. Where the runtime
+      // could not remove it, the box keeps the loadout it has (what its owner is told stays true).
+      try {
+        await this.#o.orchestrator.deleteBox(row.id);
+      } catch (err) {
+        await sql.run(
+          'update boxes set loadout = array(select jsonb_array_elements_text(?::jsonb)) where id = ?',
+          [JSON.stringify(row.loadout), row.id],
+        );
+        this.#log.error({ err, box: row.id }, 'Box reset failed: the runtime could not remove its disk');
+        throw serviceUnavailable(BOX_MESSAGES.resetFailed);
+      }
     });
     this.#log.info({ userId, box: row.id }, 'Box reset to a fresh loadout');
     await this.kick(row.id);
@@ -890,10 +901,7 @@ export class BoxService {
 
   /** What the owner is told to keep up: the published services of the box's loadout, never the weaknesses. */
   #servicesOf(row: BoxRow): BoxServiceInfo[] {
-    return row.loadout
-      .flatMap((id) => this.#catalogue.find((e) => e.id === id)?.services ?? [])
-      .map(({ name, port, keeps }) => ({ name, port, keeps }))
-      .sort((a, b) => a.port - b.port);
+    return publishedServices(this.#catalogue, row.loadout);
   }
 
   /** Usage including the seconds of the running session not yet counted. */

@@ -141,6 +141,7 @@ export const BOX_MESSAGES = {
   alreadyHaveBox: 'You already have a box.',
   noBox: 'Box not found.',
   reset: 'Reset: a fresh system with new services to defend. Start it to boot the new system.',
+  resetFailed: 'The box could not be reset right now. It is as it was; try again in a moment.',
   cannotPay: 'Not enough credits to run your box. Buy credits or redeem a gift to continue.',
   notYourVpn: 'You can only download your own VPN configuration.',
   runtimeUnavailable: 'Boxes cannot run on this platform right now.',

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { loadCatalogue, type CatalogueEntry } from '@exploit-grid/operator/catalogue';
+import { loadCatalogue, publishedServices, type CatalogueEntry } from '@exploit-grid/operator/catalogue';
 import { GRID_MESSAGES, type TargetInfo } from '../contracts/index.ts';
 import type { Orm } from '../db/orm.ts';
 import { Sql } from '../db/sql.ts';
@@ -48,10 +48,7 @@ export class TargetInfoService {
       defense: row.total ? Math.round((1000 * row.survived) / row.total) / 10 : 0,
       defensesSurvived: row.survived,
       defensesTotal: row.total,
-      ports: (row.loadout ?? [])
-        .flatMap((id) => this.#catalogue.find((e) => e.id === id)?.services ?? [])
-        .map(({ port, name }) => ({ port, name }))
-        .sort((a, b) => a.port - b.port),
+      ports: publishedServices(this.#catalogue, row.loadout ?? []).map(({ port, name }) => ({ port, name })),
     };
     if (this.#cache.size > 50_000) this.#cache.clear();
     this.#cache.set(userId, { info, until: Date.now() + this.#cacheMs });

@@ -40,7 +40,7 @@ const boxSpec = z.strictObject({
   // Catalogue entry ids: the host reads their files from the catalogue (operator/catalogue/<id>).
   loadout: z
     .array(z.string().regex(/^[a-z][a-z0-9-]{1,30}[a-z0-9]$/))
-    .max(32)
+    .max(16)
     .refine((ids) => new Set(ids).size === ids.length, 'an entry appears twice'),
   resources: z.strictObject({
     memoryMiB: z.number().int().min(64).max(65_536),

@@ -48,7 +48,7 @@ describe('per-user rate limits', function () {
     expect((await call('POST', '/boxes', bob, {})).status).to.equal(201);
   });
 
-  it('keeps a cooldown between creating and deleting a box; a refused call changes nothing', async () => {
+  it('keeps a cooldown between creating and deleting or resetting a box; a refused call changes nothing', async () => {
     const player = await t.account();
     const created = await call('POST', '/boxes', player, {});
     expect(created.status).to.equal(201);
@@ -64,6 +64,13 @@ describe('per-user rate limits', function () {
     );
     const mine = (await (await call('GET', '/boxes/my', player)).json()) as Box | null;
     expect(mine?.id).to.equal(box.id);
+    // A reset prepares a new disk too: the same cooldown, and a refused reset keeps the loadout.
+    const before = (await t.db.query('select loadout from boxes where id = $1', [box.id])).rows[0];
+    const reset = await call('POST', `/boxes/${box.hostname}/reset`, player);
+    expect(reset.status).to.equal(429);
+    expect((await t.db.query('select loadout from boxes where id = $1', [box.id])).rows[0]).to.deep.equal(
+      before,
+    );
   });
 
   it('tells a /vpn-status client that asks too often to slow down', async () => {

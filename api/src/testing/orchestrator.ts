@@ -95,6 +95,8 @@ export class TestOrchestrator implements BoxOrchestrator {
 
   /** Every spec applyBox was given, in order. */
   readonly applied: BoxSpec[] = [];
+  /** The next deleteBox fails with this (a runtime that cannot remove a disk now), then it works again. */
+  failNextDelete: Error | null = null;
   /** Every id deleteBox was given, in order. */
   readonly deleted: string[] = [];
   /** Every list setRevoked was given, in order. */
@@ -226,6 +228,11 @@ export class TestOrchestrator implements BoxOrchestrator {
   }
 
   async deleteBox(id: string): Promise<void> {
+    const failure = this.failNextDelete;
+    if (failure) {
+      this.failNextDelete = null;
+      throw failure;
+    }
     this.deleted.push(id);
     this.#machines.delete(id);
     for (const [key, w] of this.#windows) if (w.targetBoxId === id) this.#windows.delete(key);

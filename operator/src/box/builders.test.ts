@@ -174,6 +174,7 @@ describe('Box → cloud-init agent', () => {
     ) as {
       write_files: { path: string; permissions: string; content: string; encoding?: string }[];
       runcmd: string[][];
+      bootcmd?: string[][];
     };
     for (const file of loadout) {
       const written = config.write_files.find((f) => f.path === file.path);
@@ -181,6 +182,10 @@ describe('Box → cloud-init agent', () => {
       expect(Buffer.from(written!.content, 'base64').equals(file.content), file.path).to.equal(true);
     }
     expect(config.runcmd.at(-1)).to.deep.equal([LOADOUT_INSTALLER]);
+    // The directory is root's alone before the files land in it (bootcmd runs before write_files).
+    expect(config.bootcmd).to.deep.equal([
+      ['cloud-init-per', 'once', 'exploit-grid-loadout-dir', 'install', '-d', '-m', '700', LOADOUT_DIR],
+    ]);
   });
 });
 

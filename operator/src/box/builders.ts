@@ -5,7 +5,7 @@
  */
 import type { V1NetworkPolicy, V1OwnerReference, V1Secret, V1Service } from '@kubernetes/client-node';
 import { AGENT_FILES, AGENT_SERVICE, AGENT_UNIT, agentEnvironment } from '../agent/install.ts';
-import { LOADOUT_INSTALLER, type BoxFile } from '../catalogue/bundle.ts';
+import { LOADOUT_DIR, LOADOUT_INSTALLER, type BoxFile } from '../catalogue/bundle.ts';
 import type { components } from '../generated/kubevirt.ts';
 import { API_VERSION, type Box, type BoxStatus, type Condition } from './types.ts';
 
@@ -167,6 +167,14 @@ export function cloudInitSecretFor(box: Box, input: CloudInitInput): V1Secret {
         content: file.content.toString('base64'),
       })),
     ],
+    // Made root's alone before write_files fills it, once: its names say nothing to other users.
+    ...(loadout.length > 0
+      ? {
+          bootcmd: [
+            ['cloud-init-per', 'once', 'exploit-grid-loadout-dir', 'install', '-d', '-m', '700', LOADOUT_DIR],
+          ],
+        }
+      : {}),
     runcmd: [
       ['systemctl', 'restart', 'ssh'],
       ['systemctl', 'daemon-reload'],

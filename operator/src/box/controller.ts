@@ -109,7 +109,9 @@ export class BoxController {
             address,
             prefixLength: this.#options.arenaSubnet.prefixLength,
             routes,
-            loadout: loadoutFiles(box.spec.loadout ?? []),
+            loadout: loadoutFiles(box.spec.loadout ?? [], undefined, (id) =>
+              logger.warn({ entry: id }, 'A loadout entry the catalogue does not have is left out'),
+            ),
           }),
         ),
         kube.apply(

@@ -1,5 +1,6 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { CATALOGUE_DIR, installFiles } from './catalogue.ts';
+import { CATALOGUE_DIR, CATALOGUE_ID, installFiles } from './catalogue.ts';
 
 /** Where a box is given its loadout, one directory per entry; emptied by the installer at first boot. */
 export const LOADOUT_DIR = '/var/lib/exploit-grid/loadout';
@@ -54,13 +55,24 @@ export interface BoxFile {
 /**
  * The files that give a box its loadout: each entry's install files under LOADOUT_DIR/<n>/ (only
  * root can read them: some are secrets the entry plants, such as a service account's key) and the
- * installer. Each runtime adds how the installer is started.
+ * installer. Each runtime adds how the installer is started. An id the catalogue no longer has (an entry
+ * renamed or retired after the box drew it) is left out and named in `missing`: the box still boots with the
+ * rest.
  */
-export function loadoutFiles(ids: readonly string[], dir = CATALOGUE_DIR): BoxFile[] {
-  if (ids.length === 0) return [];
+export function loadoutFiles(
+  ids: readonly string[],
+  dir = CATALOGUE_DIR,
+  missing: (id: string) => void = () => undefined,
+): BoxFile[] {
+  const known = ids.filter((id) => {
+    const there = CATALOGUE_ID.test(id) && existsSync(path.join(dir, id, 'install.sh'));
+    if (!there) missing(id);
+    return there;
+  });
+  if (known.length === 0) return [];
   const files: BoxFile[] = [];
   // Numbered, not named: an owner who looks before the installer ran learns nothing from the names.
-  ids.forEach((id, i) => {
+  known.forEach((id, i) => {
     const entryDir = path.posix.join(LOADOUT_DIR, String(i + 1).padStart(2, '0'));
     for (const [relative, content] of installFiles(id, dir))
       files.push({ path: path.posix.join(entryDir, relative), mode: 0o600, content });

@@ -3,10 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import {
+  BOX_SSH_SERVICE,
   STAFF_ONLY_FILES,
   cataloguePackages,
   installFiles,
   loadCatalogue,
+  publishedServices,
   type CatalogueEntry,
 } from './catalogue.ts';
 import { LOADOUT_DIR, LOADOUT_INSTALLER, loadoutFiles } from './bundle.ts';
@@ -79,7 +81,26 @@ describe('the catalogue of vulnerable services', () => {
     expect(files).to.have.length(installFiles(ids[0]!).size + installFiles(ids[1]!).size + 1);
     // No loadout, nothing to install.
     expect(loadoutFiles([])).to.deep.equal([]);
-    expect(() => loadoutFiles(['no-such-entry'])).to.throw(/ENOENT/);
+    // An id the catalogue no longer has is left out and reported; the rest still install.
+    const missing: string[] = [];
+    const kept = loadoutFiles(['no-such-entry', ids[0]!, '../etc'], undefined, (id) => missing.push(id));
+    expect(missing).to.deep.equal(['no-such-entry', '../etc']);
+    expect(kept.filter((f) => f.path.startsWith(`${LOADOUT_DIR}/01/`))).to.have.length(
+      installFiles(ids[0]!).size,
+    );
+  });
+
+  it("lists every box's sshd, so that port 22 tells nobody an entry there was drawn", () => {
+    const ssh = catalogue.filter((e) => e.services.some((s) => s.port === BOX_SSH_SERVICE.port));
+    for (const e of ssh) expect(e.services, e.id).to.deep.include(BOX_SSH_SERVICE);
+    const other = catalogue.find((e) => e.kind === 'in' && !ssh.includes(e))!;
+    const withSsh = publishedServices(catalogue, [ssh[0]!.id, other.id]);
+    const without = publishedServices(catalogue, [other.id]);
+    // The same list with or without the entry on port 22.
+    expect(withSsh).to.deep.equal(without);
+    expect(without[0]).to.deep.equal(BOX_SSH_SERVICE);
+    expect(publishedServices(catalogue, [])).to.deep.equal([]);
+    expect(publishedServices(catalogue, ['retired-entry', other.id])).to.deep.equal(without);
   });
 
   it('refuses a broken entry rather than shrinking the catalogue', () => {
@@ -163,9 +184,15 @@ describe('a box’s loadout', () => {
     const first = chooseLoadout(tiny, { in: 1, up: 1 }, { random: stuck });
     const second = chooseLoadout(tiny, { in: 1, up: 1 }, { previous: first, random: seeded(3) });
     expect(second).to.not.deep.equal(first);
-    expect(() => chooseLoadout(tiny, { in: 2, up: 1 }, { previous: ['a', 'b', 'c'] })).to.throw(
-      /no loadout of this size other than the previous one/,
-    );
+    // Where the previous loadout is the only one of its size, it is given again rather than none.
+    expect([...chooseLoadout(tiny, { in: 2, up: 1 }, { previous: ['a', 'b', 'c'] })].sort()).to.deep.equal([
+      'a',
+      'b',
+      'c',
+    ]);
+    // No loadout at all (BOX_LOADOUT_IN and BOX_LOADOUT_UP 0) is a loadout, on reset too.
+    expect(chooseLoadout(full, { in: 0, up: 0 })).to.deep.equal([]);
+    expect(chooseLoadout(full, { in: 0, up: 0 }, { previous: [] })).to.deep.equal([]);
   });
 
   it('takes the sizes it is given and refuses ones the catalogue cannot fill', () => {

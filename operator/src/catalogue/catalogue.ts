@@ -14,7 +14,8 @@ export const CATALOGUE_DIR = fileURLToPath(new URL('../../catalogue/', import.me
 /** The files of an entry that stay with the platform: a box's owner must not learn the weakness from them. */
 export const STAFF_ONLY_FILES = ['entry.json', 'exploit.sh', 'fix.sh', 'README.md'];
 
-const ID = /^[a-z][a-z0-9-]{1,30}[a-z0-9]$/;
+/** What an entry id looks like (its directory's name). */
+export const CATALOGUE_ID = /^[a-z][a-z0-9-]{1,30}[a-z0-9]$/;
 
 /** How the platform checks, as a client would, that a service still does its job. */
 export const checkSchema = z.discriminatedUnion('type', [
@@ -43,7 +44,7 @@ export type ServiceCheck = z.infer<typeof checkSchema>;
 
 export const entrySchema = z
   .object({
-    id: z.string().regex(ID),
+    id: z.string().regex(CATALOGUE_ID),
     title: z.string().min(3).max(60),
     /** `in`: a way into the box from the network (a user shell); `up`: from a user shell to root. */
     kind: z.enum(['in', 'up']),
@@ -112,7 +113,7 @@ export function catalogueUnits(entries: CatalogueEntry[]): string[] {
  * script and what it installs, never the staff-only files.
  */
 export function installFiles(id: string, dir = CATALOGUE_DIR): Map<string, Buffer> {
-  if (!ID.test(id)) throw new Error(`not a catalogue entry id: ${id}`);
+  if (!CATALOGUE_ID.test(id)) throw new Error(`not a catalogue entry id: ${id}`);
   const files = new Map<string, Buffer>();
   const walk = (sub: string) => {
     for (const entry of readdirSync(path.join(dir, id, sub), { withFileTypes: true })) {
@@ -124,4 +125,34 @@ export function installFiles(id: string, dir = CATALOGUE_DIR): Map<string, Buffe
   };
   walk('');
   return files;
+}
+
+/** A service a box publishes: what its owner must keep up, and what attackers are told of it. */
+export interface PublishedService {
+  name: string;
+  port: number;
+  keeps: string;
+}
+
+/**
+ * Every box with a loadout runs its own sshd: it is listed whatever the loadout, so that seeing it tells
+ * nobody that an entry on port 22 (weak-ssh) was drawn. Entries on port 22 publish exactly this.
+ */
+export const BOX_SSH_SERVICE: PublishedService = {
+  name: 'SSH',
+  port: 22,
+  keeps: "Lets the box's users log in over ssh (you included).",
+};
+
+/**
+ * The services a box with loadout `ids` publishes, one per port, by port: its sshd and its entries' services.
+ * Ids the catalogue no longer has are skipped. None for a box without a loadout (made before loadouts).
+ */
+export function publishedServices(catalogue: CatalogueEntry[], ids: readonly string[]): PublishedService[] {
+  if (ids.length === 0) return [];
+  const byPort = new Map<number, PublishedService>([[BOX_SSH_SERVICE.port, BOX_SSH_SERVICE]]);
+  for (const id of ids)
+    for (const { name, port, keeps } of catalogue.find((e) => e.id === id)?.services ?? [])
+      if (!byPort.has(port)) byPort.set(port, { name, port, keeps });
+  return [...byPort.values()].sort((a, b) => a.port - b.port);
 }

@@ -22,7 +22,8 @@ const ATTEMPTS = 200;
  *   and fix), and, with 3 or more ways in, one of difficulty 2 or 3;
  * - ways in from at least two categories when the size allows (not three web apps);
  * - the total difficulty within one of the average for that many entries;
- * - never the same set as `previous` (a reset gives a fresh loadout) when another exists.
+ * - never the same set as `previous` (a reset gives a fresh loadout) when another exists; when none does,
+ *   the same set again.
  * Answers entry ids, ways in first.
  */
 export function chooseLoadout(
@@ -55,13 +56,17 @@ export function chooseLoadout(
       (size.in < 2 || new Set(waysIn.map((e) => e.category)).size > 1) &&
       Math.abs(total - target) <= 1;
     const ids = chosen.map((e) => e.id);
-    const repeated = ids.length === previous.size && ids.every((id) => previous.has(id));
+    // An empty loadout (sizes 0 and 0) is never a repeat: there is nothing to vary.
+    const repeated = ids.length > 0 && ids.length === previous.size && ids.every((id) => previous.has(id));
     if (balanced && !repeated) return ids;
     if (!repeated) fallback ??= ids;
   }
   // A catalogue too small to balance (tests, a staff-made one): still a loadout, still not the last one.
   if (fallback) return fallback;
-  throw new RangeError('the catalogue has no loadout of this size other than the previous one');
+  // The only loadout of this size there is: the same again (a reset still gets a fresh disk).
+  const again = [...previous];
+  if (again.length === size.in + size.up) return again;
+  throw new RangeError('the catalogue has no loadout of this size');
 }
 
 /** `count` distinct entries of `list`, in random order (a partial Fisher–Yates shuffle). */

@@ -18,6 +18,7 @@ import {
 import path from 'node:path';
 import { AGENT_FILES, AGENT_SERVICE } from '@exploit-grid/operator/agent-install';
 import {
+  LOADOUT_DIR,
   LOADOUT_SERVICE,
   LOADOUT_UNIT,
   LOADOUT_UNIT_FILE,
@@ -296,6 +297,8 @@ export class Machine {
     await chown(`${hostKey}.pub`, base, base);
     if (spec.loadout.length > 0) {
       for (const file of spec.loadout) await write(file.path.slice(1), file.content, file.mode);
+      // Root's alone, names included: another user of the box lists nothing there before the installer ran.
+      await chmod(path.join(root, LOADOUT_DIR.slice(1)), 0o700);
       // Installed by the box itself at this first boot, as root, by a unit that runs once.
       await write(LOADOUT_UNIT.slice(1), LOADOUT_UNIT_FILE);
       const wants = await boxDirectory(root, 'etc/systemd/system/multi-user.target.wants', base);

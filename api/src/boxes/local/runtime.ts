@@ -472,7 +472,14 @@ export class LocalRuntime implements BoxOrchestrator {
       rootPasswordHash: hash,
       sshPublicKey: spec.sshPublicKey,
       // Read from the catalogue only for the start that writes them.
-      loadout: firstStart ? loadoutFiles(spec.loadout) : [],
+      loadout: firstStart
+        ? loadoutFiles(spec.loadout, undefined, (id) =>
+            this.#log.warn(
+              { box: spec.id, entry: id },
+              'A loadout entry the catalogue no longer has is left out',
+            ),
+          )
+        : [],
       limits: { ...spec.resources, cpus: this.#playerCpus },
     };
   }
