@@ -56,6 +56,8 @@ describe('the catalogue on real boxes: installed, checked, exploited, fixed', fu
   /** The defender, whose box gets every entry. */
   let bob: ArenaPlayer;
   let listenPort = 4400;
+  /** What the last exploit that failed printed (its error and stderr), for the failure message. */
+  let lastExploitError = '';
   /** The attack a test started, cancelled after it whatever happened (one attack at a time per player). */
   let current: AttackRef | null = null;
 
@@ -105,7 +107,9 @@ describe('the catalogue on real boxes: installed, checked, exploited, fixed', fu
       `LPORT=${port}`,
       'sh',
       path.join(CATALOGUE_DIR, entry.id, 'exploit.sh'),
-    ]).catch(() => undefined);
+    ]).catch((err: Error & { stderr?: string }) => {
+      lastExploitError = `${err.message}\n${err.stderr ?? ''}`;
+    });
     const came = await Promise.race([shell.connected.then(() => true), sleep(5000).then(() => false)]);
     if (came) return shell;
     shell.close();
@@ -202,7 +206,7 @@ describe('the catalogue on real boxes: installed, checked, exploited, fixed', fu
       const attack = await startAttack();
       if (entry.check) expect((await check(entry, alice.computer, bob)).ok).to.equal(true);
       const shell = await exploitIn(entry, alice, bob);
-      expect(shell, 'a shell').to.not.equal(null);
+      expect(shell, `a shell; the exploit said: ${lastExploitError}`).to.not.equal(null);
       await until('the FOOTHOLD', async () => (await events(attack)).includes('FOOTHOLD'));
       expect(await shell!.run('id')).to.include(`(${entry.gives})`);
       expect(await events(attack)).to.not.include('OWN');
