@@ -530,6 +530,7 @@ describe('boxes and VPN access (API on the test runtime)', function () {
       expect(res.status).to.equal(503);
       expect(res.body.message).to.equal(BOX_MESSAGES.resetFailed);
       expect((await boxRow(box.id))?.loadout).to.deep.equal(before);
+      expect((await boxRow(box.id))?.status_reason).to.equal(null);
       expect(t.orchestrator.deleted).to.not.include(box.id);
     });
 

@@ -388,7 +388,7 @@ export class BoxService {
         await this.#o.orchestrator.deleteBox(row.id);
       } catch (err) {
         await sql.run(
-          'update boxes set loadout = array(select jsonb_array_elements_text(?::jsonb)) where id = ?',
+          'update boxes set loadout = array(select jsonb_array_elements_text(?::jsonb)), status_reason = null where id = ?',
           [JSON.stringify(row.loadout), row.id],
         );
         this.#log.error({ err, box: row.id }, 'Box reset failed: the runtime could not remove its disk');
