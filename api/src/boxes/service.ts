@@ -93,6 +93,8 @@ export interface BoxServiceEvents {
   vpnStatus: [userId: string, connected: boolean];
 }
 
+/** A loadout (entry ids) as a statement parameter: its JSON, made a text[] by the database. */
+const LOADOUT_PARAM = 'array(select jsonb_array_elements_text(?::jsonb))';
 const SELECT_BOX = `select b.*, u.handle, u.tier from boxes b join users u on u.id = b.user_id`;
 const MINUTE_MS = 60_000;
 
@@ -246,7 +248,7 @@ export class BoxService {
         await sql.run(
           `insert into boxes (user_id, slot, hostname, ssh_password_enc, ssh_public_key, agent_token_hash, agent_token_enc, loadout)
            select ?, coalesce((select min(s) from generate_series(0, (select coalesce(max(slot) + 1, 0) from boxes)) s
-                               where not exists (select 1 from boxes where slot = s)), 0), ?, ?, ?, ?, ?, array(select jsonb_array_elements_text(?::jsonb))`,
+                               where not exists (select 1 from boxes where slot = s)), 0), ?, ?, ?, ?, ?, ${LOADOUT_PARAM}`,
           [
             userId,
             hostname,
@@ -375,7 +377,7 @@ export class BoxService {
       const reset = await sql.transaction(async (tx) => {
         await tx.run('select pg_advisory_xact_lock(hashtext(?))', [`attack-player:${userId}`]);
         return tx.run(
-          `update boxes set loadout = array(select jsonb_array_elements_text(?::jsonb)), desired_power = false,
+          `update boxes set loadout = ${LOADOUT_PARAM}, desired_power = false,
                   status_reason = ?, updated_at = now()
             where id = ? and not exists (select 1 from attacks where box_id = boxes.id and status = 'PENDING')`,
           [JSON.stringify(loadout), BOX_MESSAGES.reset, row.id],
@@ -387,10 +389,10 @@ export class BoxService {
       try {
         await this.#o.orchestrator.deleteBox(row.id);
       } catch (err) {
-        await sql.run(
-          'update boxes set loadout = array(select jsonb_array_elements_text(?::jsonb)), status_reason = null where id = ?',
-          [JSON.stringify(row.loadout), row.id],
-        );
+        await sql.run(`update boxes set loadout = ${LOADOUT_PARAM}, status_reason = null where id = ?`, [
+          JSON.stringify(row.loadout),
+          row.id,
+        ]);
         this.#log.error({ err, box: row.id }, 'Box reset failed: the runtime could not remove its disk');
         throw serviceUnavailable(BOX_MESSAGES.resetFailed);
       }

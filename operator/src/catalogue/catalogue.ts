@@ -82,8 +82,18 @@ export const entrySchema = z
   });
 export type CatalogueEntry = z.infer<typeof entrySchema>;
 
-/** Every entry of the catalogue, checked (a broken entry is an error, not a smaller catalogue). */
+let shipped: CatalogueEntry[] | undefined;
+
+/**
+ * Every entry of the catalogue, checked (a broken entry is an error, not a smaller catalogue). The shipped
+ * catalogue is read once per process (the image recipe, the box service and the target info all ask).
+ */
 export function loadCatalogue(dir = CATALOGUE_DIR): CatalogueEntry[] {
+  if (dir === CATALOGUE_DIR) return (shipped ??= readCatalogue(dir));
+  return readCatalogue(dir);
+}
+
+function readCatalogue(dir: string): CatalogueEntry[] {
   const entries: CatalogueEntry[] = [];
   for (const name of readdirSync(dir).sort()) {
     const entryDir = path.join(dir, name);

@@ -58,7 +58,7 @@ import { BoxCost } from './BoxCost.tsx';
 import { BoxServices } from './BoxServices.tsx';
 import { BoxStatusChip } from './BoxStatus.tsx';
 import { CopyField } from './CopyField.tsx';
-import { DeleteBoxDialog } from './DeleteBoxDialog.tsx';
+import { ConfirmBoxDialog } from './ConfirmBoxDialog.tsx';
 import { useCopied } from './useCopied.ts';
 
 export type BoxDetailsProps = {
@@ -239,7 +239,7 @@ export const BoxDetails = observer(function BoxDetails({ box, unavailable }: Box
         </Button>
       </Stack>
 
-      <DeleteBoxDialog
+      <ConfirmBoxDialog
         open={confirming}
         action={action}
         hostname={box.hostname}

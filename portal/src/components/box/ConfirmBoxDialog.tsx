@@ -15,7 +15,7 @@ import {
   RESET_DIALOG_TITLE,
 } from '../../strings/box.ts';
 
-export type DeleteBoxDialogProps = {
+export type ConfirmBoxDialogProps = {
   open: boolean;
   hostname: string;
   onCancel: () => void;
@@ -30,13 +30,13 @@ const TEXTS = {
 };
 
 /** Box deletion and reset need confirmation; the dialog says what is lost. */
-export function DeleteBoxDialog({
+export function ConfirmBoxDialog({
   open,
   hostname,
   onCancel,
   onConfirm,
   action = 'delete',
-}: DeleteBoxDialogProps) {
+}: ConfirmBoxDialogProps) {
   const titleId = useId();
   const textId = useId();
   const texts = TEXTS[action];
