@@ -116,6 +116,8 @@ export const configSchema = z
     MATCH_WINDOW_PER_SECOND: z.coerce.number().min(0).max(5000).default(25),
     MATCH_WINDOW_CAP: z.coerce.number().int().min(0).max(10_000).default(800),
     AGENT_SILENCE_SECONDS: z.coerce.number().int().min(5).max(3600).default(30),
+    SERVICE_CHECK_INTERVAL_SECONDS: z.coerce.number().min(1).max(300).default(15),
+    SERVICE_GRACE_SECONDS: z.coerce.number().min(1).max(3600).default(60),
     AGENT_PORT: z.coerce.number().int().min(1).max(65_535).default(8089),
     ARENA_SUBNET: ipv4Network.default('10.66.0.0/16'),
     TRANSIT_SUBNET: ipv4Network.default('10.65.0.0/30'),
@@ -258,6 +260,8 @@ export const configSchema = z
       mmrK: env.MMR_K,
       footholdScore: env.FOOTHOLD_SCORE,
       agentSilenceMs: env.AGENT_SILENCE_SECONDS * 1000,
+      serviceCheckIntervalMs: Math.round(env.SERVICE_CHECK_INTERVAL_SECONDS * 1000),
+      serviceGraceMs: Math.round(env.SERVICE_GRACE_SECONDS * 1000),
     },
     grid: {
       presenceGraceMs: env.GRID_PRESENCE_GRACE_SECONDS * 1000,

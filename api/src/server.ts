@@ -6,6 +6,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-post
 import { openDatabase, type Orm } from './db/orm.ts';
 import type { Logger } from './logger.ts';
 import { RefereeKeeper } from './referee/keeper.ts';
+import { ServiceChecks } from './attacks/service-checks.ts';
 import type { BoxOrchestrator } from './boxes/orchestrator.ts';
 import pg from 'pg';
 import { AccessTokens, loadJwtSecret } from './auth/jwt.ts';
@@ -267,6 +268,16 @@ export async function startPlatform(
     onClose('box loop', () => boxes.stop());
     await attacks.run();
     onClose('attacks', () => attacks.stop());
+    const serviceChecks = new ServiceChecks({
+      orm,
+      orchestrator,
+      attacks,
+      logger,
+      intervalMs: config.attacks.serviceCheckIntervalMs,
+      graceMs: config.attacks.serviceGraceMs,
+    });
+    serviceChecks.start();
+    onClose('service checks', () => serviceChecks.stop());
     // The runtime's own referee judges attacks where it has one (the local runtime, from the
     // host); otherwise the box agents' reports are judged.
     const referee = orchestrator.status().available ? (orchestrator.referee?.(attacks) ?? null) : null;

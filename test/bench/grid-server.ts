@@ -235,6 +235,8 @@ async function benchAttack(sql: Sql, a: { id: string; handle: string }, b: { id:
     loserId: null,
     mmrChange: null,
     rated: true,
+    services: [],
+    servicesUp: true,
     createdAt: new Date(row.created_at).toISOString(),
     endsAt: new Date(row.ends_at).toISOString(),
     endedAt: null,

@@ -12,6 +12,7 @@ import {
   type CommandLog,
   type StartAttackResponse,
   type TargetBox,
+  type ServiceState,
   type Tier,
 } from '../contracts/index.ts';
 import type { BoxService } from '../boxes/service.ts';
@@ -45,6 +46,8 @@ interface AttackRow {
   loser_id: string | null;
   mmr_change: number | null;
   rated: boolean;
+  services: ServiceState[];
+  services_up: boolean;
   created_at: string;
   ends_at: string;
   ended_at: string | null;
@@ -82,6 +85,8 @@ export interface AttackServiceEvents {
   attackEnded: [AttackEndedPayload & { attackerId: string; targetId: string }];
   /** The target box of a running attack changed (status, address, open ports): for both players. */
   attackBoxUpdated: [{ attackId: string; attackerId: string; targetId: string; box: TargetBox }];
+  /** A round of checks of the target's services (service-checks.ts): for both players. */
+  attackServices: [{ attackId: string; attackerId: string; targetId: string; services: ServiceState[] }];
 }
 
 /** A program of the attacker's as the referee or an agent saw it (see recordCommands). */
@@ -551,9 +556,10 @@ export class AttackService {
         target_id: string;
         box_id: string | null;
         rated: boolean;
+        services_up: boolean;
       }>(
         `update attacks set status = ?, ended_at = now() where id = ? and status = 'PENDING'
-          returning attacker_id, target_id, box_id, rated`,
+          returning attacker_id, target_id, box_id, rated, services_up`,
         [outcome, attackId],
       );
       if (!row) return null;
@@ -571,21 +577,22 @@ export class AttackService {
       const side = options.bailed ? 'target' : winnerOf(outcome);
       const winner = side === 'attacker' ? row.attacker_id : side === 'target' ? row.target_id : null;
       const loser = side === 'attacker' ? row.target_id : side === 'target' ? row.attacker_id : null;
-      // An attack with a winner counts on the leaderboard. MMR and counters of both players in one
-      // statement: the MMR counts its trigger keeps are locked in one order (no deadlocks).
+      // An attack with a winner counts on the leaderboard; a defence counts as won only where the
+      // services stayed up (docs/game-rules.md). MMR and counters of both players in one statement:
+      // the MMR counts its trigger keeps are locked in one order (no deadlocks).
       if (winner && row.rated)
         await tx.run(
           `update users set mmr = mmr + case when id = ? then ?::int else ?::int end,
                   total_attacks = total_attacks + (id = ?)::int,
                   attacks_won = attacks_won + (id = ? and id = ?)::int,
                   total_defenses = total_defenses + (id = ?)::int,
-                  defenses_won = defenses_won + (id = ? and id = ?)::int,
+                  defenses_won = defenses_won + (id = ? and id = ? and ?::boolean)::int,
                   updated_at = now()
             where id in (?, ?)`,
           [
             ...[row.attacker_id, change ?? 0, -(change ?? 0)],
             ...[row.attacker_id, row.attacker_id, winner],
-            ...[row.target_id, row.target_id, winner],
+            ...[row.target_id, row.target_id, winner, row.services_up],
             ...[row.attacker_id, row.target_id],
           ],
         );
@@ -736,6 +743,8 @@ function toAttack(row: AttackRow): Attack {
     loserId: row.loser_id,
     mmrChange: row.mmr_change,
     rated: row.rated,
+    services: row.services,
+    servicesUp: row.services_up,
     createdAt: iso(row.created_at)!,
     endsAt: iso(row.ends_at)!,
     endedAt: iso(row.ended_at),

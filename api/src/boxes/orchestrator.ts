@@ -1,5 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import type { RequestListener } from 'node:http';
+import type { CheckTransports } from '@exploit-grid/operator/catalogue';
 import type { BoxStatus, VpnProtocol } from '../contracts/boxes.ts';
 import type { Referee, VerdictSink } from '../referee/host.ts';
 import type { RouterWitness } from './witness.ts';
@@ -45,6 +46,13 @@ export interface BoxOrchestrator {
    */
   openAttackWindow(attackerUserId: string, targetBoxId: string, until: Date): Promise<void>;
   closeAttackWindow(attackerUserId: string, targetBoxId: string): Promise<void>;
+  /**
+   * Optional: how the platform reaches a box's services during an attack as the attacker is seen there, from
+   * one of the attacker's VPN addresses, so that a defender cannot serve the checks and refuse the attacker
+   * (docs/game-rules.md). Null while the attacker has no VPN address or no window on the box, or the box is
+   * not this runtime's. A runtime without it has no services checked.
+   */
+  serviceProbe?(attackerUserId: string, boxId: string): ServiceProbe | null;
   /**
    * Serves the box agents' endpoint (`/internal/agent/report`) where the boxes reach it and
    * nowhere else (the local runtime: the host end of its transit link, behind a NAT rule for
@@ -138,6 +146,14 @@ export interface BoxObservation {
   sshClients?: string[];
   /** True when the box powered itself off from inside (the player ran `poweroff`). */
   poweredOffInside?: boolean;
+}
+
+/** Where a box's services are checked from: the box's address and the transports that reach it. */
+export interface ServiceProbe {
+  address: string;
+  /** The VPN address the box sees the checks come from (the attacker's). */
+  speakingAs: string;
+  transports: CheckTransports;
 }
 
 export interface VpnIdentity {

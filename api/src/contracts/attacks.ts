@@ -19,6 +19,25 @@ export const targetBoxSchema = z
   .meta({ id: 'TargetBox' });
 export type TargetBox = z.infer<typeof targetBoxSchema>;
 
+/**
+ * A service the target's box publishes, as the platform's checks during the attack see it (from the
+ * attacker's side of the network): both players see it; the defender must keep it up (docs/game-rules.md).
+ */
+export const serviceStateSchema = z
+  .object({
+    name: z.string(),
+    port: z.number().int(),
+    /** Null until its first check of this attack. */
+    up: z.boolean().nullable(),
+    /** Since when it has been failing its checks (null while up). */
+    downSince: z.iso.datetime().nullable(),
+    /** What the last check saw (never the weakness). */
+    detail: z.string().nullable(),
+    checkedAt: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'ServiceState' });
+export type ServiceState = z.infer<typeof serviceStateSchema>;
+
 export const attackSchema = z
   .object({
     id: z.uuid(),
@@ -33,6 +52,13 @@ export const attackSchema = z
     mmrChange: z.number().int().nullable(),
     /** False when the pair's rated fights of the last day are used up: the result moves no MMR. */
     rated: z.boolean(),
+    /** The target's published services and their checks' last results (empty for a box without a loadout). */
+    services: z.array(serviceStateSchema),
+    /**
+     * Whether the target's services stayed up (SERVICE_UPTIME_MIN of their checks passed): only then does a
+     * defence count as survived in Defense % and the leaderboard's defence rate.
+     */
+    servicesUp: z.boolean(),
     createdAt: z.iso.datetime(),
     endsAt: z.iso.datetime(),
     endedAt: z.iso.datetime().nullable(),
@@ -77,8 +103,12 @@ export const ATTACK_EVENT_TYPES = [
   'EVICTED',
   'AGENT_SILENT',
   'AGENT_BACK',
-  /** The defender's box went down during the attack: the attacker wins. */
+  /** The defender's box went down, or its services stayed down past the grace period: the attacker wins. */
   'FORFEIT',
+  /** A service of the target's failed its check (details: service, port, what the check saw). */
+  'SERVICE_DOWN',
+  /** A service that was down passes its check again. */
+  'SERVICE_UP',
   /** The pair's rated results of the last day are used up: this attack moves no MMR. */
   'UNRATED',
   /** The attacker bailed after the grace period: MMR moves as for a TIMEOUT. */

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import type { BoxUpdatePayload } from './boxes.ts';
 import type { BalancePayload } from './commerce.ts';
-import type { Attack, AttackEndedPayload, TargetBox } from './attacks.ts';
+import type { Attack, AttackEndedPayload, ServiceState, TargetBox } from './attacks.ts';
 import type {
   ChatStartedEvent,
   GlobalChatMessageEvent,
@@ -82,6 +82,8 @@ export interface GridServerToClientEvents {
   attackStarted: (attack: Attack) => void;
   attackEnded: (payload: AttackEndedPayload) => void;
   attackBoxUpdated: (payload: { attackId: string; box: TargetBox }) => void;
+  /** The checks of the target's services during a running attack (both players). */
+  attackServices: (payload: { attackId: string; services: ServiceState[] }) => void;
   'match:found': (proposal: MatchProposal) => void;
   'match:expired': (payload: MatchExpiredPayload) => void;
   'queue:noMatch': (payload: { message: string }) => void;

@@ -121,6 +121,9 @@ export function wireGrid(deps: GridSocketDeps): void {
   attacks.events.on('attackBoxUpdated', ({ attackerId, targetId, ...payload }) =>
     ns.to([userRoom(attackerId), userRoom(targetId)]).emit('attackBoxUpdated', payload),
   );
+  attacks.events.on('attackServices', ({ attackerId, targetId, ...payload }) =>
+    ns.to([userRoom(attackerId), userRoom(targetId)]).emit('attackServices', payload),
+  );
 
   grid.notifications.events.on('notification', (userId, notification) =>
     ns.to(userRoom(userId)).emit('notification', notification),

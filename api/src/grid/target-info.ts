@@ -7,8 +7,8 @@ import { notFound } from '../http/errors.ts';
 
 /**
  * GET /attack/target-info/{userId}: how well a player defends (core-app: Defense % in the target
- * popup) — the share of their finished defenses they survived (DEFENDED or TIMEOUT; cancelled attacks
- * do not count) — and the ports their box publishes (its loadout's services). Cached per player for `cacheMs`;
+ * popup) — the share of their finished defenses they survived (DEFENDED or TIMEOUT with their services
+ * up, docs/game-rules.md; cancelled attacks do not count) — and the ports their box publishes (its loadout's services). Cached per player for `cacheMs`;
  * a settled attack on the player drops their entry.
  */
 export class TargetInfoService {
@@ -34,7 +34,7 @@ export class TargetInfoService {
       loadout: string[] | null;
     }>(
       `select u.handle, u.mmr, (select b.loadout from boxes b where b.user_id = u.id) as loadout,
-              count(a.id) filter (where a.status in ('DEFENDED', 'TIMEOUT'))::int as survived,
+              count(a.id) filter (where a.status in ('DEFENDED', 'TIMEOUT') and a.services_up)::int as survived,
               count(a.id) filter (where a.status in ('DEFENDED', 'TIMEOUT', 'OWNED', 'FOOTHOLD'))::int as total
          from users u left join attacks a on a.target_id = u.id
         where u.id = ? group by u.id`,

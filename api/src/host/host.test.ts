@@ -194,6 +194,8 @@ describe('the API and the host process', () => {
         loserId: null,
         mmrChange: null,
         rated: true,
+        services: [],
+        servicesUp: true,
         createdAt: new Date().toISOString(),
         endsAt: new Date(Date.now() + 60_000).toISOString(),
         endedAt: null,

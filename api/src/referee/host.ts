@@ -58,6 +58,11 @@ export interface RefereeHost {
   vpnSessions(): VpnSession[];
   /** Whether a box (by the host uid of its root) has an attack window open: it is about to be watched. */
   windowOpen?(uidBase: number): boolean;
+  /**
+   * Whether a box's connection (by its peer as it arrived) was the platform's check of a service,
+   * made from the attacker's address (boxes/local/probe.ts): never the attacker's.
+   */
+  isProbe?(peerAddress: string, peerPort: number): boolean;
 }
 
 /** Where verdicts go (the attack service). */
@@ -525,7 +530,8 @@ export class HostReferee implements Referee {
     players: Set<string>,
   ): { address: string; port: number } | null {
     const peer = this.#natPeer(pid, netns, c) ?? { address: c.remote, port: c.remotePort };
-    return players.has(peer.address) ? peer : null;
+    if (!players.has(peer.address)) return null;
+    return this.#host.isProbe?.(peer.address, peer.port) ? null : peer;
   }
 
   /**

@@ -59,7 +59,8 @@ export async function startBoxPlatform(
   const orchestrator = new TestOrchestrator(options.orchestrator);
   const platform = await startTestPlatform({
     orchestrator,
-    env: { BOX_TICK_MS: '200', ...options.env },
+    // Service checks run when a test calls a round (service-checks.test.ts), not on their own.
+    env: { BOX_TICK_MS: '200', SERVICE_CHECK_INTERVAL_SECONDS: '300', ...options.env },
     throttleLimits: {
       ...Object.fromEntries(THROTTLES.map((name) => [name, generous])),
       ...options.throttleLimits,

@@ -10,6 +10,7 @@ import type {
   OrchestratorEvents,
   OrchestratorStatus,
   RevokedIdentity,
+  ServiceProbe,
   VpnIdentity,
   VpnProfile,
   VpnSession,
@@ -360,6 +361,35 @@ export class TestOrchestrator implements BoxOrchestrator {
   async openAttackWindow(attackerUserId: string, targetBoxId: string, until: Date): Promise<void> {
     if (this.failWindows) throw this.failWindows;
     this.#windows.set(`${attackerUserId}|${targetBoxId}`, { attackerUserId, targetBoxId, until });
+  }
+
+  /**
+   * Box id → port → whether its service answers a check (tests set it; ports not set answer). An
+   * answering service says `SSH-2.0-test ok`, over HTTP with status 200.
+   */
+  readonly serviceAnswers = new Map<string, Map<number, boolean>>();
+  /** Every probe serviceProbe gave: whom it spoke as, to which box. */
+  readonly probes: { boxId: string; speakingAs: string }[] = [];
+
+  /** As the local runtime: while the attacker's window is open and they have a VPN address. */
+  serviceProbe(attackerUserId: string, boxId: string): ServiceProbe | null {
+    const window = this.#windows.get(`${attackerUserId}|${boxId}`);
+    const session = this.#sessions.findLast((s) => s.userId === attackerUserId);
+    if (!window || window.until <= new Date() || !session) return null;
+    this.probes.push({ boxId, speakingAs: session.vpnAddress });
+    const answers = (port: number) => {
+      if (this.serviceAnswers.get(boxId)?.get(port) === false)
+        throw Object.assign(new Error(`connect ECONNREFUSED 10.66.1.1:${port}`), { code: 'ECONNREFUSED' });
+      return 'SSH-2.0-test ok';
+    };
+    return {
+      address: '10.66.1.1',
+      speakingAs: session.vpnAddress,
+      transports: {
+        http: async (url) => ({ status: 200, body: answers(Number(new URL(url).port)) }),
+        tcp: async (_address, port) => answers(port),
+      },
+    };
   }
 
   async closeAttackWindow(attackerUserId: string, targetBoxId: string): Promise<void> {

@@ -3,8 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import {
+  BOX_SSH_CHECK,
   BOX_SSH_SERVICE,
   STAFF_ONLY_FILES,
+  checkedServices,
   cataloguePackages,
   installFiles,
   loadCatalogue,
@@ -101,6 +103,21 @@ describe('the catalogue of vulnerable services', () => {
     expect(without[0]).to.deep.equal(BOX_SSH_SERVICE);
     expect(publishedServices(catalogue, [])).to.deep.equal([]);
     expect(publishedServices(catalogue, ['retired-entry', other.id])).to.deep.equal(without);
+  });
+
+  it('checks every published service of a loadout, sshd included, with its entry’s check', () => {
+    const ids = ['ping-tool', 'weak-ssh', 'sudo-find'];
+    const checked = checkedServices(catalogue, ids);
+    expect(checked.map((c) => [c.name, c.port])).to.deep.equal(
+      publishedServices(catalogue, ids).map((s) => [s.name, s.port]),
+    );
+    expect(checked.find((c) => c.port === 22)!.check).to.deep.equal(BOX_SSH_CHECK);
+    expect(checked.find((c) => c.port === 8080)!.check).to.deep.equal(
+      catalogue.find((e) => e.id === 'ping-tool')!.check,
+    );
+    // A box without weak-ssh has its sshd checked all the same; none without a loadout.
+    expect(checkedServices(catalogue, ['ping-tool']).map((c) => c.port)).to.deep.equal([22, 8080]);
+    expect(checkedServices(catalogue, [])).to.deep.equal([]);
   });
 
   it('refuses a broken entry rather than shrinking the catalogue', () => {

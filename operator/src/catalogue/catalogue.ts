@@ -166,3 +166,29 @@ export function publishedServices(catalogue: CatalogueEntry[], ids: readonly str
       if (!byPort.has(port)) byPort.set(port, { name, port, keeps });
   return [...byPort.values()].sort((a, b) => a.port - b.port);
 }
+
+/** How every box's sshd is checked: it greets a client with its version line, as ssh clients need. */
+export const BOX_SSH_CHECK: ServiceCheck = { type: 'tcp', port: 22, send: '', contains: 'SSH-2.0-' };
+
+/** A published service and how the platform checks it (see `publishedServices`). */
+export interface CheckedService {
+  name: string;
+  port: number;
+  check: ServiceCheck;
+}
+
+/**
+ * What the platform checks on a box with loadout `ids` during an attack: every service it publishes, each
+ * with its entry's check (sshd with `BOX_SSH_CHECK`), by port. None for a box without a loadout.
+ */
+export function checkedServices(catalogue: CatalogueEntry[], ids: readonly string[]): CheckedService[] {
+  const checks = new Map<number, ServiceCheck>([[BOX_SSH_SERVICE.port, BOX_SSH_CHECK]]);
+  for (const id of ids) {
+    const check = catalogue.find((e) => e.id === id)?.check;
+    if (check && !checks.has(check.port)) checks.set(check.port, check);
+  }
+  return publishedServices(catalogue, ids).flatMap(({ name, port }) => {
+    const check = checks.get(port);
+    return check ? [{ name, port, check }] : [];
+  });
+}

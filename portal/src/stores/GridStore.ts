@@ -18,6 +18,7 @@ import {
   type MatchExpiredPayload,
   type MatchProposal,
   type PvpIncomingPayload,
+  type ServiceState,
   type TargetBox,
   type TargetInfo,
 } from '@exploit-grid/api/contracts';
@@ -163,6 +164,7 @@ export class GridStore {
       | 'applyAttackStarted'
       | 'applyAttackEnded'
       | 'applyAttackBox'
+      | 'applyAttackServices'
       | 'applyMatchFound'
       | 'applyMatchExpired'
       | 'setQueue'
@@ -196,6 +198,7 @@ export class GridStore {
       applyAttackStarted: action,
       applyAttackEnded: action,
       applyAttackBox: action,
+      applyAttackServices: action,
       applyMatchFound: action,
       applyMatchExpired: action,
       setQueue: action,
@@ -313,6 +316,7 @@ export class GridStore {
     socket.on('attackStarted', (attack) => this.applyAttackStarted(attack));
     socket.on('attackEnded', (payload) => this.applyAttackEnded(payload));
     socket.on('attackBoxUpdated', ({ attackId, box }) => this.applyAttackBox(attackId, box));
+    socket.on('attackServices', ({ attackId, services }) => this.applyAttackServices(attackId, services));
     socket.on('match:found', (proposal) => this.applyMatchFound(proposal));
     socket.on('match:expired', (payload) => this.applyMatchExpired(payload));
     socket.on('queue:noMatch', ({ message }) => {
@@ -407,6 +411,12 @@ export class GridStore {
     const attack = this.attacks.get(attackId);
     if (attack) this.attacks.set(attackId, { ...attack, box });
     if (this.activeAttack?.id === attackId) this.activeAttack = { ...this.activeAttack, box };
+  }
+
+  private applyAttackServices(attackId: string, services: ServiceState[]) {
+    const attack = this.attacks.get(attackId);
+    if (attack) this.attacks.set(attackId, { ...attack, services });
+    if (this.activeAttack?.id === attackId) this.activeAttack = { ...this.activeAttack, services };
   }
 
   dismissResult() {

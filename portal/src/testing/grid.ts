@@ -47,6 +47,8 @@ export const gridAttack = (attacker: PlayerRef, target: PlayerRef, fields: Parti
   loserId: null,
   mmrChange: null,
   rated: true,
+  services: [],
+  servicesUp: true,
   createdAt: new Date().toISOString(),
   endsAt: new Date(Date.now() + 30 * 60_000).toISOString(),
   endedAt: null,

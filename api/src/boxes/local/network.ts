@@ -172,6 +172,17 @@ export class RouterNetwork {
       'table',
       REPLY_TABLE,
     );
+    // The platform's service probes reach the arena over the transit link (and only those the
+    // router lets through: see #loadBaseRules).
+    await run('ip', [
+      'route',
+      'replace',
+      formatNetwork(arena),
+      'via',
+      this.routerTransitAddress,
+      'dev',
+      this.hostInterface,
+    ]);
     await this.#loadBaseRules();
   }
 
@@ -199,10 +210,15 @@ export class RouterNetwork {
    *   Nothing else crosses (no box ↔ box, no VPN client ↔ VPN client, nothing to the host).
    * - input: the router itself answers only OpenVPN on the transit link; boxes reach nothing
    *   outside the arena (the referee watches them from the host: they report to no one).
+   * - probes: the platform's service checks during attacks (probe.ts) come from the host over the transit
+   *   link, from a source port the API registered with the box they may reach (@probes), and leave
+   *   renamed to the attacker's VPN address they were registered with (@probe_as), so that the box
+   *   sees them as the attacker's; its answers come back through connection tracking only.
    * - bridge: a box may only use its own address (no spoofing of another box or the router).
    */
   async #loadBaseRules(): Promise<void> {
     const { vpnPort, vpnUdp, vpnTcp } = this.layout;
+    const host = this.hostTransitAddress;
     const ruleset = `
 add table inet ${TABLE}
 delete table inet ${TABLE}
@@ -215,6 +231,14 @@ table inet ${TABLE} {
   }
   set callbacks {
     type ipv4_addr . ipv4_addr
+    flags timeout
+  }
+  set probes {
+    type inet_service . ipv4_addr
+    flags timeout
+  }
+  map probe_as {
+    type inet_service . ipv4_addr : ipv4_addr
     flags timeout
   }
   chain input {
@@ -230,6 +254,12 @@ table inet ${TABLE} {
     iifname { "${TUN_UDP}", "${TUN_TCP}" } oifname "${BRIDGE}" ip saddr . ip daddr @access accept
     iifname "${BRIDGE}" oifname { "${TUN_UDP}", "${TUN_TCP}" } ct direction reply ip daddr . ip saddr @access accept
     iifname "${BRIDGE}" oifname { "${TUN_UDP}", "${TUN_TCP}" } ip daddr . ip saddr @callbacks accept
+    iifname "${TRANSIT}" oifname "${BRIDGE}" ip saddr ${host} tcp sport . ip daddr @probes accept
+    iifname "${BRIDGE}" oifname "${TRANSIT}" ct direction reply ct status snat ip daddr ${host} accept
+  }
+  chain postrouting {
+    type nat hook postrouting priority srcnat; policy accept;
+    oifname "${BRIDGE}" ip saddr ${host} snat ip to tcp sport . ip daddr map @probe_as
   }
 }
 table bridge ${TABLE} {
@@ -285,6 +315,24 @@ table bridge ${TABLE} {
       (elements.length ? `add element inet ${TABLE} ${set} { ${elements.join(', ')} }\n` : '');
     await this.nft(
       fill('access', live.map(element)) + fill('callbacks', live.filter((p) => p.boxMayConnect).map(element)),
+    );
+  }
+
+  /**
+   * Lets one probe connection through for `seconds`: from the host's transit address and source port
+   * `port` to `boxAddress`, renamed to `speakingAs` on the arena (see #loadBaseRules).
+   */
+  async allowProbe(port: number, boxAddress: string, speakingAs: string, seconds: number): Promise<void> {
+    const key = `${port} . ${boxAddress}`;
+    // add, delete, add: replaces an element a probe before this one left on the same port.
+    await this.nft(
+      [
+        `add element inet ${TABLE} probes { ${key} timeout ${seconds}s }`,
+        `add element inet ${TABLE} probe_as { ${key} timeout ${seconds}s : ${speakingAs} }`,
+        `delete element inet ${TABLE} probe_as { ${key} }`,
+        `add element inet ${TABLE} probe_as { ${key} timeout ${seconds}s : ${speakingAs} }`,
+        '',
+      ].join('\n'),
     );
   }
 

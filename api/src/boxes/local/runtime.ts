@@ -13,6 +13,7 @@ import type {
   OrchestratorEvents,
   OrchestratorStatus,
   RevokedIdentity,
+  ServiceProbe,
   VpnIdentity,
   VpnProfile,
   VpnSession,
@@ -36,6 +37,7 @@ import { ensureBoxInit } from './syscall-filter.ts';
 import { BRIDGE, RouterNetwork, TUN_TCP, TUN_UDP, type AccessPair } from './network.ts';
 import { VpnServer, clientConfig, type VpnClientSession } from './openvpn.ts';
 import { VpnIngress } from './ingress.ts';
+import { ArenaProbe } from './probe.ts';
 import { HostReferee, type RefereeTarget, type VerdictSink } from '../../referee/host.ts';
 import { traceScript } from '../../referee/trace.ts';
 import { Tracer } from '../../referee/tracer.ts';
@@ -122,6 +124,7 @@ export class LocalRuntime implements BoxOrchestrator {
   readonly #windows = new Map<string, { attackerUserId: string; boxId: string; until: number }>();
   readonly #servers: Record<VpnProtocol, VpnServer>;
   readonly #ingress: VpnIngress;
+  readonly #probe: ArenaProbe;
   #pki: VpnPki | null = null;
   #tlsCryptKey = '';
   #serverName: string;
@@ -159,6 +162,7 @@ export class LocalRuntime implements BoxOrchestrator {
       },
       options.logger,
     );
+    this.#probe = new ArenaProbe(this.router);
     this.image = new BaseImage({
       dir: options.imageDir,
       suite: options.imageSuite,
@@ -500,6 +504,7 @@ export class LocalRuntime implements BoxOrchestrator {
         target: (boxId) => this.refereeTarget(boxId),
         vpnSessions: () => this.vpnSessions(),
         windowOpen: (uidBase) => this.#windowOpen(uidBase),
+        isProbe: (address, port) => this.#probe.isProbe(address, port),
       },
       tracer: new Tracer({
         dir: this.#refereeDir,
@@ -752,6 +757,26 @@ export class LocalRuntime implements BoxOrchestrator {
     });
     this.#syncAccess();
     await this.#accessChain;
+  }
+
+  /**
+   * The box's services as its attacker reaches them: from the host, renamed on the arena to the
+   * attacker's VPN address (their latest session's), while their window on the box is open.
+   */
+  serviceProbe(attackerUserId: string, boxId: string): ServiceProbe | null {
+    const window = this.#windows.get(`${attackerUserId}|${boxId}`);
+    const spec = this.#specs.get(boxId);
+    if (this.#unavailable || !window || window.until <= Date.now() || !spec) return null;
+    const session = this.vpnSessions()
+      .filter((s) => s.userId === attackerUserId)
+      .sort((a, b) => b.connectedAt.getTime() - a.connectedAt.getTime())[0];
+    if (!session) return null;
+    const address = this.boxAddress(spec.slot);
+    return {
+      address,
+      speakingAs: session.vpnAddress,
+      transports: this.#probe.transports(address, session.vpnAddress),
+    };
   }
 
   async closeAttackWindow(attackerUserId: string, targetBoxId: string): Promise<void> {

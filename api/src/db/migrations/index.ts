@@ -18,6 +18,7 @@ import { Migration20261126110000_purchase_payments } from './Migration2026112611
 import { Migration20261126120000_gifts } from './Migration20261126120000_gifts.ts';
 import { Migration20261127100000_onboarding } from './Migration20261127100000_onboarding.ts';
 import { Migration20261128100000_loadouts } from './Migration20261128100000_loadouts.ts';
+import { Migration20261129100000_service_checks } from './Migration20261129100000_service_checks.ts';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered from files) so the same
@@ -43,4 +44,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261126120000_gifts', class: Migration20261126120000_gifts },
   { name: 'Migration20261127100000_onboarding', class: Migration20261127100000_onboarding },
   { name: 'Migration20261128100000_loadouts', class: Migration20261128100000_loadouts },
+  { name: 'Migration20261129100000_service_checks', class: Migration20261129100000_service_checks },
 ];

@@ -7,11 +7,15 @@ import type { GridStore } from '../../stores/GridStore.ts';
 import {
   ACTIVE_ATTACK,
   ATTACK_HINT,
+  SERVICES_ATTACKER_HINT,
+  SERVICES_CHECKED,
+  SERVICES_DEFENDER_HINT,
   TARGET_ACQUIRED,
   TARGET_LABELS,
   TOO_HARD,
   UNDER_ATTACK,
   UNRATED_FIGHT,
+  serviceChip,
   timeLeft,
   underAttackBy,
 } from '../../strings/grid.ts';
@@ -82,6 +86,7 @@ function ActiveAttackCard({ attack, onCancel }: { attack: Attack; onCancel: () =
         {ATTACK_HINT}
       </Typography>
       <Unrated attack={attack} />
+      <CheckedServices attack={attack} hint={SERVICES_ATTACKER_HINT} />
       <Button variant="outlined" color="error" onClick={onCancel}>
         {TOO_HARD}
       </Button>
@@ -100,7 +105,38 @@ function UnderAttackCard({ attack }: { attack: Attack }) {
         {timeLeft((Date.parse(attack.endsAt) - now) / 1000)}
       </Typography>
       <Unrated attack={attack} />
+      <CheckedServices attack={attack} hint={SERVICES_DEFENDER_HINT} />
     </GridCard>
+  );
+}
+
+/**
+ * The target's published services as the platform's checks see them during the attack (both players):
+ * each one up, down or not checked yet, with what the last check saw.
+ */
+function CheckedServices({ attack, hint }: { attack: Attack; hint: string }) {
+  if (attack.services.length === 0) return null;
+  return (
+    <Stack spacing={0.75} sx={{ my: 1 }} data-testid="attack-services">
+      <Typography variant="overline" color="text.secondary" sx={{ lineHeight: 1.4 }}>
+        {SERVICES_CHECKED}
+      </Typography>
+      <Stack direction="row" spacing={0.5} useFlexGap sx={{ flexWrap: 'wrap' }}>
+        {attack.services.map((s) => (
+          <Chip
+            key={s.port}
+            size="small"
+            variant={s.up === null ? 'outlined' : 'filled'}
+            color={s.up === null ? 'default' : s.up ? 'success' : 'error'}
+            label={serviceChip(s)}
+            title={s.detail ?? undefined}
+          />
+        ))}
+      </Stack>
+      <Typography variant="caption" color="text.secondary">
+        {hint}
+      </Typography>
+    </Stack>
   );
 }
 

@@ -216,6 +216,8 @@ const eventColors: Record<AttackEventType, 'error' | 'warning' | 'success' | 'in
   AGENT_SILENT: 'info',
   AGENT_BACK: 'info',
   FORFEIT: 'error',
+  SERVICE_DOWN: 'warning',
+  SERVICE_UP: 'success',
   UNRATED: 'info',
   BAILED: 'info',
 };

@@ -1,0 +1,218 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  checkedServices,
+  loadCatalogue,
+  runCheck,
+  type CatalogueEntry,
+  type CheckedService,
+  type CheckResult,
+} from '@exploit-grid/operator/catalogue';
+import type { BoxStatus, ServiceState } from '../contracts/index.ts';
+import type { BoxOrchestrator } from '../boxes/orchestrator.ts';
+import { Sql } from '../db/sql.ts';
+import type { Orm } from '../db/orm.ts';
+import type { Logger } from '../logger.ts';
+import type { AttackService } from './service.ts';
+
+export interface ServiceChecksOptions {
+  orm: Orm;
+  orchestrator: BoxOrchestrator;
+  attacks: AttackService;
+  logger: Logger;
+  /** How often the target's services are checked during an attack (SERVICE_CHECK_INTERVAL_SECONDS). */
+  intervalMs: number;
+  /** How long a service may fail its checks without a break before the defender forfeits (SERVICE_GRACE_SECONDS). */
+  graceMs: number;
+  catalogue?: CatalogueEntry[];
+}
+
+/** What the timeline says (both players read it; never the weakness). */
+export const SERVICE_CHECK_MESSAGES = {
+  down: (s: { name: string; port: number }, detail: string) =>
+    `${s.name} (port ${s.port}) failed its check: ${detail}.`,
+  up: (s: { name: string; port: number }) => `${s.name} (port ${s.port}) passes its check again.`,
+  forfeit: (services: { name: string; port: number }[], seconds: number) =>
+    `The defender's services failed their checks for ${seconds} s (${services
+      .map((s) => `${s.name}, port ${s.port}`)
+      .join('; ')}): the defender forfeits.`,
+};
+
+interface RunningRow {
+  id: string;
+  attacker_id: string;
+  target_id: string;
+  box_id: string;
+  services: ServiceState[];
+  loadout: string[];
+  box_status: BoxStatus;
+}
+
+/**
+ * The target's services during every attack (docs/game-rules.md, "Services stay up"): each published
+ * service's check, as a client would make it, from the attacker's side of the network (the runtime's
+ * `serviceProbe`), every `intervalMs`. Each result is kept on the attack (`services`, and the counts from
+ * which `services_up` follows), changes go into the timeline (SERVICE_DOWN, SERVICE_UP) and to both players,
+ * and a service that fails without a break for `graceMs` forfeits the defence.
+ */
+export class ServiceChecks {
+  readonly #o: ServiceChecksOptions;
+  readonly #log: Logger;
+  readonly #catalogue: CatalogueEntry[];
+  #timer: NodeJS.Timeout | null = null;
+  #round: Promise<void> | null = null;
+
+  constructor(options: ServiceChecksOptions) {
+    this.#o = options;
+    this.#log = options.logger.child({ component: 'service-checks' });
+    this.#catalogue = options.catalogue ?? loadCatalogue();
+  }
+
+  /** How long one check waits for an answer: below the interval, at most 5 s. */
+  get timeoutMs(): number {
+    return Math.min(5000, Math.max(500, Math.floor(this.#o.intervalMs / 2)));
+  }
+
+  start(): void {
+    if (!this.#o.orchestrator.serviceProbe) {
+      this.#log.info('This box runtime cannot check services from the attacker’s side: none are checked');
+      return;
+    }
+    this.#timer = setInterval(() => void this.round(), this.#o.intervalMs);
+    this.#timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+    await this.#round;
+  }
+
+  /** Checks the services of every running attack once (a round still running is not doubled). */
+  round(): Promise<void> {
+    this.#round ??= this.#runRound().finally(() => (this.#round = null));
+    return this.#round;
+  }
+
+  async #runRound(): Promise<void> {
+    let rows: RunningRow[];
+    try {
+      rows = await this.#sql().all<RunningRow>(
+        `select a.id, a.attacker_id, a.target_id, a.box_id, a.services, b.loadout, b.status as box_status
+           from attacks a join boxes b on b.id = a.box_id
+          where a.status = 'PENDING'`,
+      );
+    } catch (err) {
+      this.#log.error({ err }, 'Could not read the running attacks to check their services');
+      return;
+    }
+    await Promise.all(
+      rows.map((row) =>
+        this.#check(row).catch((err: unknown) =>
+          this.#log.error({ err, attackId: row.id }, 'Could not check the services of an attack'),
+        ),
+      ),
+    );
+  }
+
+  async #check(row: RunningRow): Promise<void> {
+    const services = checkedServices(this.#catalogue, row.loadout);
+    // A box that is down is the forfeit rule's business (AttackService); a runtime that cannot see
+    // it for a moment (PROVISIONING) is nobody's fault: no round.
+    if (services.length === 0 || row.box_status !== 'RUNNING') return;
+    // No round while the attacker has no VPN address: the box would be checked from nowhere it must serve.
+    const probe = this.#o.orchestrator.serviceProbe?.(row.attacker_id, row.box_id);
+    if (!probe) return;
+    const results = await Promise.all(
+      services.map((s) =>
+        runCheck(s.check, probe.address, probe.transports, this.timeoutMs).catch(
+          (err: unknown): CheckResult => ({
+            ok: false,
+            detail: `port ${s.port}: not checked (${err instanceof Error ? err.message : err})`,
+          }),
+        ),
+      ),
+    );
+    const now = Date.now();
+    const states = this.#next(row.services, services, results, now);
+    const failed = results.filter((r) => !r.ok).length;
+    const sql = this.#sql();
+    const updated = await sql.one<{ id: string }>(
+      `update attacks set services = ?::jsonb, service_checks = service_checks + ?,
+              service_checks_failed = service_checks_failed + ?
+        where id = ? and status = 'PENDING' returning id`,
+      [JSON.stringify(states), results.length, failed, row.id],
+    );
+    if (!updated) return;
+    const before = new Map(row.services.map((s) => [s.port, s]));
+    for (const state of states) {
+      const was = before.get(state.port)?.up ?? null;
+      if (!state.up && was !== false)
+        await this.#o.attacks.addEvent(row.id, 'SERVICE_DOWN', {
+          message: SERVICE_CHECK_MESSAGES.down(state, state.detail ?? ''),
+          service: state.name,
+          port: state.port,
+        });
+      else if (state.up && was === false)
+        await this.#o.attacks.addEvent(row.id, 'SERVICE_UP', {
+          message: SERVICE_CHECK_MESSAGES.up(state),
+          service: state.name,
+          port: state.port,
+        });
+    }
+    this.#o.attacks.events.emit('attackServices', {
+      attackId: row.id,
+      attackerId: row.attacker_id,
+      targetId: row.target_id,
+      services: states,
+    });
+    const beyondGrace = states.filter(
+      (s) => s.up === false && s.downSince && now - Date.parse(s.downSince) >= this.#o.graceMs,
+    );
+    if (beyondGrace.length > 0) {
+      this.#log.info(
+        { attackId: row.id, ports: beyondGrace.map((s) => s.port) },
+        'The defender’s services stayed down past the grace period',
+      );
+      await this.#o.attacks.forfeit(
+        row.id,
+        SERVICE_CHECK_MESSAGES.forfeit(beyondGrace, Math.round(this.#o.graceMs / 1000)),
+      );
+    }
+  }
+
+  /**
+   * Each service's state after a round. A failure continues the service's time down only when the
+   * check before it was a round ago (an API that was stopped for a while saw nothing meanwhile: its
+   * first failure starts the count again).
+   */
+  #next(
+    previous: ServiceState[],
+    services: CheckedService[],
+    results: CheckResult[],
+    now: number,
+  ): ServiceState[] {
+    const before = new Map(previous.map((s) => [s.port, s]));
+    const at = new Date(now).toISOString();
+    return services.map((service, i) => {
+      const result = results[i]!;
+      const prior = before.get(service.port);
+      const continues =
+        prior?.up === false &&
+        prior.downSince !== null &&
+        prior.checkedAt !== null &&
+        now - Date.parse(prior.checkedAt) <= 3 * this.#o.intervalMs;
+      return {
+        name: service.name,
+        port: service.port,
+        up: result.ok,
+        downSince: result.ok ? null : continues ? prior.downSince : at,
+        detail: result.detail,
+        checkedAt: at,
+      };
+    });
+  }
+
+  #sql(): Sql {
+    return new Sql(this.#o.orm.em.fork() as EntityManager);
+  }
+}
