@@ -30,6 +30,11 @@ describe('attacks on real boxes: reverse shells, root, kill chains, settlement',
   const octet = 100 + (parseInt(tag, 16) % 100);
   /** Short enough to see the time limit settle attacks in a test; long enough to act. */
   const LIMIT_SECONDS = 36;
+  const GRACE_SECONDS = 10;
+  type Checked = { services: { port: number; up: boolean | null }[]; servicesUp: boolean };
+  /** The attack's events but the checks of the target's services (asserted on their own below). */
+  const fightEvents = async (who: ArenaPlayer, attack: AttackRef) =>
+    (await arena.events(who, attack)).filter((e) => !e.type.startsWith('SERVICE_'));
   let env: Record<string, string>;
   let platform: RunningPlatform;
   let dataDir: string | undefined;
@@ -51,6 +56,9 @@ describe('attacks on real boxes: reverse shells, root, kill chains, settlement',
       // fixed for the same reason.
       PORT: String(await freePort()),
       ATTACK_TIME_LIMIT_MINUTES: String(LIMIT_SECONDS / 60),
+      // Services checked often enough to see a defender forfeit within the time limit.
+      SERVICE_CHECK_INTERVAL_SECONDS: '2',
+      SERVICE_GRACE_SECONDS: String(GRACE_SECONDS),
     };
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'eg-e2e-attacks-'));
     platform = await startPlatform({ env, dataDir, timeoutMs: 120_000 });
@@ -229,7 +237,7 @@ describe('attacks on real boxes: reverse shells, root, kill chains, settlement',
     expect(await arena.mmr(bob)).to.be.lessThan(before.bob);
     expect(await arena.mmr(carol)).to.be.greaterThan(before.carol);
     expect(await arena.mmr(dave)).to.be.lessThan(before.dave);
-    expect(await arena.events(carol, idle)).to.deep.equal([]);
+    expect(await fightEvents(carol, idle)).to.deep.equal([]);
   });
 
   it('keeps a defender from walking away: power-off is refused, a shutdown from inside forfeits', async () => {
@@ -251,9 +259,55 @@ describe('attacks on real boxes: reverse shells, root, kill chains, settlement',
       return now.outcome !== 'PENDING' ? now : null;
     });
     expect(ended.outcome).to.equal('OWNED');
-    const events = await arena.events(carol, attack);
+    const events = await fightEvents(carol, attack);
     expect(events.map((e) => e.type)).to.deep.equal(['FORFEIT']);
     expect(await arena.mmr(carol)).to.be.greaterThan(before.carol);
     expect(await arena.mmr(alice)).to.be.lessThan(before.alice);
+  });
+
+  it('forfeits a defender who firewalls everything: the checks come from the attacker’s side and fail past the grace period', async () => {
+    const attack = await arena.startAttack(bob, dave);
+    const started = Date.now();
+    const before = { bob: await arena.mmr(bob), dave: await arena.mmr(dave) };
+    const checked = async () => (await arena.attack(dave, attack)) as AttackRef & Checked;
+    await until('a round of checks with every service up', async () => {
+      const now = await checked();
+      return now.services.length > 0 && now.services.every((s) => s.up === true);
+    });
+    // Dave lets in his own address alone: his attacker, and with them the platform's checks, are refused.
+    const wall = [
+      'nft add table inet wall',
+      `nft add chain inet wall in '{ type filter hook input priority 0; policy drop; }'`,
+      'nft add rule inet wall in iif lo accept',
+      'nft add rule inet wall in ip saddr "${SSH_CONNECTION%% *}" accept',
+    ].join(' && ');
+    await dave.computer.ssh(dave.box.ip, wall, { password: dave.box.password });
+    try {
+      const ended = await until(
+        'the forfeit',
+        async () => {
+          const now = await checked();
+          return now.outcome !== 'PENDING' ? now : null;
+        },
+        (GRACE_SECONDS + 15) * 1000,
+      );
+      expect(ended.outcome).to.equal('OWNED');
+      expect(await arena.mmr(bob)).to.be.greaterThan(before.bob);
+      expect(await arena.mmr(dave)).to.be.lessThan(before.dave);
+      expect(Date.now() - started, 'settled before the time limit').to.be.below(LIMIT_SECONDS * 1000);
+      expect(ended.services.every((s) => s.up === false)).to.equal(true);
+      expect(ended.servicesUp).to.equal(false);
+      const events = await arena.events(dave, attack);
+      const types = events.map((e) => e.type);
+      expect(types.filter((t) => t === 'SERVICE_DOWN')).to.have.length(ended.services.length);
+      expect(types.at(-1)).to.equal('FORFEIT');
+      expect(events.at(-1)!.details.message).to.match(
+        new RegExp(
+          `^The defender's services failed their checks for ${GRACE_SECONDS} s \\(.*SSH, port 22.*\\): the defender forfeits\\.$`,
+        ),
+      );
+    } finally {
+      await dave.computer.ssh(dave.box.ip, 'nft delete table inet wall', { password: dave.box.password });
+    }
   });
 });

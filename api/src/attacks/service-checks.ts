@@ -67,9 +67,12 @@ export class ServiceChecks {
     this.#catalogue = options.catalogue ?? loadCatalogue();
   }
 
-  /** How long one check waits for an answer: below the interval, at most 5 s. */
+  /**
+   * How long one check waits for an answer: 5 s, less with shorter intervals (never below 1 s; a round
+   * still running when the next is due lets that one pass).
+   */
   get timeoutMs(): number {
-    return Math.min(5000, Math.max(500, Math.floor(this.#o.intervalMs / 2)));
+    return Math.min(5000, Math.max(1000, this.#o.intervalMs));
   }
 
   start(): void {

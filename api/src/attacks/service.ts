@@ -679,6 +679,8 @@ export class AttackService {
         outcome: a.outcome,
         rated: a.rated,
         targetIp: row.box_ip,
+        services: a.services,
+        servicesUp: a.servicesUp,
         createdAt: a.createdAt,
         endedAt: a.endedAt,
       };

@@ -90,6 +90,9 @@ export const attackHistoryItemSchema = z
     rated: z.boolean(),
     /** The target box's address, while the box has one (both players know it: the owner and the attacker). */
     targetIp: z.string().nullable(),
+    /** The target's services as their checks last saw them, and whether they stayed up (see Attack). */
+    services: z.array(serviceStateSchema),
+    servicesUp: z.boolean(),
     createdAt: z.iso.datetime(),
     endedAt: z.iso.datetime().nullable(),
   })

@@ -23,6 +23,8 @@ import {
   OPERATORS_ONLINE,
   PVP,
   QUEUE_TITLE,
+  SERVICES_ATTACKER_HINT,
+  SERVICES_DEFENDER_HINT,
   TARGET_ACQUIRED,
   TOO_HARD,
   UNBLOCK,
@@ -342,6 +344,62 @@ describe('attacks', () => {
     play(sockets.grid, 'attackStarted', rated);
     await screen.findByRole('region', { name: TARGET_ACQUIRED });
     expect(screen.queryByTestId('attack-unrated')).toBeNull();
+  });
+
+  it('shows both players the target’s services as the checks see them, updated by each round', async () => {
+    const sockets = await renderGrid();
+    enter(sockets);
+    const unchecked = [
+      { name: 'SSH', port: 22, up: null, downSince: null, detail: null, checkedAt: null },
+      { name: 'NetDiag', port: 8080, up: null, downSince: null, detail: null, checkedAt: null },
+    ];
+    const incoming = gridAttack(acid, me, { services: unchecked });
+    play(sockets.grid, 'attackStarted', incoming);
+    const card = await screen.findByRole('region', { name: UNDER_ATTACK });
+    const list = within(card).getByTestId('attack-services');
+    expect(within(list).getByText('22/SSH: unchecked')).toBeTruthy();
+    expect(within(list).getByText(SERVICES_DEFENDER_HINT)).toBeTruthy();
+    const at = new Date().toISOString();
+    play(sockets.grid, 'attackServices', {
+      attackId: incoming.id,
+      services: [
+        { ...unchecked[0]!, up: true, detail: 'port 22: answered as it should', checkedAt: at },
+        {
+          ...unchecked[1]!,
+          up: false,
+          downSince: at,
+          detail: 'port 8080: no answer (timed out)',
+          checkedAt: at,
+        },
+      ],
+    });
+    await waitFor(() => expect(within(list).getByText('8080/NetDiag: down')).toBeTruthy());
+    expect(within(list).getByText('22/SSH: up')).toBeTruthy();
+    expect(within(list).getByText('8080/NetDiag: down').closest('[title]')?.getAttribute('title')).toBe(
+      'port 8080: no answer (timed out)',
+    );
+    // Another attack's round changes nothing here.
+    play(sockets.grid, 'attackServices', { attackId: gridAttack(me, acid).id, services: [] });
+    expect(within(list).getByText('22/SSH: up')).toBeTruthy();
+    play(sockets.grid, 'attackEnded', {
+      attackId: incoming.id,
+      result: 'TIMEOUT',
+      winnerId: me.id,
+      loserId: acid.id,
+    });
+    fireEvent.click(await screen.findByRole('alertdialog', { name: 'VICTORY' }));
+    // The attacker sees them too, with what the defender must do; a box without a loadout shows none.
+    play(sockets.grid, 'attackStarted', gridAttack(me, acid, { services: unchecked }));
+    const active = await screen.findByRole('region', { name: ACTIVE_ATTACK });
+    expect(within(active).getByText(SERVICES_ATTACKER_HINT)).toBeTruthy();
+  });
+
+  it('shows no services for a target box without a loadout', async () => {
+    const sockets = await renderGrid();
+    enter(sockets);
+    play(sockets.grid, 'attackStarted', gridAttack(acid, me));
+    await screen.findByRole('region', { name: UNDER_ATTACK });
+    expect(screen.queryByTestId('attack-services')).toBeNull();
   });
 
   it.each<[string, 'attacker' | 'defender', AttackOutcome, boolean, string]>([

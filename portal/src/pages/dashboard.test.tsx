@@ -55,6 +55,8 @@ const recent = (
   outcome,
   rated: true,
   targetIp: null,
+  services: [],
+  servicesUp: true,
   createdAt: `2026-03-0${n}T12:00:00.000Z`,
   endedAt: outcome === 'PENDING' ? null : `2026-03-0${n}T12:20:00.000Z`,
 });

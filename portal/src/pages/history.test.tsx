@@ -19,6 +19,7 @@ import {
   NO_BATTLES,
   NO_LOGS,
   TIMELINE_ENTRIES,
+  SERVICES_NOT_KEPT_UP,
   UNRATED,
   detailsLabel,
   historyLoadFailed,
@@ -52,6 +53,8 @@ function attack(
     outcome,
     rated: true,
     targetIp: `10.66.0.${attackSeq + 1}`,
+    services: [],
+    servicesUp: true,
     createdAt,
     endedAt,
   };
@@ -60,7 +63,29 @@ function attack(
 /** Newest first, as the API answers. */
 const running = attack(me, joey, 'PENDING', '2026-03-06T10:00:00.000Z');
 const owned = attack(me, acid, 'OWNED', '2026-03-05T14:05:00.000Z');
-const repelled = attack(crash, me, 'TIMEOUT', '2026-03-04T09:30:00.000Z');
+const repelled: AttackHistoryItem = {
+  ...attack(crash, me, 'TIMEOUT', '2026-03-04T09:30:00.000Z'),
+  // Won, with a service down in too many of the checks: not a defence that counts.
+  services: [
+    {
+      name: 'SSH',
+      port: 22,
+      up: true,
+      downSince: null,
+      detail: 'port 22: answered as it should',
+      checkedAt: '2026-03-04T09:39:00.000Z',
+    },
+    {
+      name: 'NetDiag',
+      port: 8080,
+      up: true,
+      downSince: null,
+      detail: 'port 8080: answered as it should',
+      checkedAt: '2026-03-04T09:39:00.000Z',
+    },
+  ],
+  servicesUp: false,
+};
 const evicted = attack(me, nikon, 'DEFENDED', '2026-03-03T20:15:00.000Z');
 const breached = attack(phreak, me, 'FOOTHOLD', '2026-03-02T08:00:00.000Z');
 const cancelled = attack(me, cereal, 'CANCELLED', '2026-03-01T12:00:00.000Z');
@@ -283,6 +308,35 @@ describe('Kill Chains /history', () => {
 
     fireEvent.click(within(dialog).getByRole('button', { name: CLOSE }));
     await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+  });
+
+  it('says whether the defender kept the services up, and shows their checks’ changes in the timeline', async () => {
+    const events = [
+      event(
+        20,
+        'SERVICE_DOWN',
+        '2026-03-04T09:31:00.000Z',
+        'NetDiag (port 8080) failed its check: port 8080: no answer (timed out).',
+      ),
+      event(21, 'SERVICE_UP', '2026-03-04T09:35:00.000Z', 'NetDiag (port 8080) passes its check again.'),
+    ];
+    const { dialog } = await openTimeline(repelled, reply(200, []), reply(200, events));
+    const header = within(dialog).getByTestId('timeline-header');
+    expect(within(header).getByTestId('timeline-services').textContent).toBe(SERVICES_NOT_KEPT_UP);
+    const entries = within(within(dialog).getByRole('list', { name: TIMELINE_ENTRIES })).getAllByRole(
+      'listitem',
+    );
+    expect(entries.map((e) => within(e).getByText(/^SERVICE_/).textContent)).toEqual([
+      'SERVICE_DOWN',
+      'SERVICE_UP',
+    ]);
+    fireEvent.click(within(dialog).getByRole('button', { name: CLOSE }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    // An attack whose services were never checked says nothing of them.
+    const other = await screen.findByRole('button', { name: detailsLabel('acid_burn') });
+    fireEvent.click(other);
+    const second = await screen.findByRole('dialog', { name: ATTACK_TIMELINE });
+    expect(within(second).queryByTestId('timeline-services')).toBeNull();
   });
 
   it('fetches the command logs and the events at once', async () => {

@@ -75,6 +75,12 @@ export const TIMELINE_STARTED = 'Started';
 export const TIMELINE_ENDED = 'Ended';
 export const NOT_ENDED = '—';
 export const TIMELINE_TARGET_IP = 'Target IP';
+export const TIMELINE_SERVICES = 'Services';
+/** Whether the target's services stayed up (90% of their checks passed): only then does a defence count. */
+export const SERVICES_KEPT_UP = 'Kept up';
+export const SERVICES_NOT_KEPT_UP = 'Not kept up: the defence does not count';
+/** No services were checked (a box without a loadout, or none checked yet). */
+export const NO_SERVICES_CHECKED = '—';
 /** No address: the target's box is stopped or gone. */
 export const NO_TARGET_IP = '—';
 export const COPY_IP = 'IP address';

@@ -16,6 +16,8 @@ import { orchestratorContract } from '../../testing/orchestrator-contract.ts';
 import { LocalRuntime, type LocalRuntimeOptions } from './runtime.ts';
 import { CONSOLE_LOG_BYTES } from './machine.ts';
 import { BOX_SOCKET_TABLES } from './network.ts';
+import { PROBE_PORTS } from './probe.ts';
+import { BOX_SSH_CHECK, runCheck, type ServiceCheck } from '@exploit-grid/operator/catalogue';
 import type { HostReferee, VerdictSink } from '../../referee/host.ts';
 
 const execFileAsync = promisify(execFile);
@@ -928,6 +930,69 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     expect(await judged(id)).to.deep.equal([]);
     await end(id);
   });
+
+  it('checks the target’s services as its attacker, and never takes what a check makes a service run for the attacker’s', async () => {
+    const id = await attack();
+    try {
+      await checkAsAttacker(id);
+    } finally {
+      await asOwner('systemctl stop echo-peer 2>/dev/null; nft delete table inet keepout 2>/dev/null; true');
+      await end(id);
+    }
+    // No window, no checks as the attacker.
+    expect(runtime!.serviceProbe(users.bob, aliceBox.id)).to.equal(null);
+  });
+
+  async function checkAsAttacker(id: string): Promise<void> {
+    // A service that tells each client the address it sees.
+    const echo = `require('net').createServer((c) => c.end(c.remoteAddress.replace(/^::ffff:/, '') + ' ' + c.remotePort + '\\n')).listen(9002);`;
+    await asOwner(
+      [
+        'systemctl stop echo-peer 2>/dev/null; systemctl reset-failed echo-peer 2>/dev/null',
+        'systemd-run --quiet --unit=echo-peer /usr/bin/node -e "$1"',
+        'for i in $(seq 150); do (exec 3<>/dev/tcp/127.0.0.1/9002) 2>/dev/null && exit 0; sleep 0.1; done; exit 1',
+      ].join('\n'),
+      [echo],
+    );
+    const probe = runtime!.serviceProbe(users.bob, aliceBox.id)!;
+    expect(probe).to.include({ address: ip(aliceBox), speakingAs: session(users.bob)!.vpnAddress });
+    const seen = await probe.transports.tcp(probe.address, 9002, {
+      send: '',
+      contains: '\n',
+      timeoutMs: 5000,
+    });
+    const [address, port] = seen.trim().split(' ');
+    expect(address, 'the address the box sees').to.equal(session(users.bob)!.vpnAddress);
+    expect(Number(port)).to.be.within(PROBE_PORTS.first, PROBE_PORTS.first + PROBE_PORTS.count - 1);
+
+    // The ping page runs a program for each request: the check's is nobody's, the attacker's own is theirs.
+    const ping: ServiceCheck = {
+      type: 'http',
+      port: 8080,
+      path: '/ping?host=127.0.0.1',
+      method: 'GET',
+      status: 200,
+      contains: 'pinged',
+    };
+    expect(await runCheck(ping, probe.address, probe.transports)).to.deep.equal({
+      ok: true,
+      detail: 'port 8080: answered as it should',
+    });
+    expect((await runCheck(BOX_SSH_CHECK, probe.address, probe.transports)).ok, 'sshd').to.equal(true);
+    expect(await judged(id), 'after the checks').to.deep.equal([]);
+    await bob.httpGet(`http://${ip(aliceBox)}:8080/ping?host=127.0.0.2`);
+    await until('the attacker’s own request judged', async () =>
+      (await judged(id)).some((v) => v.detail.includes('ping -c 1 127.0.0.2')),
+    );
+
+    // A defender who refuses the attacker refuses the checks: they come from the same address.
+    await asOwner(
+      `nft add table inet keepout && nft add chain inet keepout in '{ type filter hook input priority 0; }' && nft add rule inet keepout in ip saddr ${session(users.bob)!.vpnAddress} drop`,
+    );
+    const refused = await runCheck(ping, probe.address, probe.transports, 1500);
+    expect(refused.ok).to.equal(false);
+    expect(refused.detail).to.match(/^port 8080: no answer/);
+  }
 
   it('counts a user’s ssh shell as a FOOTHOLD, su waiting at its prompt as nothing more, su with the password as OWNED', async () => {
     const id = await attack();

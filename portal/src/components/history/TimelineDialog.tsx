@@ -35,6 +35,10 @@ import {
   TIMELINE_ROLE,
   TIMELINE_STARTED,
   TIMELINE_TARGET_IP,
+  TIMELINE_SERVICES,
+  SERVICES_KEPT_UP,
+  SERVICES_NOT_KEPT_UP,
+  NO_SERVICES_CHECKED,
   commandPrompt,
 } from '../../strings/history.ts';
 import { useCopied } from '../box/useCopied.ts';
@@ -137,6 +141,19 @@ export const TimelineDialog = observer(function TimelineDialog(_props: TimelineD
             </Stack>
           ) : (
             NO_TARGET_IP
+          )}
+        </Fact>
+        <Fact label={TIMELINE_SERVICES}>
+          {attack.services.every((s) => s.up === null) ? (
+            NO_SERVICES_CHECKED
+          ) : (
+            <Box
+              component="span"
+              data-testid="timeline-services"
+              sx={{ color: attack.servicesUp ? 'success.main' : 'warning.main' }}
+            >
+              {attack.servicesUp ? SERVICES_KEPT_UP : SERVICES_NOT_KEPT_UP}
+            </Box>
           )}
         </Fact>
         <Fact label={TIMELINE_STARTED}>
