@@ -27,6 +27,7 @@ import { portalStatic } from './portal/static.ts';
 import type { UserService } from './users/service.ts';
 import { userRoutes } from './users/routes.ts';
 import { boxRoutes } from './boxes/routes.ts';
+import type { SnapshotService } from './boxes/snapshots.ts';
 import { attackRoutes } from './attacks/routes.ts';
 import type { AttackService } from './attacks/service.ts';
 import type { BoxService } from './boxes/service.ts';
@@ -51,6 +52,7 @@ export interface AppDeps {
   auth: AuthService;
   users: UserService;
   boxes: BoxService;
+  snapshots: SnapshotService;
   attacks: AttackService;
   grid: Grid;
   payments: PaymentService;
@@ -66,6 +68,7 @@ export function createApp({
   auth,
   users,
   boxes,
+  snapshots,
   attacks,
   grid,
   payments,
@@ -105,7 +108,7 @@ export function createApp({
       onboarding: new OnboardingService(orm, { seesSsh: () => boxes.seesOwnerSsh }),
       requireAuth: requireAuth(auth),
     }),
-    boxRoutes({ boxes, requireAuth: requireAuth(auth) }),
+    boxRoutes({ boxes, snapshots, requireAuth: requireAuth(auth) }),
     // Before attackRoutes: /attack/queue/* and /attack/target-info/* are not box ids.
     gridRoutes({ grid, requireAuth: requireAuth(auth) }),
     attackRoutes({ attacks, requireAuth: requireAuth(auth) }),

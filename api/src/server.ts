@@ -7,6 +7,7 @@ import { openDatabase, type Orm } from './db/orm.ts';
 import type { Logger } from './logger.ts';
 import { RefereeKeeper } from './referee/keeper.ts';
 import { ServiceChecks } from './attacks/service-checks.ts';
+import { SnapshotService } from './boxes/snapshots.ts';
 import type { BoxOrchestrator } from './boxes/orchestrator.ts';
 import pg from 'pg';
 import { AccessTokens, loadJwtSecret } from './auth/jwt.ts';
@@ -199,6 +200,7 @@ export async function startPlatform(
       auth,
       users,
       boxes,
+      snapshots: new SnapshotService({ orm, boxes, orchestrator, logger }),
       attacks,
       grid,
       gifts,

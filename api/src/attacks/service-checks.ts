@@ -2,7 +2,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   checkedServices,
   loadCatalogue,
-  runCheck,
   type CatalogueEntry,
   type CheckedService,
   type CheckResult,
@@ -76,7 +75,7 @@ export class ServiceChecks {
   }
 
   start(): void {
-    if (!this.#o.orchestrator.serviceProbe) {
+    if (!this.#o.orchestrator.checkServices) {
       this.#log.info('This box runtime cannot check services from the attacker’s side: none are checked');
       return;
     }
@@ -123,18 +122,13 @@ export class ServiceChecks {
     // it for a moment (PROVISIONING) is nobody's fault: no round.
     if (services.length === 0 || row.box_status !== 'RUNNING') return;
     // No round while the attacker has no VPN address: the box would be checked from nowhere it must serve.
-    const probe = this.#o.orchestrator.serviceProbe?.(row.attacker_id, row.box_id);
-    if (!probe) return;
-    const results = await Promise.all(
-      services.map((s) =>
-        runCheck(s.check, probe.address, probe.transports, this.timeoutMs).catch(
-          (err: unknown): CheckResult => ({
-            ok: false,
-            detail: `port ${s.port}: not checked (${err instanceof Error ? err.message : err})`,
-          }),
-        ),
-      ),
+    const results = await this.#o.orchestrator.checkServices?.(
+      row.attacker_id,
+      row.box_id,
+      services.map((s) => s.check),
+      this.timeoutMs,
     );
+    if (!results || results.length !== services.length) return;
     const now = Date.now();
     const states = this.#next(row.services, services, results, now);
     const failed = results.filter((r) => !r.ok).length;

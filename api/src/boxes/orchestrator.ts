@@ -1,6 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import type { RequestListener } from 'node:http';
-import type { CheckTransports } from '@exploit-grid/operator/catalogue';
+import type { CheckResult, ServiceCheck } from '@exploit-grid/operator/catalogue';
 import type { BoxStatus, VpnProtocol } from '../contracts/boxes.ts';
 import type { Referee, VerdictSink } from '../referee/host.ts';
 import type { RouterWitness } from './witness.ts';
@@ -20,8 +20,21 @@ export interface BoxOrchestrator {
   status(): OrchestratorStatus;
   /** Converges one box to `spec` (idempotent) and answers what it sees now. */
   applyBox(spec: BoxSpec): Promise<BoxObservation>;
-  /** Removes a box and everything it had. Idempotent. */
+  /** Removes a box and everything it had, but its snapshots (a reset keeps them). Idempotent. */
   deleteBox(id: string): Promise<void>;
+  /**
+   * Optional (snapshots, docs/boxes.md): saves the box's disk as snapshot `snapshotId`, running or not
+   * (a running box's file system is frozen while it is read). Answers what it takes on the host; throws
+   * BoxHasNoDisk for a box that has none yet.
+   */
+  snapshotBox?(id: string, snapshotId: string): Promise<{ sizeBytes: number }>;
+  /**
+   * Replaces the box's disk with snapshot `snapshotId`, stopping the box first when it runs. Throws
+   * SnapshotImageGone when the snapshot was taken on a box image the runtime no longer has.
+   */
+  restoreBox?(id: string, snapshotId: string): Promise<void>;
+  /** Removes a snapshot of a box. Idempotent. */
+  deleteSnapshot?(id: string, snapshotId: string): Promise<void>;
   /** Ids of the boxes the runtime holds (the API removes those it no longer wants). */
   boxIds(): Promise<string[]>;
   /** A new client certificate for a player, from the VPN's CA. */
@@ -47,12 +60,18 @@ export interface BoxOrchestrator {
   openAttackWindow(attackerUserId: string, targetBoxId: string, until: Date): Promise<void>;
   closeAttackWindow(attackerUserId: string, targetBoxId: string): Promise<void>;
   /**
-   * Optional: how the platform reaches a box's services during an attack as the attacker is seen there, from
-   * one of the attacker's VPN addresses, so that a defender cannot serve the checks and refuse the attacker
-   * (docs/game-rules.md). Null while the attacker has no VPN address or no window on the box, or the box is
-   * not this runtime's. A runtime without it has no services checked.
+   * Optional: runs `checks` on a box's services during an attack as the attacker is seen there, from one of
+   * the attacker's VPN addresses, so that a defender cannot serve the checks and refuse the attacker
+   * (docs/game-rules.md); each waits `timeoutMs` at most. Answers null (nothing checked) while the attacker
+   * has no VPN address or no window on the box, or the box is not this runtime's. A runtime without it has
+   * no services checked.
    */
-  serviceProbe?(attackerUserId: string, boxId: string): ServiceProbe | null;
+  checkServices?(
+    attackerUserId: string,
+    boxId: string,
+    checks: ServiceCheck[],
+    timeoutMs: number,
+  ): Promise<CheckResult[] | null>;
   /**
    * Serves the box agents' endpoint (`/internal/agent/report`) where the boxes reach it and
    * nowhere else (the local runtime: the host end of its transit link, behind a NAT rule for
@@ -85,6 +104,12 @@ export interface BoxOrchestrator {
    */
   destroy?(options?: { keepDisks?: boolean }): Promise<void>;
 }
+
+/** A snapshot cannot be restored: it was taken on a box image the runtime no longer has. */
+export class SnapshotImageGone extends Error {}
+
+/** A snapshot cannot be taken: the box has no disk (never started since it was made or reset). */
+export class BoxHasNoDisk extends Error {}
 
 export interface OrchestratorEvents {
   vpnConnected: [VpnSession];
@@ -146,14 +171,6 @@ export interface BoxObservation {
   sshClients?: string[];
   /** True when the box powered itself off from inside (the player ran `poweroff`). */
   poweredOffInside?: boolean;
-}
-
-/** Where a box's services are checked from: the box's address and the transports that reach it. */
-export interface ServiceProbe {
-  address: string;
-  /** The VPN address the box sees the checks come from (the attacker's). */
-  speakingAs: string;
-  transports: CheckTransports;
 }
 
 export interface VpnIdentity {

@@ -4,7 +4,10 @@ import {
   VPN_PROTOCOLS,
   boxRuntimeSchema,
   boxSchema,
+  boxSnapshotSchema,
+  boxSnapshotsSchema,
   createBoxRequest,
+  createSnapshotRequest,
   deleteBoxResponse,
   powerBoxRequest,
   vpnClientSchema,
@@ -14,6 +17,7 @@ import {
 import { caller } from '../auth/middleware.ts';
 import { ApiRouter } from '../http/route.ts';
 import type { BoxService } from './service.ts';
+import type { SnapshotService } from './snapshots.ts';
 
 const hostnameParams = z.strictObject({
   hostname: z
@@ -27,7 +31,15 @@ const vpnConfigParams = z.strictObject({
   protocol: z.enum(VPN_PROTOCOLS, { error: 'protocol must be UDP or TCP' }),
 });
 
-export function boxRoutes(deps: { boxes: BoxService; requireAuth: RequestHandler }): ApiRouter {
+const snapshotParams = hostnameParams.extend({
+  snapshotId: z.string().max(64, 'snapshotId is too long'),
+});
+
+export function boxRoutes(deps: {
+  boxes: BoxService;
+  snapshots: SnapshotService;
+  requireAuth: RequestHandler;
+}): ApiRouter {
   const before = [deps.requireAuth];
   const errors = { 401: 'Not signed in' };
   return new ApiRouter()
@@ -96,6 +108,70 @@ export function boxRoutes(deps: { boxes: BoxService; requireAuth: RequestHandler
       params: hostnameParams,
       response: boxSchema,
       handler: ({ params, res }) => deps.boxes.reset(caller(res).userId, params.hostname),
+    })
+    .route({
+      method: 'get',
+      path: '/boxes/:hostname/snapshots',
+      summary: "The box's snapshots and how many slots the owner's tier has",
+      tags: ['boxes'],
+      before,
+      errors: { ...errors, 404: 'No such box of yours' },
+      params: hostnameParams,
+      response: boxSnapshotsSchema,
+      handler: ({ params, res }) => deps.snapshots.list(caller(res).userId, params.hostname),
+    })
+    .route({
+      method: 'post',
+      path: '/boxes/:hostname/snapshots',
+      summary: "Save the box's disk now (running or not) in one of the tier's snapshot slots",
+      tags: ['boxes'],
+      before,
+      errors: {
+        ...errors,
+        403: 'The tier has no snapshot slots (BASIC)',
+        404: 'No such box of yours',
+        409: 'Every slot is taken, the name is taken, one is being taken, or the box has no disk yet',
+        429: 'Boxes are created, reset or deleted once every 15 seconds',
+        503: 'The snapshot could not be taken, or the runtime takes none',
+      },
+      params: hostnameParams,
+      body: createSnapshotRequest,
+      status: 201,
+      response: boxSnapshotSchema,
+      handler: ({ params, body, res }) =>
+        deps.snapshots.create(caller(res).userId, params.hostname, body.name),
+    })
+    .route({
+      method: 'post',
+      path: '/boxes/:hostname/snapshots/:snapshotId/restore',
+      summary: "Put the snapshot's disk and services in place of the box's; it powers off",
+      tags: ['boxes'],
+      before,
+      errors: {
+        ...errors,
+        404: 'No such box or snapshot of yours',
+        409: 'The box is under attack, or the snapshot cannot be restored',
+        429: 'Boxes are created, reset or deleted once every 15 seconds',
+        503: 'The snapshot could not be restored now',
+      },
+      params: snapshotParams,
+      response: boxSchema,
+      handler: ({ params, res }) =>
+        deps.snapshots.restore(caller(res).userId, params.hostname, params.snapshotId),
+    })
+    .route({
+      method: 'delete',
+      path: '/boxes/:hostname/snapshots/:snapshotId',
+      summary: 'Delete a snapshot (its slot is free again)',
+      tags: ['boxes'],
+      before,
+      errors: { ...errors, 404: 'No such box or snapshot of yours', 409: 'It is still being taken' },
+      params: snapshotParams,
+      response: deleteBoxResponse,
+      handler: async ({ params, res }) => {
+        await deps.snapshots.delete(caller(res).userId, params.hostname, params.snapshotId);
+        return { deleted: true as const };
+      },
     })
     .route({
       method: 'delete',

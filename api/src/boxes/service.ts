@@ -42,7 +42,7 @@ import type { Throttle } from '../auth/throttle.ts';
 import { recordFirstBoxLogin, recordFirstTunnel } from '../onboarding/milestones.ts';
 import type { BoxObservation, BoxOrchestrator, BoxResources, BoxSpec, VpnSession } from './orchestrator.ts';
 
-interface BoxRow {
+export interface BoxRow {
   id: string;
   user_id: string;
   slot: number;
@@ -94,7 +94,7 @@ export interface BoxServiceEvents {
 }
 
 /** A loadout (entry ids) as a statement parameter: its JSON, made a text[] by the database. */
-const LOADOUT_PARAM = 'array(select jsonb_array_elements_text(?::jsonb))';
+export const LOADOUT_PARAM = 'array(select jsonb_array_elements_text(?::jsonb))';
 const SELECT_BOX = `select b.*, u.handle, u.tier from boxes b join users u on u.id = b.user_id`;
 const MINUTE_MS = 60_000;
 
@@ -233,7 +233,7 @@ export class BoxService {
     if (user.banned_at) throw forbidden(ACCOUNT_BANNED, 'ACCOUNT_BANNED');
     if (await sql.one('select 1 from boxes where user_id = ?', [userId]))
       throw conflict(BOX_MESSAGES.alreadyHaveBox);
-    await this.#churn(userId);
+    await this.churn(userId);
     const base = hostnameBase(user.handle);
     const password = randomBytes(12).toString('base64url');
     // The box agent's secret: what it reports is taken as coming from this box.
@@ -334,7 +334,8 @@ export class BoxService {
     const sql = this.#sql();
     const row = await sql.one<BoxRow>(`${SELECT_BOX} where b.id = ? and b.user_id = ?`, [id, userId]);
     if (!row) throw notFound(BOX_MESSAGES.noBox);
-    await this.#churn(userId);
+    await this.churn(userId);
+    const snapshots = await sql.all<{ id: string }>('select id from box_snapshots where box_id = ?', [id]);
     await this.#locks.run(id, async () => {
       await this.#account(row.id, new Date());
       const deleted = await sql.transaction(async (tx) => {
@@ -352,6 +353,13 @@ export class BoxService {
     void this.#locks
       .run(id, () => this.#o.orchestrator.deleteBox(id))
       .catch((err: unknown) => this.#log.error({ err, box: id }, 'Box removal failed; the loop will retry'));
+    // Its snapshots go with it (a reset keeps them).
+    for (const snapshot of snapshots)
+      void this.#o.orchestrator
+        .deleteSnapshot?.(id, snapshot.id)
+        .catch((err: unknown) =>
+          this.#log.error({ err, box: id }, 'Could not remove a deleted box’s snapshot'),
+        );
     this.#log.info({ userId, box: id }, 'Box deleted');
   }
 
@@ -362,42 +370,75 @@ export class BoxService {
    * creation (the host prepares a new disk).
    */
   async reset(userId: string, hostname: string): Promise<Box> {
-    const sql = this.#sql();
-    const row = await sql.one<BoxRow>(`${SELECT_BOX} where b.user_id = ? and b.hostname = ?`, [
+    const row = await this.ownBox(userId, hostname);
+    const loadout = chooseLoadout(this.#catalogue, this.#loadoutSize, { previous: row.loadout });
+    return this.rebuild(userId, row, {
+      loadout,
+      reason: BOX_MESSAGES.reset,
+      failure: BOX_MESSAGES.resetFailed,
+      // Its disk goes now; the next start provisions a new one with the new loadout.
+      disk: () => this.#o.orchestrator.deleteBox(row.id),
+      done: 'Box reset to a fresh loadout',
+    });
+  }
+
+  /** The caller's box by hostname (404 for anyone else's: its existence is not theirs to know). */
+  async ownBox(userId: string, hostname: string): Promise<BoxRow> {
+    const row = await this.#sql().one<BoxRow>(`${SELECT_BOX} where b.user_id = ? and b.hostname = ?`, [
       userId,
       hostname,
     ]);
     if (!row) throw notFound(BOX_MESSAGES.noBox);
+    return row;
+  }
+
+  /**
+   * Gives a box another disk (a reset's fresh one, a snapshot's saved one) with the loadout that comes with
+   * it: refused while the box is under attack (no wiping the evidence mid-fight) and counted like a creation
+   * (the host prepares a disk). The box powers off (the loop ends its session as for a stop), `disk` has the
+   * runtime replace the disk, and where it cannot, the box keeps the loadout it has (what its owner is told
+   * stays true) and the call answers `failure` (503) or the HTTP error `disk` threw.
+   */
+  async rebuild(
+    userId: string,
+    row: BoxRow,
+    change: {
+      loadout: string[];
+      reason: string;
+      failure: string;
+      disk: () => Promise<void>;
+      done: string;
+    },
+  ): Promise<Box> {
+    const sql = this.#sql();
     if (await sql.one('select 1 from attacks where box_id = ? and status = ?', [row.id, 'PENDING']))
       throw conflict(ATTACK_MESSAGES.underAttack);
-    await this.#churn(userId);
-    const loadout = chooseLoadout(this.#catalogue, this.#loadoutSize, { previous: row.loadout });
+    await this.churn(userId);
     await this.#locks.run(row.id, async () => {
       await this.#account(row.id, new Date());
-      const reset = await sql.transaction(async (tx) => {
+      const changed = await sql.transaction(async (tx) => {
         await tx.run('select pg_advisory_xact_lock(hashtext(?))', [`attack-player:${userId}`]);
         return tx.run(
           `update boxes set loadout = ${LOADOUT_PARAM}, desired_power = false,
                   status_reason = ?, updated_at = now()
             where id = ? and not exists (select 1 from attacks where box_id = boxes.id and status = 'PENDING')`,
-          [JSON.stringify(loadout), BOX_MESSAGES.reset, row.id],
+          [JSON.stringify(change.loadout), change.reason, row.id],
         );
       });
-      if (!reset) throw conflict(ATTACK_MESSAGES.underAttack);
-      // Its disk goes now; the next start provisions a new one with the new loadout. Where the runtime
-      // could not remove it, the box keeps the loadout it has (what its owner is told stays true).
+      if (!changed) throw conflict(ATTACK_MESSAGES.underAttack);
       try {
-        await this.#o.orchestrator.deleteBox(row.id);
+        await change.disk();
       } catch (err) {
         await sql.run(`update boxes set loadout = ${LOADOUT_PARAM}, status_reason = null where id = ?`, [
           JSON.stringify(row.loadout),
           row.id,
         ]);
-        this.#log.error({ err, box: row.id }, 'Box reset failed: the runtime could not remove its disk');
-        throw serviceUnavailable(BOX_MESSAGES.resetFailed);
+        if (err instanceof HttpError) throw err;
+        this.#log.error({ err, box: row.id }, 'The runtime could not replace a box’s disk');
+        throw serviceUnavailable(change.failure);
       }
     });
-    this.#log.info({ userId, box: row.id }, 'Box reset to a fresh loadout');
+    this.#log.info({ userId, box: row.id }, change.done);
     await this.kick(row.id);
     const box = await this.my(userId);
     if (!box) throw notFound(BOX_MESSAGES.noBox);
@@ -405,10 +446,11 @@ export class BoxService {
   }
 
   /**
-   * Creating or deleting a box costs the host a disk to prepare or shift: a cooldown between two, and a
-   * budget an hour (429 with Retry-After). Counted only for calls that would go through.
+   * Creating, resetting or deleting a box, or taking or restoring a snapshot, costs the host a disk to
+   * prepare, shift or copy: a cooldown between two, and a budget an hour (429 with Retry-After). Counted
+   * only for calls that would go through.
    */
-  async #churn(userId: string): Promise<void> {
+  async churn(userId: string): Promise<void> {
     await this.#o.throttle?.consume(['boxCooldown', userId], ['boxChanges', userId]);
   }
 

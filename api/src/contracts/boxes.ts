@@ -84,6 +84,43 @@ export type PowerBoxRequest = z.input<typeof powerBoxRequest>;
 
 export const deleteBoxResponse = z.object({ deleted: z.literal(true) }).meta({ id: 'DeleteBoxResponse' });
 
+/**
+ * A saved state of a box's disk (the tiers' snapshot slots; docs/boxes.md): restored in place of a fresh
+ * reset, with the services the box had then.
+ */
+export const boxSnapshotSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    createdAt: z.iso.datetime(),
+    /** What the snapshot takes on the platform's disk (compressed). */
+    sizeBytes: z.number().int(),
+  })
+  .meta({ id: 'BoxSnapshot' });
+export type BoxSnapshot = z.infer<typeof boxSnapshotSchema>;
+
+export const boxSnapshotsSchema = z
+  .object({
+    snapshots: z.array(boxSnapshotSchema),
+    /** How many the owner's tier allows (0 on BASIC). */
+    slots: z.number().int(),
+  })
+  .meta({ id: 'BoxSnapshots' });
+export type BoxSnapshots = z.infer<typeof boxSnapshotsSchema>;
+
+export const SNAPSHOT_NAME_MAX = 40;
+export const createSnapshotRequest = z
+  .strictObject({
+    name: z
+      .string({ error: 'Name your snapshot.' })
+      .trim()
+      .min(1, 'Name your snapshot.')
+      .max(SNAPSHOT_NAME_MAX, `A snapshot name has at most ${SNAPSHOT_NAME_MAX} characters.`)
+      .regex(/^[^\p{Cc}]*$/u, 'A snapshot name is one line of text.'),
+  })
+  .meta({ id: 'CreateSnapshotRequest' });
+export type CreateSnapshotRequest = z.input<typeof createSnapshotRequest>;
+
 export const CAPACITY_LEVELS = ['available', 'limited', 'full'] as const;
 export type CapacityLevel = (typeof CAPACITY_LEVELS)[number];
 
@@ -148,4 +185,17 @@ export const BOX_MESSAGES = {
   /** Boxes are switched off on purpose (no runtime configured). */
   boxesOff: 'Boxes are turned off on this platform.',
   vpnUnavailable: 'The VPN is not available right now. Try again in a moment.',
+  snapshotsNotInTier: 'Snapshots come with the HACKER, ELITE and TEAM plans.',
+  snapshotSlotsFull: 'All your snapshot slots are in use: delete a snapshot first.',
+  snapshotNameTaken: 'You already have a snapshot with that name.',
+  snapshotNotFound: 'Snapshot not found.',
+  snapshotsUnavailable: 'Snapshots are not available on this platform’s box runtime.',
+  snapshotFailed: 'The snapshot could not be taken right now. Your box is as it was; try again in a moment.',
+  snapshotTaking: 'A snapshot of your box is being taken: wait for it to finish.',
+  snapshotNoDisk: 'Your box has no disk to save yet: start it once, then take the snapshot.',
+  restored: 'Restored from a snapshot. Start your box to boot it.',
+  restoreFailed:
+    'The snapshot could not be restored right now. Your box is as it was; try again in a moment.',
+  snapshotImageGone:
+    'This snapshot was taken on a box image this platform no longer has: it cannot be restored.',
 } as const;

@@ -12,7 +12,9 @@ import type {
   VpnIdentity,
   VpnSession,
 } from '../boxes/orchestrator.ts';
+import { BoxHasNoDisk, SnapshotImageGone } from '../boxes/orchestrator.ts';
 import { clientConfig } from '../boxes/local/openvpn.ts';
+import type { CheckResult, ServiceCheck } from '@exploit-grid/operator/catalogue';
 import type { Referee, VerdictSink } from '../referee/host.ts';
 import { apiEvents, apiMethods, hostEvents, hostMethods, type HostState } from './protocol.ts';
 import { RpcPeer, type IpcPort } from './rpc.ts';
@@ -143,6 +145,30 @@ export class HostOrchestrator implements BoxOrchestrator {
 
   closeAttackWindow(attackerUserId: string, targetBoxId: string): Promise<void> {
     return this.#peer.call('closeAttackWindow', attackerUserId, targetBoxId);
+  }
+
+  async snapshotBox(id: string, snapshotId: string): Promise<{ sizeBytes: number }> {
+    const { sizeBytes } = await this.#peer.call('snapshotBox', id, snapshotId);
+    if (sizeBytes === null) throw new BoxHasNoDisk(id);
+    return { sizeBytes };
+  }
+
+  async restoreBox(id: string, snapshotId: string): Promise<void> {
+    if ((await this.#peer.call('restoreBox', id, snapshotId)) === 'image-gone')
+      throw new SnapshotImageGone('the snapshot’s box image is gone');
+  }
+
+  deleteSnapshot(id: string, snapshotId: string): Promise<void> {
+    return this.#peer.call('deleteSnapshot', id, snapshotId);
+  }
+
+  checkServices(
+    attackerUserId: string,
+    boxId: string,
+    checks: ServiceCheck[],
+    timeoutMs: number,
+  ): Promise<CheckResult[] | null> {
+    return this.#peer.call('checkServices', attackerUserId, boxId, checks, timeoutMs);
   }
 
   /** Boxes of the local runtime run no agent (docs/detection.md). */

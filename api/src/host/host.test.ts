@@ -10,6 +10,7 @@ import { testLogger } from '../testing/logger.ts';
 import { HostOrchestrator } from './client.ts';
 import { serveRuntime } from './serve.ts';
 import type { IpcPort } from './rpc.ts';
+import { BOX_SSH_CHECK, type ServiceCheck } from '@exploit-grid/operator/catalogue';
 
 /**
  * Two ends of an IPC channel in one process: what one sends the other receives a structured
@@ -154,6 +155,39 @@ describe('the API and the host process', () => {
         expect(runtime.appliedTo(box.id)).to.have.length(0);
       });
     }
+
+    it('runs service checks in the host for the API, and refuses checks no entry could have', async () => {
+      const attacker = randomUUID();
+      const target = spec();
+      await orchestrator.applyBox(target);
+      // No window on the box: nothing is checked.
+      expect(await orchestrator.checkServices(attacker, target.id, [BOX_SSH_CHECK], 1000)).to.equal(null);
+      orchestrator.setVpnAuthorizer(async () => true);
+      expect(await runtime.connectVpn(attacker)).to.not.equal(null);
+      await orchestrator.openAttackWindow(attacker, target.id, new Date(Date.now() + 60_000));
+      runtime.serviceAnswers.set(target.id, new Map([[8080, false]]));
+      const web: ServiceCheck = {
+        type: 'http',
+        port: 8080,
+        path: '/',
+        method: 'GET',
+        status: 200,
+        contains: 'ok',
+      };
+      const results = await orchestrator.checkServices(attacker, target.id, [BOX_SSH_CHECK, web], 1000);
+      expect(results!.map((r) => r.ok)).to.deep.equal([true, false]);
+      for (const [what, checks, timeout] of [
+        ['a port beyond 65535', [{ ...BOX_SSH_CHECK, port: 70_000 }], 1000],
+        ['a path that is no path', [{ ...web, path: 'http://elsewhere/' }], 1000],
+        ['a wait of a minute', [BOX_SSH_CHECK], 60_000],
+        ['a hundred checks at once', Array(100).fill(BOX_SSH_CHECK), 1000],
+      ] as const) {
+        const error = await rejection(
+          orchestrator.checkServices(attacker, target.id, checks as ServiceCheck[], timeout),
+        );
+        expect(error.message, what).to.equal('Bad arguments for checkServices');
+      }
+    });
 
     it('answers an unknown call with an error and ignores messages that are not calls', async () => {
       const [rawApi, rawHost] = channel();

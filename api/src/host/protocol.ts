@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { attackSchema } from '../contracts/index.ts';
 import { VPN_PROTOCOLS } from '../contracts/boxes.ts';
+import { checkSchema } from '@exploit-grid/operator/catalogue';
 import { method } from './rpc.ts';
 
 /**
@@ -138,6 +139,14 @@ export const hostMethods = {
   ),
   openAttackWindow: method(z.tuple([id, id, z.date()]), nothing),
   closeAttackWindow: method(z.tuple([id, id]), nothing),
+  // null: the box has no disk yet.
+  snapshotBox: method(z.tuple([id, id]), z.object({ sizeBytes: z.number().int().min(0).nullable() })),
+  restoreBox: method(z.tuple([id, id]), z.enum(['restored', 'image-gone'])),
+  deleteSnapshot: method(z.tuple([id, id]), nothing),
+  checkServices: method(
+    z.tuple([id, id, z.array(checkSchema).max(32), z.number().int().min(100).max(10_000)]),
+    z.array(z.object({ ok: z.boolean(), detail: z.string() })).nullable(),
+  ),
   prepareSpares: method(z.tuple([z.array(z.number().int().min(0).max(65_535)).max(65_536)]), nothing),
   close: method(none, nothing),
   refereeStart: method(none, z.boolean()),

@@ -1,5 +1,5 @@
 import type { Logger } from '../logger.ts';
-import type { BoxOrchestrator } from '../boxes/orchestrator.ts';
+import { BoxHasNoDisk, SnapshotImageGone, type BoxOrchestrator } from '../boxes/orchestrator.ts';
 import type { Referee, VerdictSink } from '../referee/host.ts';
 import { apiEvents, apiMethods, hostEvents, hostMethods, type HostState } from './protocol.ts';
 import { RpcPeer, type IpcPort } from './rpc.ts';
@@ -92,6 +92,29 @@ export function serveRuntime(
     setRevoked: (revoked) => runtime.setRevoked(revoked),
     openAttackWindow: (attacker, box, until) => runtime.openAttackWindow(attacker, box, until),
     closeAttackWindow: (attacker, box) => runtime.closeAttackWindow(attacker, box),
+    snapshotBox: async (box, snapshot) => {
+      if (!runtime.snapshotBox) throw new Error('This box runtime takes no snapshots.');
+      try {
+        return await runtime.snapshotBox(box, snapshot);
+      } catch (err) {
+        if (err instanceof BoxHasNoDisk) return { sizeBytes: null };
+        throw err;
+      }
+    },
+    // An error that means something to the API crosses the channel as an answer.
+    restoreBox: async (box, snapshot) => {
+      if (!runtime.restoreBox) throw new Error('This box runtime takes no snapshots.');
+      try {
+        await runtime.restoreBox(box, snapshot);
+        return 'restored' as const;
+      } catch (err) {
+        if (err instanceof SnapshotImageGone) return 'image-gone' as const;
+        throw err;
+      }
+    },
+    deleteSnapshot: async (box, snapshot) => runtime.deleteSnapshot?.(box, snapshot),
+    checkServices: async (attacker, box, checks, timeoutMs) =>
+      runtime.checkServices ? runtime.checkServices(attacker, box, checks, timeoutMs) : null,
     prepareSpares: async (slots) => runtime.prepareSpares?.(slots),
     // The API lets go; the host process closes the runtime once the API has exited.
     close: closeReferee,

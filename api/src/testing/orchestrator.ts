@@ -10,13 +10,19 @@ import type {
   OrchestratorEvents,
   OrchestratorStatus,
   RevokedIdentity,
-  ServiceProbe,
   VpnIdentity,
   VpnProfile,
   VpnSession,
 } from '../boxes/orchestrator.ts';
 import { VpnPki, newTlsCryptKey } from '@exploit-grid/operator/pki';
+import {
+  runCheck,
+  type CheckResult,
+  type CheckTransports,
+  type ServiceCheck,
+} from '@exploit-grid/operator/catalogue';
 import { FlowRecord } from '../boxes/witness.ts';
+import { BoxHasNoDisk, SnapshotImageGone } from '../boxes/orchestrator.ts';
 
 /**
  * How a powered-on box boots: `next-apply` answers PROVISIONING on the call that starts it and
@@ -29,6 +35,8 @@ export type BootMode = 'next-apply' | 'instant' | 'manual';
 interface Machine {
   spec: BoxSpec | null;
   state: 'stopped' | 'starting' | 'running' | 'exited';
+  /** Names what is on the box's disk: null until its first start (a box that never ran has none). */
+  disk: string | null;
   exitCode: number | null;
   openPorts: Record<string, string>;
   /** VPN addresses holding a connection to the box's sshd (holdSsh). */
@@ -189,7 +197,7 @@ export class TestOrchestrator implements BoxOrchestrator {
       return observe(spec.power ? 'PROVISIONING' : 'STOPPED', this.unavailableReason);
     let machine = this.#machines.get(spec.id);
     if (!machine) {
-      machine = { spec, state: 'stopped', exitCode: null, openPorts: {}, sshClients: [] };
+      machine = { spec, state: 'stopped', disk: null, exitCode: null, openPorts: {}, sshClients: [] };
       this.#machines.set(spec.id, machine);
     }
     machine.spec = structuredClone(spec);
@@ -225,7 +233,56 @@ export class TestOrchestrator implements BoxOrchestrator {
   /** A box that finished booting runs sshd (as every real box does), and whatever was set to run. */
   #run(machine: Machine): void {
     machine.state = 'running';
+    machine.disk ??= `disk-${++this.#disks}`;
     if (Object.keys(machine.openPorts).length === 0) machine.openPorts = { '22': 'ssh' };
+  }
+
+  /** Snapshot id → the box and the disk it saved. */
+  readonly snapshots = new Map<string, { boxId: string; disk: string }>();
+  /** The next snapshotBox fails with this, then it works again. */
+  failNextSnapshot: Error | null = null;
+  /** Snapshots whose box image is gone (restoreBox throws SnapshotImageGone). */
+  readonly imageGone = new Set<string>();
+  #disks = 0;
+
+  /** What is on a box's disk (see snapshots): null before its first start or after a reset. */
+  diskOf(id: string): string | null {
+    return this.#machines.get(id)?.disk ?? null;
+  }
+
+  /** Puts something new on a box's disk (what its owner does in it). */
+  writeDisk(id: string): string {
+    const machine = this.#need(id);
+    machine.disk = `disk-${++this.#disks}`;
+    return machine.disk;
+  }
+
+  async snapshotBox(id: string, snapshotId: string): Promise<{ sizeBytes: number }> {
+    const failure = this.failNextSnapshot;
+    this.failNextSnapshot = null;
+    if (failure) throw failure;
+    const disk = this.#machines.get(id)?.disk;
+    if (!disk) throw new BoxHasNoDisk(id);
+    this.snapshots.set(snapshotId, { boxId: id, disk });
+    return { sizeBytes: 4096 };
+  }
+
+  async restoreBox(id: string, snapshotId: string): Promise<void> {
+    const snapshot = this.snapshots.get(snapshotId);
+    if (!snapshot || snapshot.boxId !== id) throw new Error(`no snapshot ${snapshotId} of box ${id}`);
+    if (this.imageGone.has(snapshotId)) throw new SnapshotImageGone(snapshotId);
+    let machine = this.#machines.get(id);
+    if (!machine) {
+      machine = { spec: null, state: 'stopped', disk: null, exitCode: null, openPorts: {}, sshClients: [] };
+      this.#machines.set(id, machine);
+    }
+    machine.state = 'stopped';
+    machine.openPorts = {};
+    machine.disk = snapshot.disk;
+  }
+
+  async deleteSnapshot(id: string, snapshotId: string): Promise<void> {
+    if (this.snapshots.get(snapshotId)?.boxId === id) this.snapshots.delete(snapshotId);
   }
 
   async deleteBox(id: string): Promise<void> {
@@ -372,7 +429,12 @@ export class TestOrchestrator implements BoxOrchestrator {
   readonly probes: { boxId: string; speakingAs: string }[] = [];
 
   /** As the local runtime: while the attacker's window is open and they have a VPN address. */
-  serviceProbe(attackerUserId: string, boxId: string): ServiceProbe | null {
+  async checkServices(
+    attackerUserId: string,
+    boxId: string,
+    checks: ServiceCheck[],
+    timeoutMs: number,
+  ): Promise<CheckResult[] | null> {
     const window = this.#windows.get(`${attackerUserId}|${boxId}`);
     const session = this.#sessions.findLast((s) => s.userId === attackerUserId);
     if (!window || window.until <= new Date() || !session) return null;
@@ -382,14 +444,11 @@ export class TestOrchestrator implements BoxOrchestrator {
         throw Object.assign(new Error(`connect ECONNREFUSED 10.66.1.1:${port}`), { code: 'ECONNREFUSED' });
       return 'SSH-2.0-test ok';
     };
-    return {
-      address: '10.66.1.1',
-      speakingAs: session.vpnAddress,
-      transports: {
-        http: async (url) => ({ status: 200, body: answers(Number(new URL(url).port)) }),
-        tcp: async (_address, port) => answers(port),
-      },
+    const transports: CheckTransports = {
+      http: async (url) => ({ status: 200, body: answers(Number(new URL(url).port)) }),
+      tcp: async (_address, port) => answers(port),
     };
+    return Promise.all(checks.map((check) => runCheck(check, '10.66.1.1', transports, timeoutMs)));
   }
 
   async closeAttackWindow(attackerUserId: string, targetBoxId: string): Promise<void> {
@@ -545,7 +604,14 @@ export class TestOrchestrator implements BoxOrchestrator {
 
   /** A box the runtime holds without the API knowing it (left over from elsewhere). */
   addOrphan(id: string): void {
-    this.#machines.set(id, { spec: null, state: 'running', exitCode: null, openPorts: {}, sshClients: [] });
+    this.#machines.set(id, {
+      spec: null,
+      state: 'running',
+      disk: 'orphan',
+      exitCode: null,
+      openPorts: {},
+      sshClients: [],
+    });
   }
 
   /** applyBox calls for one box. */

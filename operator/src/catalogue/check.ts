@@ -7,6 +7,12 @@ export interface CheckResult {
   detail: string;
 }
 
+/**
+ * Thrown by a transport when the platform could not make the check at all (its own network setup failed):
+ * no result, rather than a failure the defender would be blamed for.
+ */
+export class CheckNotRun extends Error {}
+
 /** An HTTP request made from wherever the check runs (the attacker's side of the arena). */
 export type HttpRequest = (
   url: string,
@@ -48,6 +54,7 @@ export async function runCheck(
         timeoutMs,
       });
     } catch (err) {
+      if (err instanceof CheckNotRun) throw err;
       return {
         ok: false,
         detail: `port ${check.port}: no answer (${err instanceof Error ? err.message : err})`,
@@ -65,6 +72,7 @@ export async function runCheck(
   try {
     answer = await transports.http(url, { method: check.method, ...(form ? { form } : {}), timeoutMs });
   } catch (err) {
+    if (err instanceof CheckNotRun) throw err;
     return {
       ok: false,
       detail: `port ${check.port}: no answer (${err instanceof Error ? err.message : err})`,

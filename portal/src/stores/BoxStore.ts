@@ -108,6 +108,7 @@ export class BoxStore {
       tick: action,
       clearBoxError: action,
       clearVpnError: action,
+      replaceBox: action,
       setBox: action,
       fail: action,
       reset: action,
@@ -284,6 +285,11 @@ export class BoxStore {
       const updated = await this.root.api.post(`/boxes/${encodeURIComponent(box.hostname)}/reset`, boxSchema);
       runInAction(() => this.setBox(updated));
     });
+  }
+
+  /** The box as another call answered it (a snapshot restored). */
+  replaceBox(box: Box) {
+    this.setBox(box);
   }
 
   /** DELETE /boxes/{id}: the box is gone for good (the page confirms first). */

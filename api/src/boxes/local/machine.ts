@@ -25,6 +25,7 @@ import {
   type BoxFile,
 } from '@exploit-grid/operator/catalogue';
 import { BOX_NETWORK_FILE } from './image.ts';
+import { BoxHasNoDisk } from '../orchestrator.ts';
 import { BoxCgroup, type BoxLimits } from './cgroups.ts';
 import { run } from './command.ts';
 import { parseBoxSockets, type BoxSockets } from './sockets.ts';
@@ -408,6 +409,83 @@ export class Machine {
       if (await isMountPoint(dir)) await run('umount', [dir]).catch(() => run('umount', ['-l', dir]));
   }
 
+  /**
+   * Saves the box's own changes (its disk's `upper` layer: files, owners, modes, whiteouts and the overlay's
+   * attributes) to `file`, a compressed tar; answers its size. A disk in use (a running box) is frozen while it
+   * is read, so the snapshot holds a consistent file system; a stopped box's disk is mounted for the read.
+   */
+  async snapshot(file: string): Promise<number> {
+    const mountPoint = path.join(this.dir, DISK_MOUNT);
+    const mounted = await isMountPoint(mountPoint);
+    if (!mounted) {
+      if (!existsSync(path.join(this.dir, DISK_IMAGE))) throw new BoxHasNoDisk(this.id);
+      await mountDisk(this.dir, this.#diskMiB);
+    }
+    const partial = `${file}.partial`;
+    try {
+      const fs = await statfs(mountPoint);
+      const used = (fs.blocks - fs.bfree) * fs.bsize;
+      if (!(await hostHasRoom(path.dirname(file), used)))
+        throw new DiskSpaceError(`no room for a snapshot of up to ${Math.ceil(used / 1024 ** 2)} MiB`);
+      if (mounted) await run('fsfreeze', ['--freeze', mountPoint]);
+      try {
+        await run('tar', [
+          ...SNAPSHOT_TAR,
+          '--create',
+          '--file',
+          partial,
+          '-C',
+          path.join(mountPoint, 'upper'),
+          '.',
+        ]);
+      } finally {
+        if (mounted) await run('fsfreeze', ['--unfreeze', mountPoint]);
+      }
+      await rename(partial, file);
+      return (await lstat(file)).size;
+    } finally {
+      await rm(partial, { force: true });
+      if (!mounted) await run('umount', [mountPoint]).catch(() => run('umount', ['-l', mountPoint]));
+    }
+  }
+
+  /**
+   * Replaces the box's disk (the box is stopped) by a new one holding snapshot `file`, to be booted over
+   * `imagePath` (the image it was taken on). The box's identity was in the snapshot: it is not written
+   * again, and no loadout is installed again. The old disk comes back when this fails.
+   */
+  async restore(file: string, imagePath: string): Promise<void> {
+    await this.unmount();
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    const image = path.join(this.dir, DISK_IMAGE);
+    const previous = `${image}.before-restore`;
+    const had = existsSync(image);
+    if (had) await rename(image, previous);
+    const mountPoint = path.join(this.dir, DISK_MOUNT);
+    try {
+      await mountDisk(this.dir, this.#diskMiB);
+      try {
+        await run('tar', [
+          ...SNAPSHOT_TAR,
+          '--extract',
+          '--file',
+          file,
+          '-C',
+          path.join(mountPoint, 'upper'),
+        ]);
+      } finally {
+        await run('umount', [mountPoint]).catch(() => run('umount', ['-l', mountPoint]));
+      }
+    } catch (err) {
+      await rm(image, { force: true });
+      if (had) await rename(previous, image);
+      throw err;
+    }
+    await rm(previous, { force: true });
+    await writeFile(path.join(this.dir, 'image'), imagePath);
+    await writeFile(path.join(this.dir, 'provisioned'), new Date().toISOString());
+  }
+
   /** Stops the box and removes everything it had: disk, cgroup, logs. */
   async destroy(): Promise<void> {
     await this.stop(2000);
@@ -426,6 +504,19 @@ export class Machine {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * How snapshots are written and read: gzip (fast), numeric owners (the box's shifted UIDs), ACLs and every
+ * extended attribute (the overlay's `trusted.overlay.*`: what a layer means depends on them), holes kept.
+ */
+const SNAPSHOT_TAR = [
+  '--use-compress-program=gzip -1',
+  '--numeric-owner',
+  '--acls',
+  '--xattrs',
+  '--xattrs-include=*',
+  '--sparse',
+];
 
 /**
  * `root/relative` as a real directory inside the box, never following a link: a missing part is

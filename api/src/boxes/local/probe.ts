@@ -1,7 +1,15 @@
 import http from 'node:http';
 import net from 'node:net';
-import type { CheckTransports } from '@exploit-grid/operator/catalogue';
+import { CheckNotRun, type CheckTransports } from '@exploit-grid/operator/catalogue';
 import type { RouterNetwork } from './network.ts';
+
+/** Where a box's services are checked from: the box's address and the transports that reach it. */
+export interface ServiceProbe {
+  address: string;
+  /** The VPN address the box sees the checks come from (the attacker's). */
+  speakingAs: string;
+  transports: CheckTransports;
+}
 
 /** The source ports probes use on the host's transit address (above Linux's default ephemeral range). */
 export const PROBE_PORTS = { first: 61000, count: 1000 } as const;
@@ -62,7 +70,9 @@ export class ArenaProbe {
   ): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       const port = PROBE_PORTS.first + (this.#next++ % PROBE_PORTS.count);
-      await this.#router.allowProbe(port, boxAddress, speakingAs, ALLOW_SECONDS);
+      await this.#router.allowProbe(port, boxAddress, speakingAs, ALLOW_SECONDS).catch((err: unknown) => {
+        throw new CheckNotRun(`the router did not let the check through: ${String(err)}`);
+      });
       const key = `${speakingAs}:${port}`;
       this.#probes.set(key, Number.POSITIVE_INFINITY);
       try {

@@ -1413,6 +1413,73 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     expect(existsSync(hostTrap), 'the host path the box pointed at').to.equal(false);
   });
 
+  it('snapshots a running box and restores it over a wiped disk: files, owners, deletions and capabilities', async function () {
+    this.timeout(120_000);
+    const asAlice = (script: string) => alice.ssh(ip(aliceBox), script, { password: aliceBox.rootPassword });
+    // What a defender's hardening looks like on disk: a file of a user's, a file of the image deleted,
+    // a capability set on a program, a directory of the image renamed.
+    await asAlice(
+      [
+        'id hardener >/dev/null 2>&1 || useradd -m hardener',
+        'echo hardened > /home/hardener/note && chown hardener /home/hardener/note && chmod 600 /home/hardener/note',
+        'rm -f /etc/motd',
+        'cp /usr/bin/true /usr/local/bin/capped && setcap cap_net_bind_service+ep /usr/local/bin/capped',
+        'mv /etc/skel /etc/skel-moved',
+        'sync',
+      ].join(' && '),
+    );
+    const hostKey = (await asAlice('cat /etc/ssh/ssh_host_ed25519_key.pub')).trim();
+    const snapshotId = randomUUID();
+    const { sizeBytes } = await runtime!.snapshotBox(aliceBox.id, snapshotId);
+    expect(sizeBytes).to.be.above(0);
+    // The box ran on while its disk was read, and it still writes.
+    expect(
+      (await asAlice('echo after > /root/written-after-snapshot && cat /root/written-after-snapshot')).trim(),
+    ).to.equal('after');
+
+    // A reset takes the disk; the snapshot stays.
+    await runtime!.deleteBox(aliceBox.id);
+    await runtime!.restoreBox(aliceBox.id, snapshotId);
+    expect((await runtime!.applyBox({ ...aliceBox, power: false })).phase).to.equal('STOPPED');
+    await runtime!.applyBox(aliceBox);
+    await waitPhase(aliceBox, 'RUNNING', ['PROVISIONING'], 40_000);
+    const seen = await until(
+      'ssh after the restore',
+      () =>
+        asAlice(
+          [
+            'stat -c "%U %a" /home/hardener/note',
+            'cat /home/hardener/note',
+            'test -e /etc/motd && echo motd || echo no-motd',
+            'getcap /usr/local/bin/capped',
+            'test -d /etc/skel-moved && test ! -e /etc/skel && echo moved',
+            'test -e /root/written-after-snapshot && echo after || echo no-after',
+            'hostname',
+            'cat /etc/ssh/ssh_host_ed25519_key.pub',
+          ].join('; '),
+        ).catch(() => undefined),
+      15_000,
+      500,
+    );
+    expect(seen.trim().split('\n')).to.deep.equal([
+      'hardener 600',
+      'hardened',
+      'no-motd',
+      '/usr/local/bin/capped cap_net_bind_service=ep',
+      'moved',
+      'no-after',
+      'alice-box',
+      // Restored, not provisioned again: the ssh host key it had.
+      hostKey,
+    ]);
+    await runtime!.deleteSnapshot(aliceBox.id, snapshotId);
+    const gone = await runtime!.restoreBox(aliceBox.id, snapshotId).then(
+      () => null,
+      (err: Error) => err,
+    );
+    expect(gone, 'a deleted snapshot').to.be.instanceOf(Error);
+  });
+
   it('counts a booted box as RUNNING though nothing listens on port 22', async () => {
     // Box root moves sshd away: the box is still booted (and billed).
     const init = await containerInit(boxDir(bobBox));

@@ -5,7 +5,12 @@ import path from 'node:path';
 import { BOX_MESSAGES, type VpnProtocol } from '../../contracts/boxes.ts';
 import type { Logger } from '../../logger.ts';
 import { VpnPki, newTlsCryptKey } from '@exploit-grid/operator/pki';
-import { loadoutFiles } from '@exploit-grid/operator/catalogue';
+import {
+  loadoutFiles,
+  runCheck,
+  type CheckResult,
+  type ServiceCheck,
+} from '@exploit-grid/operator/catalogue';
 import type {
   BoxObservation,
   BoxOrchestrator,
@@ -13,11 +18,12 @@ import type {
   OrchestratorEvents,
   OrchestratorStatus,
   RevokedIdentity,
-  ServiceProbe,
   VpnIdentity,
   VpnProfile,
   VpnSession,
 } from '../orchestrator.ts';
+import { BoxHasNoDisk, SnapshotImageGone } from '../orchestrator.ts';
+import { isUuid } from '../../ids.ts';
 import { KeyedLock } from '../../keyed-lock.ts';
 import { hostAddress, networkSize, parseNetwork } from './addressing.ts';
 import { run, which } from './command.ts';
@@ -37,7 +43,7 @@ import { ensureBoxInit } from './syscall-filter.ts';
 import { BRIDGE, RouterNetwork, TUN_TCP, TUN_UDP, type AccessPair } from './network.ts';
 import { VpnServer, clientConfig, type VpnClientSession } from './openvpn.ts';
 import { VpnIngress } from './ingress.ts';
-import { ArenaProbe } from './probe.ts';
+import { ArenaProbe, type ServiceProbe } from './probe.ts';
 import { HostReferee, type RefereeTarget, type VerdictSink } from '../../referee/host.ts';
 import { traceScript } from '../../referee/trace.ts';
 import { Tracer } from '../../referee/tracer.ts';
@@ -777,6 +783,62 @@ export class LocalRuntime implements BoxOrchestrator {
       speakingAs: session.vpnAddress,
       transports: this.#probe.transports(address, session.vpnAddress),
     };
+  }
+
+  /** Where a box's snapshots are kept: beside the boxes, not in the box's directory (a reset keeps them). */
+  #snapshotFiles(boxId: string, snapshotId: string): { data: string; meta: string } {
+    if (!isUuid(boxId) || !isUuid(snapshotId)) throw new TypeError('not a box or snapshot id');
+    const dir = path.join(this.#boxesDir, '.snapshots', boxId);
+    return { data: path.join(dir, `${snapshotId}.tar.gz`), meta: path.join(dir, `${snapshotId}.json`) };
+  }
+
+  snapshotBox(id: string, snapshotId: string): Promise<{ sizeBytes: number }> {
+    return this.#locks.run(id, async () => {
+      const slot = this.#specs.get(id)?.slot ?? (await this.#slotOnDisk(id));
+      if (slot === null) throw new BoxHasNoDisk(id);
+      const machine = this.#machine({ id, slot });
+      const imagePath = await readFile(path.join(machine.dir, 'image'), 'utf8');
+      const files = this.#snapshotFiles(id, snapshotId);
+      await mkdir(path.dirname(files.data), { recursive: true, mode: 0o700 });
+      const sizeBytes = await machine.snapshot(files.data);
+      await writeFile(files.meta, JSON.stringify({ imagePath, slot }));
+      this.#log.info({ box: id, snapshot: snapshotId, sizeBytes }, 'Box snapshot taken');
+      return { sizeBytes };
+    });
+  }
+
+  restoreBox(id: string, snapshotId: string): Promise<void> {
+    return this.#locks.run(id, async () => {
+      const files = this.#snapshotFiles(id, snapshotId);
+      const meta = JSON.parse(await readFile(files.meta, 'utf8')) as { imagePath: string; slot: number };
+      if (!existsSync(meta.imagePath)) throw new SnapshotImageGone(meta.imagePath);
+      const machine = this.#machine({ id, slot: meta.slot });
+      const state = await machine.state(this.#seen.get(id));
+      if (state.state === 'running' || state.state === 'starting') await machine.stop(this.#o.stopTimeoutMs);
+      else if (state.state === 'exited') await machine.clearExit();
+      await machine.restore(files.data, meta.imagePath);
+      await writeFile(path.join(machine.dir, 'slot'), String(meta.slot));
+      this.#seen.delete(id);
+      this.#log.info({ box: id, snapshot: snapshotId }, 'Box restored from a snapshot');
+    });
+  }
+
+  async deleteSnapshot(id: string, snapshotId: string): Promise<void> {
+    const files = this.#snapshotFiles(id, snapshotId);
+    await rm(files.data, { force: true });
+    await rm(files.meta, { force: true });
+    await rm(path.dirname(files.data)).catch(() => undefined /* others are left */);
+  }
+
+  async checkServices(
+    attackerUserId: string,
+    boxId: string,
+    checks: ServiceCheck[],
+    timeoutMs: number,
+  ): Promise<CheckResult[] | null> {
+    const probe = this.serviceProbe(attackerUserId, boxId);
+    if (!probe) return null;
+    return Promise.all(checks.map((check) => runCheck(check, probe.address, probe.transports, timeoutMs)));
   }
 
   async closeAttackWindow(attackerUserId: string, targetBoxId: string): Promise<void> {

@@ -19,6 +19,7 @@ import { Migration20261126120000_gifts } from './Migration20261126120000_gifts.t
 import { Migration20261127100000_onboarding } from './Migration20261127100000_onboarding.ts';
 import { Migration20261128100000_loadouts } from './Migration20261128100000_loadouts.ts';
 import { Migration20261129100000_service_checks } from './Migration20261129100000_service_checks.ts';
+import { Migration20261129110000_box_snapshots } from './Migration20261129110000_box_snapshots.ts';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered from files) so the same
@@ -45,4 +46,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261127100000_onboarding', class: Migration20261127100000_onboarding },
   { name: 'Migration20261128100000_loadouts', class: Migration20261128100000_loadouts },
   { name: 'Migration20261129100000_service_checks', class: Migration20261129100000_service_checks },
+  { name: 'Migration20261129110000_box_snapshots', class: Migration20261129110000_box_snapshots },
 ];

@@ -56,6 +56,7 @@ import {
 import { Stack } from '../Stack.tsx';
 import { BoxCost } from './BoxCost.tsx';
 import { BoxServices } from './BoxServices.tsx';
+import { BoxSnapshots } from './BoxSnapshots.tsx';
 import { BoxStatusChip } from './BoxStatus.tsx';
 import { CopyField } from './CopyField.tsx';
 import { ConfirmBoxDialog } from './ConfirmBoxDialog.tsx';
@@ -189,6 +190,7 @@ export const BoxDetails = observer(function BoxDetails({ box, unavailable }: Box
       </Box>
 
       <BoxServices box={box} />
+      <BoxSnapshots />
 
       <BoxCost />
       <Stack direction="row" spacing={1.5} sx={{ flexWrap: 'wrap', rowGap: 1.5 }}>
@@ -242,7 +244,7 @@ export const BoxDetails = observer(function BoxDetails({ box, unavailable }: Box
       <ConfirmBoxDialog
         open={confirming}
         action={action}
-        hostname={box.hostname}
+        subject={box.hostname}
         onCancel={() => setConfirming(false)}
         onConfirm={() => {
           setConfirming(false);
