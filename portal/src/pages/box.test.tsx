@@ -2,12 +2,27 @@ import {
   BOX_MESSAGES,
   VPN_STATUS_NAMESPACE,
   type Box,
+  type BoxSnapshot,
   type BoxUpdatePayload,
   type VpnClient,
 } from '@exploit-grid/api/contracts';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
+  CONFIRM_DELETE_SNAPSHOT,
+  CONFIRM_RESTORE,
+  NO_SNAPSHOTS,
+  RESTORE_DIALOG_TEXT,
+  SEE_PLANS,
+  SNAPSHOTS_FULL,
+  SNAPSHOTS_NOT_IN_TIER,
+  SNAPSHOTS_TITLE,
+  SNAPSHOT_NAME,
+  TAKE_SNAPSHOT,
+  TAKE_SNAPSHOT_FAILED,
+  deleteSnapshotLabel,
+  restoreSnapshotLabel,
+  snapshotSlotsUsed,
   ADD_SSH_KEY,
   BOX_READY,
   BOX_UNAVAILABLE,
@@ -690,5 +705,98 @@ describe('VPN access: connecting and the tunnel', () => {
     });
     const expected = boxCostText({ hourCost: 40, tier: 'BASIC', minimumMinutes: 10, dailyLimitMinutes: 30 });
     await waitFor(() => expect(within(boxSection()).getByTestId('box-cost').textContent).toContain(expected));
+  });
+});
+
+describe('My Box snapshots', () => {
+  const hacker = { ...testUser, subscription: { tier: 'HACKER' as const } };
+  const listRoute = `GET /boxes/${testBox.hostname}/snapshots`;
+  const takeRoute = `POST /boxes/${testBox.hostname}/snapshots`;
+  const saved: BoxSnapshot = {
+    id: 'c0000000-0000-4000-8000-000000000001',
+    name: 'hardened',
+    createdAt: '2026-11-20T10:00:00.000Z',
+    sizeBytes: 12_345_678,
+  };
+  const snapshotsGroup = () => within(boxSection()).getByRole('group', { name: SNAPSHOTS_TITLE });
+
+  it('says which plans have snapshots on BASIC, and asks nothing of the API', async () => {
+    const { api } = await withBox(testBox);
+    const group = snapshotsGroup();
+    expect(within(group).getByText(SNAPSHOTS_NOT_IN_TIER)).toBeTruthy();
+    expect(within(group).getByRole('link', { name: SEE_PLANS }).getAttribute('href')).toBe('/plans');
+    expect(within(group).queryByRole('button', { name: TAKE_SNAPSHOT })).toBeNull();
+    expect(api.callsTo(listRoute)).toHaveLength(0);
+  });
+
+  it('takes a snapshot under a trimmed name, then says the slots are full', async () => {
+    const taken: BoxSnapshot = { ...saved, id: 'c0000000-0000-4000-8000-000000000002', name: 'after fixes' };
+    const { api } = await withBox(testBox, {
+      'GET /users/me': reply(200, hacker),
+      [listRoute]: reply(200, { snapshots: [], slots: 1 }),
+      [takeRoute]: reply(201, taken),
+    });
+    const group = snapshotsGroup();
+    expect(await within(group).findByText(NO_SNAPSHOTS)).toBeTruthy();
+    expect(within(group).getByTestId('snapshot-slots').textContent).toBe(snapshotSlotsUsed(0, 1));
+    const take = within(group).getByRole('button', { name: TAKE_SNAPSHOT });
+    expect(take.hasAttribute('disabled')).toBe(true);
+    fireEvent.change(within(group).getByLabelText(SNAPSHOT_NAME), { target: { value: '  after fixes ' } });
+    fireEvent.click(take);
+    await waitFor(() => expect(api.callsTo(takeRoute)).toHaveLength(1));
+    expect(api.callsTo(takeRoute)[0]!.body).toEqual({ name: 'after fixes' });
+    expect(await within(group).findByText('after fixes')).toBeTruthy();
+    expect(within(group).getByText(SNAPSHOTS_FULL)).toBeTruthy();
+    expect(within(group).getByTestId('snapshot-slots').textContent).toBe(snapshotSlotsUsed(1, 1));
+  });
+
+  it('restores only after confirming what is lost, and shows the box powered off', async () => {
+    const restored: Box = { ...testBox, status: 'STOPPED', statusReason: BOX_MESSAGES.restored };
+    const route = `POST /boxes/${testBox.hostname}/snapshots/${saved.id}/restore`;
+    const { api } = await withBox(testBox, {
+      'GET /users/me': reply(200, hacker),
+      [listRoute]: reply(200, { snapshots: [saved], slots: 1 }),
+      [route]: reply(200, restored),
+    });
+    const group = snapshotsGroup();
+    const restore = await within(group).findByRole('button', { name: restoreSnapshotLabel('hardened') });
+    expect(within(group).getByText(/· 12 MB$/)).toBeTruthy();
+    fireEvent.click(restore);
+    let dialog = await screen.findByRole('dialog');
+    expect(within(dialog).getByText(RESTORE_DIALOG_TEXT)).toBeTruthy();
+    expect(within(dialog).getByText('hardened')).toBeTruthy();
+    fireEvent.click(within(dialog).getByRole('button', { name: CANCEL }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(api.callsTo(route)).toHaveLength(0);
+    fireEvent.click(restore);
+    dialog = await screen.findByRole('dialog');
+    fireEvent.click(within(dialog).getByRole('button', { name: CONFIRM_RESTORE }));
+    await waitFor(() => expect(api.callsTo(route)).toHaveLength(1));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(await within(boxSection()).findByText(BOX_MESSAGES.restored)).toBeTruthy();
+  });
+
+  it('deletes after confirming, and shows the server’s reason when a call fails', async () => {
+    const route = `DELETE /boxes/${testBox.hostname}/snapshots/${saved.id}`;
+    const { api } = await withBox(testBox, {
+      'GET /users/me': reply(200, hacker),
+      [listRoute]: reply(200, { snapshots: [saved], slots: 3 }),
+      [route]: reply(200, { deleted: true }),
+      [takeRoute]: fail(409, BOX_MESSAGES.snapshotNoDisk),
+    });
+    const group = snapshotsGroup();
+    fireEvent.click(await within(group).findByRole('button', { name: deleteSnapshotLabel('hardened') }));
+    const dialog = await screen.findByRole('dialog');
+    fireEvent.click(within(dialog).getByRole('button', { name: CONFIRM_DELETE_SNAPSHOT }));
+    await waitFor(() => expect(api.callsTo(route)).toHaveLength(1));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    await waitFor(() => expect(within(group).queryByText('hardened')).toBeNull());
+    expect(within(group).getByText(NO_SNAPSHOTS)).toBeTruthy();
+
+    fireEvent.change(within(group).getByLabelText(SNAPSHOT_NAME), { target: { value: 'first' } });
+    fireEvent.click(within(group).getByRole('button', { name: TAKE_SNAPSHOT }));
+    const alert = await within(group).findByTestId('snapshot-error');
+    expect(alert.textContent).toContain(TAKE_SNAPSHOT_FAILED);
+    expect(alert.textContent).toContain(BOX_MESSAGES.snapshotNoDisk);
   });
 });

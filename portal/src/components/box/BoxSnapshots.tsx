@@ -47,9 +47,11 @@ export const BoxSnapshots = observer(function BoxSnapshots() {
   const [open, setOpen] = useState(false);
   const boxId = auth.box?.id;
 
+  // Loaded once for each box (and again when the tier starts or stops having slots).
+  const tierHasSlots = TIER_PERKS[tier].snapshotSlots > 0;
   useEffect(() => {
-    if (boxId && slots > 0) void snapshots.load();
-  }, [snapshots, boxId, slots]);
+    if (boxId && tierHasSlots) void snapshots.load();
+  }, [snapshots, boxId, tierHasSlots]);
 
   const taking = snapshots.isPending('take');
   const submit = (event: FormEvent) => {
