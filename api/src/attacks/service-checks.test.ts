@@ -40,6 +40,7 @@ describe('attacks: the target’s services checked during the attack', function 
       logger: testLogger,
       intervalMs: 60_000,
       graceMs,
+      staggerMs: 0,
       catalogue,
     });
   });
@@ -193,6 +194,17 @@ describe('attacks: the target’s services checked during the attack', function 
     expect(row.status).to.equal('PENDING');
     const web = row.services.find((s) => s.port === 8080)!;
     expect(Date.now() - Date.parse(web.downSince!)).to.be.below(60_000);
+    await t.platform.attacks.cancel(attacker.id, attack.id);
+  });
+
+  it('checks a target the runtime shows PROVISIONING: its services decide, not what its init looks like', async () => {
+    const { attacker, target, attack } = await fight();
+    // The loop would put it back: as a box root's disguised init keeps it.
+    await t.db.query(`update boxes set status = 'PROVISIONING' where id = $1`, [target.box.id]);
+    answer(target.box.id, 8080, false);
+    await checks.round();
+    const row = await attackRow(attack.id);
+    expect([row.service_checks, row.service_checks_failed]).to.deep.equal([3, 1]);
     await t.platform.attacks.cancel(attacker.id, attack.id);
   });
 

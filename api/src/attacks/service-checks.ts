@@ -22,6 +22,11 @@ export interface ServiceChecksOptions {
   intervalMs: number;
   /** How long a service may fail its checks without a break before the defender forfeits (SERVICE_GRACE_SECONDS). */
   graceMs: number;
+  /**
+   * Each attack's checks start at a random moment within this much of the round (default: a quarter of the
+   * interval, at most 3 s), so that checks of several attacks do not arrive together.
+   */
+  staggerMs?: number;
   catalogue?: CatalogueEntry[];
 }
 
@@ -59,6 +64,7 @@ export class ServiceChecks {
   readonly #catalogue: CatalogueEntry[];
   #timer: NodeJS.Timeout | null = null;
   #round: Promise<void> | null = null;
+  #stopped = false;
 
   constructor(options: ServiceChecksOptions) {
     this.#o = options;
@@ -79,12 +85,25 @@ export class ServiceChecks {
       this.#log.info('This box runtime cannot check services from the attacker’s side: none are checked');
       return;
     }
-    this.#timer = setInterval(() => void this.round(), this.#o.intervalMs);
+    this.#schedule();
+  }
+
+  /**
+   * The next round, a quarter of the interval earlier or later at random: rounds at a steady beat would tell
+   * a box which connections are the platform's.
+   */
+  #schedule(): void {
+    if (this.#stopped) return;
+    const delay = this.#o.intervalMs * (0.75 + Math.random() / 2);
+    this.#timer = setTimeout(() => {
+      void this.round().finally(() => this.#schedule());
+    }, delay);
     this.#timer.unref();
   }
 
   async stop(): Promise<void> {
-    if (this.#timer) clearInterval(this.#timer);
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
     await this.#round;
   }
@@ -117,10 +136,12 @@ export class ServiceChecks {
   }
 
   async #check(row: RunningRow): Promise<void> {
+    const stagger = this.#o.staggerMs ?? Math.min(3000, this.#o.intervalMs / 4);
+    if (stagger > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * stagger));
     const services = checkedServices(this.#catalogue, row.loadout);
-    // A box that is down is the forfeit rule's business (AttackService); a runtime that cannot see
-    // it for a moment (PROVISIONING) is nobody's fault: no round.
-    if (services.length === 0 || row.box_status !== 'RUNNING') return;
+    // A box that is down is the forfeit rule's business (AttackService). One the runtime shows PROVISIONING
+    // is checked all the same: what its services answer decides, not what its init looks like.
+    if (services.length === 0 || row.box_status === 'STOPPED' || row.box_status === 'CRASHED') return;
     // No round while the attacker has no VPN address: the box would be checked from nowhere it must serve.
     const results = await this.#o.orchestrator.checkServices?.(
       row.attacker_id,

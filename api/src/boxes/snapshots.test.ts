@@ -100,7 +100,15 @@ describe('box snapshots', function () {
       (b) => b.status === 'RUNNING',
       { what: 'a running box' },
     );
-    for (const name of ['', '   ', 'two\nlines', 'nul\u0000byte', 'x'.repeat(SNAPSHOT_NAME_MAX + 1)]) {
+    for (const name of [
+      '',
+      '   ',
+      'two\nlines',
+      'nul\u0000byte',
+      'line\u2028separator',
+      'bidi \u202Eevil',
+      'x'.repeat(SNAPSHOT_NAME_MAX + 1),
+    ]) {
       const res = await take(user, box, name);
       expect(res.status, JSON.stringify(name)).to.equal(400);
     }
@@ -156,7 +164,7 @@ describe('box snapshots', function () {
     expect((await list(user, box)).body.snapshots).to.have.length(1);
   });
 
-  it('refuses a restore under attack, and one whose image is gone; the box keeps what it has', async () => {
+  it('refuses a restore or a snapshot under attack, and a restore whose image is gone; the box keeps what it has', async () => {
     const { user, box } = await owner('HACKER');
     const snapshot = (await take(user, box, 'safe')).body;
     const now = t.orchestrator.writeDisk(box.id);
@@ -178,6 +186,12 @@ describe('box snapshots', function () {
     expect(refused.status).to.equal(409);
     expect(refused.body.message).to.equal(ATTACK_MESSAGES.underAttack);
     expect(t.orchestrator.diskOf(box.id)).to.equal(now);
+    // Nor is one taken mid-fight (reading a running disk freezes it a moment).
+    await t.db.query('delete from box_snapshots where box_id = $1', [box.id]);
+    const frozen = await take(user, box, 'mid-fight');
+    expect(frozen.status).to.equal(409);
+    expect(frozen.body.message).to.equal(ATTACK_MESSAGES.underAttack);
+    expect(await rows(box)).to.deep.equal([]);
     await t.db.query('delete from attacks where box_id = $1', [box.id]);
   });
 

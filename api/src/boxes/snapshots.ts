@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
+  ATTACK_MESSAGES,
   BOX_MESSAGES,
   TIER_PERKS,
   type Box,
@@ -69,6 +70,9 @@ export class SnapshotService {
     if (slots === 0) throw forbidden(BOX_MESSAGES.snapshotsNotInTier);
     if (!this.#orchestrator.snapshotBox) throw serviceUnavailable(BOX_MESSAGES.snapshotsUnavailable);
     const sql = this.#sql();
+    // Reading a running disk freezes it for a moment: not a way to stall the attacker mid-fight.
+    if (await sql.one('select 1 from attacks where box_id = ? and status = ?', [box.id, 'PENDING']))
+      throw conflict(ATTACK_MESSAGES.underAttack);
     // Counted from the start, under the box's row lock: two at once cannot both take the last slot.
     const row = await sql
       .transaction(async (tx) => {

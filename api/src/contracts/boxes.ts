@@ -116,7 +116,7 @@ export const createSnapshotRequest = z
       .trim()
       .min(1, 'Name your snapshot.')
       .max(SNAPSHOT_NAME_MAX, `A snapshot name has at most ${SNAPSHOT_NAME_MAX} characters.`)
-      .regex(/^[^\p{Cc}]*$/u, 'A snapshot name is one line of text.'),
+      .regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]*$/u, 'A snapshot name is one line of plain text.'),
   })
   .meta({ id: 'CreateSnapshotRequest' });
 export type CreateSnapshotRequest = z.input<typeof createSnapshotRequest>;

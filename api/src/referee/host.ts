@@ -59,10 +59,10 @@ export interface RefereeHost {
   /** Whether a box (by the host uid of its root) has an attack window open: it is about to be watched. */
   windowOpen?(uidBase: number): boolean;
   /**
-   * Whether a box's connection (by its peer as it arrived) was the platform's check of a service,
-   * made from the attacker's address (boxes/local/probe.ts): never the attacker's.
+   * Whether a box's connection (by its peer as it arrived, and the box's own port) was the platform's
+   * check of a service, made from the attacker's address (boxes/local/probe.ts): never the attacker's.
    */
-  isProbe?(peerAddress: string, peerPort: number): boolean;
+  isProbe?(peerAddress: string, peerPort: number, boxPort: number): boolean;
 }
 
 /** Where verdicts go (the attack service). */
@@ -531,7 +531,7 @@ export class HostReferee implements Referee {
   ): { address: string; port: number } | null {
     const peer = this.#natPeer(pid, netns, c) ?? { address: c.remote, port: c.remotePort };
     if (!players.has(peer.address)) return null;
-    return this.#host.isProbe?.(peer.address, peer.port) ? null : peer;
+    return this.#host.isProbe?.(peer.address, peer.port, c.localPort) ? null : peer;
   }
 
   /**

@@ -498,7 +498,8 @@ export class BoxStore {
 }
 
 /** The server's message as detail of an error text, unless it says nothing more. */
-function detailOf(error: unknown, text: string): { detail?: string } {
+/** The server's message when it says more than the action's own text. */
+export function detailOf(error: unknown, text: string): { detail?: string } {
   const message = serverMessageOf(error)?.trim();
   return message && message !== text ? { detail: message } : {};
 }

@@ -6,7 +6,6 @@ import {
   type BoxSnapshot,
 } from '@exploit-grid/api/contracts';
 import { action, computed, makeObservable, observable, observableRef, reaction, runInAction } from 'mobx';
-import { serverMessageOf } from '../api/ApiError.ts';
 import { log } from '../logging.ts';
 import { toast } from '../notifications/toast.ts';
 import {
@@ -15,6 +14,7 @@ import {
   SNAPSHOTS_LOAD_FAILED,
   TAKE_SNAPSHOT_FAILED,
 } from '../strings/box.ts';
+import { detailOf } from './BoxStore.ts';
 import type { RootStore } from './RootStore.ts';
 
 /** What is under way: taking one, or restoring or deleting the snapshot with this id. */
@@ -87,7 +87,7 @@ export class SnapshotStore {
       log.warn(SNAPSHOTS_LOAD_FAILED, error);
       runInAction(() => {
         this.status = 'failed';
-        this.error = { message: SNAPSHOTS_LOAD_FAILED, ...detail(error, SNAPSHOTS_LOAD_FAILED) };
+        this.error = { message: SNAPSHOTS_LOAD_FAILED, ...detailOf(error, SNAPSHOTS_LOAD_FAILED) };
       });
     }
   }
@@ -136,7 +136,7 @@ export class SnapshotStore {
       return true;
     } catch (error) {
       log.warn(failure, error);
-      const more = detail(error, failure);
+      const more = detailOf(error, failure);
       runInAction(() => (this.error = { message: failure, ...more }));
       toast.error(more.detail ? `${failure} ${more.detail}` : failure);
       return false;
@@ -152,10 +152,4 @@ export class SnapshotStore {
     this.error = null;
     this.loadedFor = null;
   }
-}
-
-/** The server's message when it says more than the action's own text. */
-function detail(error: unknown, failure: string): { detail?: string } {
-  const message = serverMessageOf(error)?.trim();
-  return message && message !== failure ? { detail: message } : {};
 }

@@ -110,7 +110,7 @@ export const SERVICES_CHECKED = 'Services checked';
 export const SERVICES_DEFENDER_HINT =
   'The platform checks these from your attacker’s side of the VPN. Keep them working while you fix them: one that stays down past the grace period forfeits your defence.';
 export const SERVICES_ATTACKER_HINT =
-  'The defender must keep these working; a service down for good forfeits their defence.';
+  'The defender must keep these working: one that stays down past the grace period forfeits their defence.';
 export const serviceChip = (s: { name: string; port: number; up: boolean | null }) =>
   `${s.port}/${s.name}: ${s.up === null ? 'unchecked' : s.up ? 'up' : 'down'}`;
 

@@ -412,7 +412,9 @@ export class Machine {
   /**
    * Saves the box's own changes (its disk's `upper` layer: files, owners, modes, whiteouts and the overlay's
    * attributes) to `file`, a compressed tar; answers its size. A disk in use (a running box) is frozen while it
-   * is read, so the snapshot holds a consistent file system; a stopped box's disk is mounted for the read.
+   * is read, so the snapshot holds a consistent file system, for `SNAPSHOT_LIVE_MS` at most (the box waits
+   * meanwhile); a stopped box's disk is mounted for the read. The snapshot is never larger than the disk
+   * (box root could make tar's headers outgrow its content), and the host keeps its reserve.
    */
   async snapshot(file: string): Promise<number> {
     const mountPoint = path.join(this.dir, DISK_MOUNT);
@@ -423,30 +425,41 @@ export class Machine {
     }
     const partial = `${file}.partial`;
     try {
-      const fs = await statfs(mountPoint);
-      const used = (fs.blocks - fs.bfree) * fs.bsize;
-      if (!(await hostHasRoom(path.dirname(file), used)))
-        throw new DiskSpaceError(`no room for a snapshot of up to ${Math.ceil(used / 1024 ** 2)} MiB`);
-      if (mounted) await run('fsfreeze', ['--freeze', mountPoint]);
-      try {
-        await run('tar', [
-          ...SNAPSHOT_TAR,
-          '--create',
-          '--file',
-          partial,
-          '-C',
-          path.join(mountPoint, 'upper'),
-          '.',
-        ]);
-      } finally {
-        if (mounted) await run('fsfreeze', ['--unfreeze', mountPoint]);
-      }
+      const limit = (await lstat(path.join(this.dir, DISK_IMAGE))).size;
+      if (!(await hostHasRoom(path.dirname(file), limit)))
+        throw new DiskSpaceError(`no room for a snapshot of up to ${Math.ceil(limit / 1024 ** 2)} MiB`);
+      const tar = [
+        `--fsize=${limit}`,
+        'tar',
+        ...SNAPSHOT_TAR,
+        '--create',
+        '--file',
+        partial,
+        '-C',
+        path.join(mountPoint, 'upper'),
+        '.',
+      ];
+      if (!mounted) await run('prlimit', tar, { timeoutMs: SNAPSHOT_STOPPED_MS });
+      else
+        try {
+          await run('fsfreeze', ['--freeze', mountPoint]);
+          await run('prlimit', tar, { timeoutMs: SNAPSHOT_LIVE_MS });
+        } finally {
+          // Whatever happened (a freeze that took effect though its command failed included).
+          await thaw(mountPoint);
+        }
       await rename(partial, file);
       return (await lstat(file)).size;
     } finally {
       await rm(partial, { force: true });
       if (!mounted) await run('umount', [mountPoint]).catch(() => run('umount', ['-l', mountPoint]));
     }
+  }
+
+  /** Thaws the box's disk if a snapshot left it frozen (an API that died meanwhile). */
+  async thaw(): Promise<void> {
+    const mountPoint = path.join(this.dir, DISK_MOUNT);
+    if (await isMountPoint(mountPoint)) await thaw(mountPoint);
   }
 
   /**
@@ -465,14 +478,11 @@ export class Machine {
     try {
       await mountDisk(this.dir, this.#diskMiB);
       try {
-        await run('tar', [
-          ...SNAPSHOT_TAR,
-          '--extract',
-          '--file',
-          file,
-          '-C',
-          path.join(mountPoint, 'upper'),
-        ]);
+        await run(
+          'tar',
+          [...SNAPSHOT_TAR, '--extract', '--file', file, '-C', path.join(mountPoint, 'upper')],
+          { timeoutMs: SNAPSHOT_STOPPED_MS },
+        );
       } finally {
         await run('umount', [mountPoint]).catch(() => run('umount', ['-l', mountPoint]));
       }
@@ -509,6 +519,16 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * How snapshots are written and read: gzip (fast), numeric owners (the box's shifted UIDs), ACLs and every
  * extended attribute (the overlay's `trusted.overlay.*`: what a layer means depends on them), holes kept.
  */
+/** How long a running box's disk may stay frozen for a snapshot; a larger one must be taken stopped. */
+const SNAPSHOT_LIVE_MS = 60_000;
+/** How long a snapshot of (or a restore into) a stopped box may take. */
+const SNAPSHOT_STOPPED_MS = 15 * 60_000;
+
+/** `fsfreeze --unfreeze`, where a disk that is not frozen is no error. */
+async function thaw(mountPoint: string): Promise<void> {
+  await run('fsfreeze', ['--unfreeze', mountPoint]).catch(() => undefined);
+}
+
 const SNAPSHOT_TAR = [
   '--use-compress-program=gzip -1',
   '--numeric-owner',

@@ -43,6 +43,11 @@ export const TRANSIT = 'transit0';
 export const TUN_UDP = 'tun-udp';
 export const TUN_TCP = 'tun-tcp';
 const TABLE = 'exploitgrid';
+/**
+ * The largest TCP segment a connection into the arena announces (SYNs above it are clamped): what OpenVPN's
+ * own clamp leaves or less, so that the platform's checks and every player's connections look the same.
+ */
+export const ARENA_MSS = 1300;
 /** The router's routing table for what its OpenVPN servers send back to players. */
 const REPLY_TABLE = '100';
 
@@ -211,9 +216,11 @@ export class RouterNetwork {
    * - input: the router itself answers only OpenVPN on the transit link; boxes reach nothing
    *   outside the arena (the referee watches them from the host: they report to no one).
    * - probes: the platform's service checks during attacks (probe.ts) come from the host over the transit
-   *   link, from a source port the API registered with the box they may reach (@probes), and leave
+   *   link, from a source port registered with the box and port they may reach (@probes), and leave
    *   renamed to the attacker's VPN address they were registered with (@probe_as), so that the box
    *   sees them as the attacker's; its answers come back through connection tracking only.
+   * - into the arena, every packet leaves with the same TTL and every SYN with at most ARENA_MSS, so
+   *   that a box cannot tell the platform's checks from its attacker by either.
    * - bridge: a box may only use its own address (no spoofing of another box or the router).
    */
   async #loadBaseRules(): Promise<void> {
@@ -234,7 +241,7 @@ table inet ${TABLE} {
     flags timeout
   }
   set probes {
-    type inet_service . ipv4_addr
+    type inet_service . ipv4_addr . inet_service
     flags timeout
   }
   map probe_as {
@@ -251,10 +258,12 @@ table inet ${TABLE} {
   }
   chain forward {
     type filter hook forward priority filter; policy drop;
+    oifname "${BRIDGE}" ip ttl set 64
+    oifname "${BRIDGE}" tcp flags syn tcp option maxseg size > ${ARENA_MSS} tcp option maxseg size set ${ARENA_MSS}
     iifname { "${TUN_UDP}", "${TUN_TCP}" } oifname "${BRIDGE}" ip saddr . ip daddr @access accept
     iifname "${BRIDGE}" oifname { "${TUN_UDP}", "${TUN_TCP}" } ct direction reply ip daddr . ip saddr @access accept
     iifname "${BRIDGE}" oifname { "${TUN_UDP}", "${TUN_TCP}" } ip daddr . ip saddr @callbacks accept
-    iifname "${TRANSIT}" oifname "${BRIDGE}" ip saddr ${host} tcp sport . ip daddr @probes accept
+    iifname "${TRANSIT}" oifname "${BRIDGE}" ip saddr ${host} tcp sport . ip daddr . tcp dport @probes accept
     iifname "${BRIDGE}" oifname "${TRANSIT}" ct direction reply ct status snat ip daddr ${host} accept
   }
   chain postrouting {
@@ -320,14 +329,20 @@ table bridge ${TABLE} {
 
   /**
    * Lets one probe connection through for `seconds`: from the host's transit address and source port
-   * `port` to `boxAddress`, renamed to `speakingAs` on the arena (see #loadBaseRules).
+   * `port` to `boxAddress`:`boxPort`, renamed to `speakingAs` on the arena (see #loadBaseRules).
    */
-  async allowProbe(port: number, boxAddress: string, speakingAs: string, seconds: number): Promise<void> {
+  async allowProbe(
+    port: number,
+    boxAddress: string,
+    boxPort: number,
+    speakingAs: string,
+    seconds: number,
+  ): Promise<void> {
     const key = `${port} . ${boxAddress}`;
     // add, delete, add: replaces an element a probe before this one left on the same port.
     await this.nft(
       [
-        `add element inet ${TABLE} probes { ${key} timeout ${seconds}s }`,
+        `add element inet ${TABLE} probes { ${key} . ${boxPort} timeout ${seconds}s }`,
         `add element inet ${TABLE} probe_as { ${key} timeout ${seconds}s : ${speakingAs} }`,
         `delete element inet ${TABLE} probe_as { ${key} }`,
         `add element inet ${TABLE} probe_as { ${key} timeout ${seconds}s : ${speakingAs} }`,

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { closeSync, existsSync, openSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -196,6 +196,17 @@ export class VpnServer extends EventEmitter<{
 
   set authorizer(fn: Authorizer) {
     this.#authorize = fn;
+  }
+
+  /** The server's pid now (a process in the router's network namespace), or null; read synchronously. */
+  pidNow(): number | null {
+    try {
+      const pid = Number(readFileSync(path.join(this.options.dir, 'openvpn.pid'), 'utf8').trim());
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      return cmdline.includes(path.join(this.options.dir, 'server.conf')) ? pid : null;
+    } catch {
+      return null;
+    }
   }
 
   async #pid(): Promise<number | null> {

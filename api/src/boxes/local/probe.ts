@@ -1,3 +1,5 @@
+import { randomInt } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { CheckNotRun, type CheckTransports } from '@exploit-grid/operator/catalogue';
@@ -11,53 +13,85 @@ export interface ServiceProbe {
   transports: CheckTransports;
 }
 
-/** The source ports probes use on the host's transit address (above Linux's default ephemeral range). */
-export const PROBE_PORTS = { first: 61000, count: 1000 } as const;
+/**
+ * The source ports probes use on the host's transit address: Linux's default ephemeral range, the ports an
+ * attacker's own Linux client uses, so that a port tells a box nothing.
+ */
+export const PROBE_PORTS = { first: 32768, last: 60999 } as const;
 /** How long the router lets a probe's connection open (it stays open as long as it lasts once opened). */
 const ALLOW_SECONDS = 30;
-/**
- * How long after a probe the referee still knows its connection (it judges a trace that runs behind,
- * by a second or so). Short: the attacker's own connections from the same port are theirs again after it.
- */
-const REMEMBER_MS = 15_000;
 /** What a probe reads of an answer at most. */
 const MAX_ANSWER = 256 * 1024;
+/** How long the router's connection tracking, once read, is used again (see isProbe). */
+const CONNTRACK_FRESH_MS = 200;
 
 /**
  * The platform's service checks during attacks on the local runtime (docs/game-rules.md): connections from
- * the host that the router lets through to one box and renames to the attacker's VPN address, so that the
- * box sees its attacker (a defender who refuses the attacker refuses the checks). Each one uses a source
- * port of its own, registered with the router first; the referee is told which connections they were, so
- * that a service running a program for a check (NetDiag's ping) is not taken for the attacker's.
+ * the host that the router lets through to one box's port and renames to the attacker's VPN address, so that
+ * the box sees its attacker (a defender who refuses the attacker refuses the checks). Each one uses a random
+ * source port, registered with the router first. The referee asks `isProbe` which connections were checks
+ * (a service that runs a program for a check, NetDiag's ping, must not credit the attacker), and the
+ * router's own connection tracking answers: only a check's connection came from the host.
  */
 export class ArenaProbe {
   readonly #router: RouterNetwork;
-  #next = 0;
-  /** `speakingAs:port` → until when the referee ignores it (epoch ms). */
-  readonly #probes = new Map<string, number>();
+  /** A process in the router's network namespace (an OpenVPN server), whose /proc shows its conntrack. */
+  readonly #routerPid: () => number | null;
+  #conntrack = { at: 0, probes: new Set<string>() };
 
-  constructor(router: RouterNetwork) {
+  constructor(router: RouterNetwork, routerPid: () => number | null) {
     this.#router = router;
+    this.#routerPid = routerPid;
   }
 
   /**
-   * Whether a connection a box holds (by its peer as it arrived) was one of the platform's probes. The box's
-   * own port is left out: box root may move a service (a `dnat` to another port) and still serve it.
+   * Whether a connection a box holds (its peer as it arrived, and the box's own port) is one of the
+   * platform's checks: the router tracks it as a connection from the host, renamed to that peer. The
+   * attacker cannot make one of theirs look like it, whatever ports they hold.
    */
-  isProbe(peerAddress: string, peerPort: number): boolean {
-    const until = this.#probes.get(`${peerAddress}:${peerPort}`);
-    return until !== undefined && until > Date.now();
+  isProbe(peerAddress: string, peerPort: number, boxPort: number): boolean {
+    const key = `${peerAddress}:${peerPort}>${boxPort}`;
+    const now = Date.now();
+    if (this.#conntrack.probes.has(key) && now - this.#conntrack.at < CONNTRACK_FRESH_MS) return true;
+    // Read again: a check that opened since the last read must not be missed.
+    if (now - this.#conntrack.at > 20) this.#conntrack = { at: now, probes: this.#readProbes() };
+    return this.#conntrack.probes.has(key);
+  }
+
+  /** The router's tracked connections from the host to a box, by how the box sees them (`peer:port>boxPort`). */
+  #readProbes(): Set<string> {
+    const probes = new Set<string>();
+    const pid = this.#routerPid();
+    if (pid === null) return probes;
+    let text: string;
+    try {
+      text = readFileSync(`/proc/${pid}/net/nf_conntrack`, 'utf8');
+    } catch {
+      return probes;
+    }
+    const host = `src=${this.#router.hostTransitAddress} `;
+    for (const line of text.split('\n')) {
+      if (!line.includes(' tcp ') || !line.includes(host)) continue;
+      const src = [...line.matchAll(/\bsrc=(\S+)/g)].map((m) => m[1]);
+      const dst = [...line.matchAll(/\bdst=(\S+)/g)].map((m) => m[1]);
+      const sport = [...line.matchAll(/\bsport=(\d+)/g)].map((m) => m[1]);
+      const dport = [...line.matchAll(/\bdport=(\d+)/g)].map((m) => m[1]);
+      // Original: host → box; reply: box → the renamed peer.
+      if (src[0] !== this.#router.hostTransitAddress || dst.length < 2 || dport.length < 2) continue;
+      probes.add(`${dst[1]}:${dport[1]}>${sport[1]}`);
+    }
+    return probes;
   }
 
   /** Transports to `boxAddress` that the box sees come from `speakingAs`. */
   transports(boxAddress: string, speakingAs: string): CheckTransports {
     return {
       http: (url, init) =>
-        this.#connect(boxAddress, speakingAs, (localPort) =>
+        this.#connect(boxAddress, speakingAs, Number(new URL(url).port) || 80, (localPort) =>
           httpRequest(url, { ...init, localAddress: this.#router.hostTransitAddress, localPort }),
         ),
       tcp: (address, port, init) =>
-        this.#connect(address, speakingAs, (localPort) =>
+        this.#connect(address, speakingAs, port, (localPort) =>
           tcpExchange(address, port, { ...init, localAddress: this.#router.hostTransitAddress, localPort }),
         ),
     };
@@ -66,31 +100,24 @@ export class ArenaProbe {
   async #connect<T>(
     boxAddress: string,
     speakingAs: string,
+    boxPort: number,
     connect: (localPort: number) => Promise<T>,
   ): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      const port = PROBE_PORTS.first + (this.#next++ % PROBE_PORTS.count);
-      await this.#router.allowProbe(port, boxAddress, speakingAs, ALLOW_SECONDS).catch((err: unknown) => {
-        throw new CheckNotRun(`the router did not let the check through: ${String(err)}`);
-      });
-      const key = `${speakingAs}:${port}`;
-      this.#probes.set(key, Number.POSITIVE_INFINITY);
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const port = randomInt(PROBE_PORTS.first, PROBE_PORTS.last + 1);
+      await this.#router
+        .allowProbe(port, boxAddress, boxPort, speakingAs, ALLOW_SECONDS)
+        .catch((err: unknown) => {
+          throw new CheckNotRun(`the router did not let the check through: ${String(err)}`);
+        });
       try {
         return await connect(port);
       } catch (err) {
-        // Another socket of the host holds that port: the next one.
-        if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 5) throw err;
-      } finally {
-        this.#probes.set(key, Date.now() + REMEMBER_MS);
-        this.#forget();
+        // Another socket of the host holds that port: another one.
+        if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
       }
     }
-  }
-
-  #forget(): void {
-    if (this.#probes.size < 2 * PROBE_PORTS.count) return;
-    const now = Date.now();
-    for (const [key, until] of this.#probes) if (until <= now) this.#probes.delete(key);
+    throw new CheckNotRun('no free source port on the host');
   }
 }
 

@@ -963,7 +963,7 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     });
     const [address, port] = seen.trim().split(' ');
     expect(address, 'the address the box sees').to.equal(session(users.bob)!.vpnAddress);
-    expect(Number(port)).to.be.within(PROBE_PORTS.first, PROBE_PORTS.first + PROBE_PORTS.count - 1);
+    expect(Number(port)).to.be.within(PROBE_PORTS.first, PROBE_PORTS.last);
 
     // The ping page runs a program for each request: the check's is nobody's, the attacker's own is theirs.
     const ping: ServiceCheck = {

@@ -168,7 +168,7 @@ export class LocalRuntime implements BoxOrchestrator {
       },
       options.logger,
     );
-    this.#probe = new ArenaProbe(this.router);
+    this.#probe = new ArenaProbe(this.router, () => this.#servers.UDP.pidNow() ?? this.#servers.TCP.pidNow());
     this.image = new BaseImage({
       dir: options.imageDir,
       suite: options.imageSuite,
@@ -258,6 +258,7 @@ export class LocalRuntime implements BoxOrchestrator {
       const crl = await this.#pki!.crl([]);
       await this.#ensureServers(crl);
       await this.#ingress.ensure();
+      await this.#thawDisks();
       this.#unavailable = null;
       // The first run builds the base image now, with progress in the log, not at the first box.
       this.image.ensure().catch(() => undefined);
@@ -265,6 +266,14 @@ export class LocalRuntime implements BoxOrchestrator {
       // Players see that boxes are down; the command output (host details) stays in the log.
       this.#unavailable = BOX_MESSAGES.runtimeUnavailable;
       this.#log.error({ err }, 'Local box runtime failed to start');
+    }
+  }
+
+  /** Thaws every box disk a snapshot left frozen (an API that died while it read one). */
+  async #thawDisks(): Promise<void> {
+    for (const id of await listMachineDirs(this.#boxesDir)) {
+      const slot = await this.#slotOnDisk(id);
+      if (slot !== null) await this.#machine({ id, slot }).thaw();
     }
   }
 
@@ -510,7 +519,7 @@ export class LocalRuntime implements BoxOrchestrator {
         target: (boxId) => this.refereeTarget(boxId),
         vpnSessions: () => this.vpnSessions(),
         windowOpen: (uidBase) => this.#windowOpen(uidBase),
-        isProbe: (address, port) => this.#probe.isProbe(address, port),
+        isProbe: (address, port, boxPort) => this.#probe.isProbe(address, port, boxPort),
       },
       tracer: new Tracer({
         dir: this.#refereeDir,
