@@ -180,6 +180,8 @@ export async function startPlatform(
     });
 
     const grid = createGrid({ orm, boxes, attacks, logger, notifications, settings: config.grid });
+    // The ports a target popup shows are the box's services: a new box, a reset or a restore changes them.
+    boxes.events.on('loadoutChanged', (userId) => grid.targetInfo.invalidate(userId));
     const gifts = new GiftService({ orm, throttle, logger, balances });
     const payments = new PaymentService({
       orm,

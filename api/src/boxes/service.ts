@@ -91,6 +91,8 @@ export interface BoxServiceOptions {
 export interface BoxServiceEvents {
   boxUpdate: [userId: string, payload: BoxUpdatePayload];
   vpnStatus: [userId: string, connected: boolean];
+  /** The services a player's box publishes changed (a new box, a reset, a snapshot restored). */
+  loadoutChanged: [userId: string];
 }
 
 /** A loadout (entry ids) as a statement parameter: its JSON, made a text[] by the database. */
@@ -260,6 +262,7 @@ export class BoxService {
           ],
         );
         this.#log.info({ userId, hostname }, 'Box created');
+        this.events.emit('loadoutChanged', userId);
         const box = await this.my(userId);
         // The runtime prepares the new box's disk now, so its first start is quick.
         if (!box) throw notFound(BOX_MESSAGES.noBox);
@@ -439,6 +442,7 @@ export class BoxService {
       }
     });
     this.#log.info({ userId, box: row.id }, change.done);
+    this.events.emit('loadoutChanged', userId);
     await this.kick(row.id);
     const box = await this.my(userId);
     if (!box) throw notFound(BOX_MESSAGES.noBox);

@@ -674,6 +674,18 @@ describe('grid: the /grid socket, matchmaking, PvP and notifications', function 
         ).status,
       ).to.equal(404);
       expect((await t.call('GET', `/attack/target-info/${target.id}`)).status).to.equal(401);
+
+      // A boxless player who makes one, or resets it, shows the new box's ports at once (not the cached ones).
+      const created = await t.call<Box>('POST', '/boxes', { token: boxless.token, body: {} });
+      const ports = async () =>
+        (await t.call<TargetInfo>('GET', `/attack/target-info/${boxless.id}`, { token: attacker.token })).body
+          .ports;
+      expect(await ports()).to.deep.equal(created.body.services.map(({ port, name }) => ({ port, name })));
+      const reset = await t.call<Box>('POST', `/boxes/${created.body.hostname}/reset`, {
+        token: boxless.token,
+      });
+      expect(reset.status).to.equal(200);
+      expect(await ports()).to.deep.equal(reset.body.services.map(({ port, name }) => ({ port, name })));
     });
 
     it('rate-limits a flood of client events with a clear error', async () => {
