@@ -146,7 +146,9 @@ export class Arena {
         options.sudo
           ? 'echo "www-data ALL=(ALL) NOPASSWD: ALL" > /etc/sudoers.d/ops && chmod 440 /etc/sudoers.d/ops'
           : 'true',
-        `for i in $(seq 200); do (exec 3<>/dev/tcp/127.0.0.1/${PLANTED_PORT}) 2>/dev/null && exit 0; sleep 0.1; done; exit 1`,
+        // A box still installing its loadout on a busy host starts node slowly: up to a minute, then say why.
+        `for i in $(seq 600); do (exec 3<>/dev/tcp/127.0.0.1/${PLANTED_PORT}) 2>/dev/null && exit 0; sleep 0.1; done`,
+        'echo "port never opened" >&2; systemctl status pingsvc --no-pager >&2; journalctl -u pingsvc --no-pager -n 20 >&2; exit 1',
       ].join('\n'),
       { password: defender.box.password },
       [service],

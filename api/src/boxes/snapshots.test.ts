@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import {
   ATTACK_MESSAGES,
-  BOX_MESSAGES,
+  SNAPSHOT_MESSAGES,
   SNAPSHOT_NAME_MAX,
   type Box,
   type BoxSnapshot,
@@ -60,7 +60,7 @@ describe('box snapshots', function () {
     expect((await list(user, box)).body).to.deep.equal({ snapshots: [], slots: 0 });
     const res = await take(user, box, 'hardened');
     expect(res.status).to.equal(403);
-    expect(res.body.message).to.equal(BOX_MESSAGES.snapshotsNotInTier);
+    expect(res.body.message).to.equal(SNAPSHOT_MESSAGES.notInTier);
     expect(await rows(box)).to.deep.equal([]);
     expect([...t.orchestrator.snapshots.values()].filter((s) => s.boxId === box.id)).to.deep.equal([]);
   });
@@ -77,7 +77,7 @@ describe('box snapshots', function () {
     expect((await list(user, box)).body).to.deep.equal({ snapshots: [res.body], slots: 1 });
     const second = await take(user, box, 'another');
     expect(second.status).to.equal(409);
-    expect(second.body.message).to.equal(BOX_MESSAGES.snapshotSlotsFull);
+    expect(second.body.message).to.equal(SNAPSHOT_MESSAGES.slotsFull);
     expect(await rows(box)).to.have.length(1);
   });
 
@@ -92,7 +92,7 @@ describe('box snapshots', function () {
     const { user, box } = await owner('ELITE', { started: false });
     const none = await take(user, box, 'first');
     expect(none.status).to.equal(409);
-    expect(none.body.message).to.equal(BOX_MESSAGES.snapshotNoDisk);
+    expect(none.body.message).to.equal(SNAPSHOT_MESSAGES.noDisk);
     expect(await rows(box)).to.deep.equal([]);
     await t.call('POST', `/boxes/${box.hostname}/power`, { token: user.token, body: { on: true } });
     await waitFor(
@@ -120,12 +120,12 @@ describe('box snapshots', function () {
     t.orchestrator.failNextSnapshot = new Error('tar: write error');
     const failed = await take(user, box, 'first');
     expect(failed.status).to.equal(503);
-    expect(failed.body.message).to.equal(BOX_MESSAGES.snapshotFailed);
+    expect(failed.body.message).to.equal(SNAPSHOT_MESSAGES.failed);
     expect(await rows(box)).to.deep.equal([]);
     expect((await take(user, box, 'first')).status).to.equal(201);
     const taken = await take(user, box, 'first');
     expect(taken.status).to.equal(409);
-    expect(taken.body.message).to.equal(BOX_MESSAGES.snapshotNameTaken);
+    expect(taken.body.message).to.equal(SNAPSHOT_MESSAGES.nameTaken);
     expect(await rows(box)).to.have.length(1);
   });
 
@@ -143,7 +143,7 @@ describe('box snapshots', function () {
 
     const res = await restore(user, box, snapshot.id);
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
-    expect(res.body.statusReason).to.equal(BOX_MESSAGES.restored);
+    expect(res.body.statusReason).to.equal(SNAPSHOT_MESSAGES.restored);
     expect(await loadout(box)).to.deep.equal(before);
     expect(t.orchestrator.diskOf(box.id)).to.equal(saved);
     expect(
@@ -172,7 +172,7 @@ describe('box snapshots', function () {
     t.orchestrator.imageGone.add(snapshot.id);
     const gone = await restore(user, box, snapshot.id);
     expect(gone.status).to.equal(409);
-    expect(gone.body.message).to.equal(BOX_MESSAGES.snapshotImageGone);
+    expect(gone.body.message).to.equal(SNAPSHOT_MESSAGES.imageGone);
     expect(await loadout(box)).to.deep.equal(before);
     expect(t.orchestrator.diskOf(box.id)).to.equal(now);
     t.orchestrator.imageGone.delete(snapshot.id);

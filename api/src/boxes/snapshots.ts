@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   ATTACK_MESSAGES,
-  BOX_MESSAGES,
+  SNAPSHOT_MESSAGES,
   TIER_PERKS,
   type Box,
   type BoxSnapshot,
@@ -67,8 +67,8 @@ export class SnapshotService {
   async create(userId: string, hostname: string, name: string): Promise<BoxSnapshot> {
     const box = await this.#boxes.ownBox(userId, hostname);
     const slots = TIER_PERKS[box.tier].snapshotSlots;
-    if (slots === 0) throw forbidden(BOX_MESSAGES.snapshotsNotInTier);
-    if (!this.#orchestrator.snapshotBox) throw serviceUnavailable(BOX_MESSAGES.snapshotsUnavailable);
+    if (slots === 0) throw forbidden(SNAPSHOT_MESSAGES.notInTier);
+    if (!this.#orchestrator.snapshotBox) throw serviceUnavailable(SNAPSHOT_MESSAGES.unavailable);
     const sql = this.#sql();
     // Reading a running disk freezes it for a moment: not a way to stall the attacker mid-fight.
     if (await sql.one('select 1 from attacks where box_id = ? and status = ?', [box.id, 'PENDING']))
@@ -81,8 +81,8 @@ export class SnapshotService {
           'select size_bytes from box_snapshots where box_id = ?',
           [box.id],
         );
-        if (taken.some((t) => t.size_bytes === null)) throw conflict(BOX_MESSAGES.snapshotTaking);
-        if (taken.length >= slots) throw conflict(BOX_MESSAGES.snapshotSlotsFull);
+        if (taken.some((t) => t.size_bytes === null)) throw conflict(SNAPSHOT_MESSAGES.taking);
+        if (taken.length >= slots) throw conflict(SNAPSHOT_MESSAGES.slotsFull);
         await this.#boxes.churn(userId);
         return tx.one<SnapshotRow>(
           `insert into box_snapshots (box_id, name, loadout) values (?, ?, ${LOADOUT_PARAM}) returning *`,
@@ -90,7 +90,7 @@ export class SnapshotService {
         );
       })
       .catch((err: unknown) => {
-        if (uniqueViolation(err)) throw conflict(BOX_MESSAGES.snapshotNameTaken);
+        if (uniqueViolation(err)) throw conflict(SNAPSHOT_MESSAGES.nameTaken);
         throw err;
       });
     try {
@@ -104,9 +104,9 @@ export class SnapshotService {
     } catch (err) {
       await sql.run('delete from box_snapshots where id = ?', [row!.id]);
       await this.#orchestrator.deleteSnapshot?.(box.id, row!.id).catch(() => undefined);
-      if (err instanceof BoxHasNoDisk) throw conflict(BOX_MESSAGES.snapshotNoDisk);
+      if (err instanceof BoxHasNoDisk) throw conflict(SNAPSHOT_MESSAGES.noDisk);
       this.#log.error({ err, box: box.id }, 'Could not take a box snapshot');
-      throw serviceUnavailable(BOX_MESSAGES.snapshotFailed);
+      throw serviceUnavailable(SNAPSHOT_MESSAGES.failed);
     }
   }
 
@@ -115,16 +115,16 @@ export class SnapshotService {
     const box = await this.#boxes.ownBox(userId, hostname);
     const snapshot = await this.#own(box, snapshotId);
     const restoreBox = this.#orchestrator.restoreBox;
-    if (!restoreBox) throw serviceUnavailable(BOX_MESSAGES.snapshotsUnavailable);
+    if (!restoreBox) throw serviceUnavailable(SNAPSHOT_MESSAGES.unavailable);
     return this.#boxes.rebuild(userId, box, {
       loadout: snapshot.loadout,
-      reason: BOX_MESSAGES.restored,
-      failure: BOX_MESSAGES.restoreFailed,
+      reason: SNAPSHOT_MESSAGES.restored,
+      failure: SNAPSHOT_MESSAGES.restoreFailed,
       disk: async () => {
         try {
           await restoreBox.call(this.#orchestrator, box.id, snapshot.id);
         } catch (err) {
-          if (err instanceof SnapshotImageGone) throw conflict(BOX_MESSAGES.snapshotImageGone);
+          if (err instanceof SnapshotImageGone) throw conflict(SNAPSHOT_MESSAGES.imageGone);
           throw err;
         }
       },
@@ -144,13 +144,13 @@ export class SnapshotService {
 
   /** A finished snapshot of the box (404 otherwise; 409 while it is still being taken). */
   async #own(box: BoxRow, snapshotId: string): Promise<SnapshotRow> {
-    if (!isUuid(snapshotId)) throw notFound(BOX_MESSAGES.snapshotNotFound);
+    if (!isUuid(snapshotId)) throw notFound(SNAPSHOT_MESSAGES.notFound);
     const row = await this.#sql().one<SnapshotRow>(
       'select * from box_snapshots where id = ? and box_id = ?',
       [snapshotId, box.id],
     );
-    if (!row) throw notFound(BOX_MESSAGES.snapshotNotFound);
-    if (row.size_bytes === null) throw conflict(BOX_MESSAGES.snapshotTaking);
+    if (!row) throw notFound(SNAPSHOT_MESSAGES.notFound);
+    if (row.size_bytes === null) throw conflict(SNAPSHOT_MESSAGES.taking);
     return row;
   }
 }

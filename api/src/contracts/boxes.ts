@@ -116,7 +116,11 @@ export const createSnapshotRequest = z
       .trim()
       .min(1, 'Name your snapshot.')
       .max(SNAPSHOT_NAME_MAX, `A snapshot name has at most ${SNAPSHOT_NAME_MAX} characters.`)
-      .regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]*$/u, 'A snapshot name is one line of plain text.'),
+      // A refinement, not a pattern: OpenAPI tools cannot build strings for Unicode property classes.
+      .refine(
+        (name) => !/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(name),
+        'A snapshot name is one line of plain text.',
+      ),
   })
   .meta({ id: 'CreateSnapshotRequest' });
 export type CreateSnapshotRequest = z.input<typeof createSnapshotRequest>;
@@ -185,17 +189,20 @@ export const BOX_MESSAGES = {
   /** Boxes are switched off on purpose (no runtime configured). */
   boxesOff: 'Boxes are turned off on this platform.',
   vpnUnavailable: 'The VPN is not available right now. Try again in a moment.',
-  snapshotsNotInTier: 'Snapshots come with the HACKER, ELITE and TEAM plans.',
-  snapshotSlotsFull: 'All your snapshot slots are in use: delete a snapshot first.',
-  snapshotNameTaken: 'You already have a snapshot with that name.',
-  snapshotNotFound: 'Snapshot not found.',
-  snapshotsUnavailable: 'Snapshots are not available on this platform’s box runtime.',
-  snapshotFailed: 'The snapshot could not be taken right now. Your box is as it was; try again in a moment.',
-  snapshotTaking: 'A snapshot of your box is being taken: wait for it to finish.',
-  snapshotNoDisk: 'Your box has no disk to save yet: start it once, then take the snapshot.',
+} as const;
+
+/** What the snapshot calls answer (docs/boxes.md, "Snapshots"): the portal shows the server's text. */
+export const SNAPSHOT_MESSAGES = {
+  notInTier: 'Snapshots come with the HACKER, ELITE and TEAM plans.',
+  slotsFull: 'All your snapshot slots are in use: delete a snapshot first.',
+  nameTaken: 'You already have a snapshot with that name.',
+  notFound: 'Snapshot not found.',
+  unavailable: 'Snapshots are not available on this platform’s box runtime.',
+  failed: 'The snapshot could not be taken right now. Your box is as it was; try again in a moment.',
+  taking: 'A snapshot of your box is being taken: wait for it to finish.',
+  noDisk: 'Your box has no disk to save yet: start it once, then take the snapshot.',
   restored: 'Restored from a snapshot. Start your box to boot it.',
   restoreFailed:
     'The snapshot could not be restored right now. Your box is as it was; try again in a moment.',
-  snapshotImageGone:
-    'This snapshot was taken on a box image this platform no longer has: it cannot be restored.',
+  imageGone: 'This snapshot was taken on a box image this platform no longer has: it cannot be restored.',
 } as const;

@@ -1,5 +1,6 @@
 import {
   BOX_MESSAGES,
+  SNAPSHOT_MESSAGES,
   VPN_STATUS_NAMESPACE,
   type Box,
   type BoxSnapshot,
@@ -13,16 +14,18 @@ import {
   CONFIRM_RESTORE,
   NO_SNAPSHOTS,
   RESTORE_DIALOG_TEXT,
-  SEE_PLANS,
   SNAPSHOTS_FULL,
-  SNAPSHOTS_NOT_IN_TIER,
-  SNAPSHOTS_TITLE,
   SNAPSHOT_NAME,
   TAKE_SNAPSHOT,
   TAKE_SNAPSHOT_FAILED,
   deleteSnapshotLabel,
   restoreSnapshotLabel,
   snapshotSlotsUsed,
+} from '../strings/snapshots.ts';
+import {
+  SEE_PLANS,
+  SNAPSHOTS_NOT_IN_TIER,
+  SNAPSHOTS_TITLE,
   ADD_SSH_KEY,
   BOX_READY,
   BOX_UNAVAILABLE,
@@ -153,7 +156,8 @@ describe('My Box page', () => {
     expect(toggle.getAttribute('aria-expanded')).toBe('false');
     fireEvent.click(toggle);
     expect(toggle.getAttribute('aria-expanded')).toBe('true');
-    const field = within(section).getByLabelText(SSH_KEY_LABEL);
+    // The field loads when first asked for.
+    const field = await within(section).findByLabelText(SSH_KEY_LABEL);
     fireEvent.change(field, { target: { value: 'not a key' } });
     fireEvent.click(within(section).getByRole('button', { name: CREATE_BOX }));
     expect(
@@ -751,7 +755,7 @@ describe('My Box snapshots', () => {
   });
 
   it('restores only after confirming what is lost, and shows the box powered off', async () => {
-    const restored: Box = { ...testBox, status: 'STOPPED', statusReason: BOX_MESSAGES.restored };
+    const restored: Box = { ...testBox, status: 'STOPPED', statusReason: SNAPSHOT_MESSAGES.restored };
     const route = `POST /boxes/${testBox.hostname}/snapshots/${saved.id}/restore`;
     const { api } = await withBox(testBox, {
       'GET /users/me': reply(200, hacker),
@@ -773,7 +777,7 @@ describe('My Box snapshots', () => {
     fireEvent.click(within(dialog).getByRole('button', { name: CONFIRM_RESTORE }));
     await waitFor(() => expect(api.callsTo(route)).toHaveLength(1));
     await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
-    expect(await within(boxSection()).findByText(BOX_MESSAGES.restored)).toBeTruthy();
+    expect(await within(boxSection()).findByText(SNAPSHOT_MESSAGES.restored)).toBeTruthy();
   });
 
   it('deletes after confirming, and shows the server’s reason when a call fails', async () => {
@@ -782,7 +786,7 @@ describe('My Box snapshots', () => {
       'GET /users/me': reply(200, hacker),
       [listRoute]: reply(200, { snapshots: [saved], slots: 3 }),
       [route]: reply(200, { deleted: true }),
-      [takeRoute]: fail(409, BOX_MESSAGES.snapshotNoDisk),
+      [takeRoute]: fail(409, SNAPSHOT_MESSAGES.noDisk),
     });
     const group = snapshotsGroup();
     fireEvent.click(await within(group).findByRole('button', { name: deleteSnapshotLabel('hardened') }));
@@ -797,6 +801,6 @@ describe('My Box snapshots', () => {
     fireEvent.click(within(group).getByRole('button', { name: TAKE_SNAPSHOT }));
     const alert = await within(group).findByTestId('snapshot-error');
     expect(alert.textContent).toContain(TAKE_SNAPSHOT_FAILED);
-    expect(alert.textContent).toContain(BOX_MESSAGES.snapshotNoDisk);
+    expect(alert.textContent).toContain(SNAPSHOT_MESSAGES.noDisk);
   });
 });

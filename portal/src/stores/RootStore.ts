@@ -11,7 +11,6 @@ import type { ChatStore } from './ChatStore.ts';
 import type { DashboardStore } from './DashboardStore.ts';
 import type { GridStore, SoundPlayer } from './GridStore.ts';
 import type { HistoryStore } from './HistoryStore.ts';
-import type { SnapshotStore } from './SnapshotStore.ts';
 import type { LeaderboardStore } from './LeaderboardStore.ts';
 import type { LedgerStore } from './LedgerStore.ts';
 import type { OnboardingStore } from './OnboardingStore.ts';
@@ -160,10 +159,6 @@ export class RootStore {
 
   get box(): BoxStore {
     return this.signedIn.box;
-  }
-
-  get snapshots(): SnapshotStore {
-    return this.signedIn.snapshots;
   }
 
   get history(): HistoryStore {

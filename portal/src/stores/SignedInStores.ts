@@ -8,7 +8,6 @@ import { LedgerStore } from './LedgerStore.ts';
 import { OnboardingStore } from './OnboardingStore.ts';
 import { RealtimeStore } from './RealtimeStore.ts';
 import { RedeemStore } from './RedeemStore.ts';
-import { SnapshotStore } from './SnapshotStore.ts';
 import type { RootStore, RootStoreOptions } from './RootStore.ts';
 
 /**
@@ -19,7 +18,6 @@ import type { RootStore, RootStoreOptions } from './RootStore.ts';
 export class SignedInStores {
   readonly realtime: RealtimeStore;
   readonly box: BoxStore;
-  readonly snapshots: SnapshotStore;
   readonly dashboard: DashboardStore;
   readonly history: HistoryStore;
   readonly grid: GridStore;
@@ -32,7 +30,6 @@ export class SignedInStores {
   constructor(root: RootStore, options: RootStoreOptions) {
     this.realtime = new RealtimeStore(root, options.socketFactory);
     this.box = new BoxStore(root, options.saveFile);
-    this.snapshots = new SnapshotStore(root);
     this.dashboard = new DashboardStore(root);
     this.history = new HistoryStore(root);
     this.grid = new GridStore(root, options.storage ?? localStorage, options.playSound);

@@ -13,12 +13,24 @@ import {
   RESTORE_SNAPSHOT_FAILED,
   SNAPSHOTS_LOAD_FAILED,
   TAKE_SNAPSHOT_FAILED,
-} from '../strings/box.ts';
+} from '../strings/snapshots.ts';
 import { detailOf } from './BoxStore.ts';
 import type { RootStore } from './RootStore.ts';
 
 /** What is under way: taking one, or restoring or deleting the snapshot with this id. */
 export type SnapshotAction = 'take' | `restore:${string}` | `delete:${string}`;
+
+const stores = new WeakMap<RootStore, SnapshotStore>();
+
+/** The snapshot store of `root`, made on first use (its code comes with the snapshot list, not before). */
+export function snapshotStoreOf(root: RootStore): SnapshotStore {
+  let store = stores.get(root);
+  if (!store) {
+    store = new SnapshotStore(root);
+    stores.set(root, store);
+  }
+  return store;
+}
 
 /**
  * The snapshots of the operator's box (My Box; docs/boxes.md "Snapshots"): the list and the tier's slots,

@@ -944,8 +944,9 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
   });
 
   async function checkAsAttacker(id: string): Promise<void> {
-    // A service that tells each client the address it sees.
-    const echo = `require('net').createServer((c) => c.end(c.remoteAddress.replace(/^::ffff:/, '') + ' ' + c.remotePort + '\\n')).listen(9002);`;
+    // A service that tells each client the address it sees; a client that left at once (the readiness loop
+    // below) must not take it down.
+    const echo = `require('net').createServer((c) => { c.on('error', () => {}); c.end(String(c.remoteAddress).replace(/^::ffff:/, '') + ' ' + c.remotePort + '\\n'); }).listen(9002);`;
     await asOwner(
       [
         'systemctl stop echo-peer 2>/dev/null; systemctl reset-failed echo-peer 2>/dev/null',

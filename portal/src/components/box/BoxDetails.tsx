@@ -16,7 +16,7 @@ import Paper from '@mui/material/Paper';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
-import { useState, type ReactNode } from 'react';
+import { lazy, Suspense, useState, type ReactNode } from 'react';
 import { formatCountdown, formatDuration } from '../../stores/BoxStore.ts';
 import { useStores } from '../../stores/StoresContext.tsx';
 import {
@@ -56,11 +56,13 @@ import {
 import { Stack } from '../Stack.tsx';
 import { BoxCost } from './BoxCost.tsx';
 import { BoxServices } from './BoxServices.tsx';
-import { BoxSnapshots } from './BoxSnapshots.tsx';
 import { BoxStatusChip } from './BoxStatus.tsx';
 import { CopyField } from './CopyField.tsx';
 import { ConfirmBoxDialog } from './ConfirmBoxDialog.tsx';
 import { useCopied } from './useCopied.ts';
+
+// Below the fold, and only for a box: its code (list, form, store) loads when it shows.
+const BoxSnapshots = lazy(async () => ({ default: (await import('./BoxSnapshots.tsx')).BoxSnapshots }));
 
 export type BoxDetailsProps = {
   box: BoxModel;
@@ -190,7 +192,9 @@ export const BoxDetails = observer(function BoxDetails({ box, unavailable }: Box
       </Box>
 
       <BoxServices box={box} />
-      <BoxSnapshots />
+      <Suspense fallback={null}>
+        <BoxSnapshots />
+      </Suspense>
 
       <BoxCost />
       <Stack direction="row" spacing={1.5} sx={{ flexWrap: 'wrap', rowGap: 1.5 }}>

@@ -8,17 +8,11 @@ import { useId } from 'react';
 import {
   CANCEL,
   CONFIRM_DELETE,
-  CONFIRM_DELETE_SNAPSHOT,
   CONFIRM_RESET,
-  CONFIRM_RESTORE,
   DELETE_DIALOG_TEXT,
   DELETE_DIALOG_TITLE,
-  DELETE_SNAPSHOT_DIALOG_TEXT,
-  DELETE_SNAPSHOT_DIALOG_TITLE,
   RESET_DIALOG_TEXT,
   RESET_DIALOG_TITLE,
-  RESTORE_DIALOG_TEXT,
-  RESTORE_DIALOG_TITLE,
 } from '../../strings/box.ts';
 
 export type ConfirmBoxDialogProps = {
@@ -28,36 +22,32 @@ export type ConfirmBoxDialogProps = {
   onCancel: () => void;
   onConfirm: () => void;
   /**
-   * What is confirmed: deletion (the default; core-app section 5 says it is permanent), a reset, or a
-   * snapshot's restore or deletion.
+   * What is confirmed: the box's deletion (the default; core-app section 5 says it is permanent) or reset,
+   * or else what `texts` say (a snapshot's restore or deletion).
    */
-  action?: ConfirmAction;
+  action?: 'delete' | 'reset';
+  texts?: ConfirmTexts;
 };
 
-export type ConfirmAction = 'delete' | 'reset' | 'restoreSnapshot' | 'deleteSnapshot';
+export type ConfirmTexts = { title: string; text: string; confirm: string };
 
-const TEXTS: Record<ConfirmAction, { title: string; text: string; confirm: string }> = {
+const TEXTS: Record<'delete' | 'reset', ConfirmTexts> = {
   delete: { title: DELETE_DIALOG_TITLE, text: DELETE_DIALOG_TEXT, confirm: CONFIRM_DELETE },
   reset: { title: RESET_DIALOG_TITLE, text: RESET_DIALOG_TEXT, confirm: CONFIRM_RESET },
-  restoreSnapshot: { title: RESTORE_DIALOG_TITLE, text: RESTORE_DIALOG_TEXT, confirm: CONFIRM_RESTORE },
-  deleteSnapshot: {
-    title: DELETE_SNAPSHOT_DIALOG_TITLE,
-    text: DELETE_SNAPSHOT_DIALOG_TEXT,
-    confirm: CONFIRM_DELETE_SNAPSHOT,
-  },
 };
 
-/** Box deletion and reset, a snapshot's restore and deletion need confirmation; the dialog says what is lost. */
+/** Box deletion and reset (and a snapshot's restore and deletion) need confirmation; the dialog says what is lost. */
 export function ConfirmBoxDialog({
   open,
   subject,
   onCancel,
   onConfirm,
   action = 'delete',
+  texts: given,
 }: ConfirmBoxDialogProps) {
   const titleId = useId();
   const textId = useId();
-  const texts = TEXTS[action];
+  const texts = given ?? TEXTS[action];
   return (
     <Dialog open={open} onClose={onCancel} aria-labelledby={titleId} aria-describedby={textId}>
       <DialogTitle id={titleId}>{texts.title}</DialogTitle>

@@ -3,10 +3,9 @@ import ExpandMore from '@mui/icons-material/ExpandMore';
 import RocketLaunch from '@mui/icons-material/RocketLaunchOutlined';
 import Button from '@mui/material/Button';
 import Collapse from '@mui/material/Collapse';
-import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
-import { useId, useState, type FormEvent } from 'react';
+import { lazy, Suspense, useId, useState, type FormEvent } from 'react';
 import { useStores } from '../../stores/StoresContext.tsx';
 import {
   ADD_SSH_KEY,
@@ -14,11 +13,12 @@ import {
   CREATING_BOX,
   DEPLOY_TEXT,
   DEPLOY_TITLE,
-  SSH_KEY_HELP,
-  SSH_KEY_LABEL,
 } from '../../strings/box.ts';
 import { Stack } from '../Stack.tsx';
 import { BoxCost } from './BoxCost.tsx';
+
+// The key field (a multiline text field) loads when the player first opens it.
+const SshKeyField = lazy(async () => ({ default: (await import('./SshKeyField.tsx')).SshKeyField }));
 
 export type CreateBoxFormProps = { disabled: boolean };
 
@@ -29,6 +29,9 @@ export type CreateBoxFormProps = { disabled: boolean };
 export const CreateBoxForm = observer(function CreateBoxForm({ disabled }: CreateBoxFormProps) {
   const { box: boxes } = useStores();
   const [keyOpen, setKeyOpen] = useState(false);
+  // Once opened, the field stays mounted so that the panel can close with its transition.
+  const [keyShown, setKeyShown] = useState(false);
+  if (keyOpen && !keyShown) setKeyShown(true);
   const [key, setKey] = useState('');
   const [keyError, setKeyError] = useState<string | null>(null);
   const keyPanel = useId();
@@ -69,20 +72,18 @@ export const CreateBoxForm = observer(function CreateBoxForm({ disabled }: Creat
         {ADD_SSH_KEY}
       </Button>
       <Collapse in={keyOpen} id={keyPanel} sx={{ width: '100%' }}>
-        <TextField
-          label={SSH_KEY_LABEL}
-          value={key}
-          onChange={(event) => {
-            setKey(event.target.value);
-            setKeyError(null);
-          }}
-          multiline
-          minRows={2}
-          fullWidth
-          error={keyError !== null}
-          helperText={keyError ?? SSH_KEY_HELP}
-          slotProps={{ htmlInput: { spellCheck: false, style: { fontFamily: 'monospace' } } }}
-        />
+        {keyShown && (
+          <Suspense fallback={null}>
+            <SshKeyField
+              value={key}
+              error={keyError}
+              onChange={(value) => {
+                setKey(value);
+                setKeyError(null);
+              }}
+            />
+          </Suspense>
+        )}
       </Collapse>
       <Button
         type="submit"
