@@ -7,13 +7,7 @@ import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
 import { lazy, Suspense, useId, useState, type FormEvent } from 'react';
 import { useStores } from '../../stores/StoresContext.tsx';
-import {
-  ADD_SSH_KEY,
-  CREATE_BOX,
-  CREATING_BOX,
-  DEPLOY_TEXT,
-  DEPLOY_TITLE,
-} from '../../strings/box.ts';
+import { ADD_SSH_KEY, CREATE_BOX, CREATING_BOX, DEPLOY_TEXT, DEPLOY_TITLE } from '../../strings/box.ts';
 import { Stack } from '../Stack.tsx';
 import { BoxCost } from './BoxCost.tsx';
 
