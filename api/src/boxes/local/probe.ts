@@ -22,8 +22,11 @@ export const PROBE_PORTS = { first: 32768, last: 60999 } as const;
 const ALLOW_SECONDS = 30;
 /** What a probe reads of an answer at most. */
 const MAX_ANSWER = 256 * 1024;
-/** How long the router's connection tracking, once read, is used again (see isProbe). */
-const CONNTRACK_FRESH_MS = 200;
+/**
+ * How long after a check the referee still knows its connection (it judges a trace that runs behind by a
+ * second or so).
+ */
+const REMEMBER_MS = 15_000;
 
 /**
  * The platform's service checks during attacks on the local runtime (docs/game-rules.md): connections from
@@ -37,7 +40,13 @@ export class ArenaProbe {
   readonly #router: RouterNetwork;
   /** A process in the router's network namespace (an OpenVPN server), whose /proc shows its conntrack. */
   readonly #routerPid: () => number | null;
+  /** `speakingAs:port>boxPort` of each check's connection as registered → until when it is remembered. */
+  readonly #registered = new Map<string, number>();
+  /** `speakingAs>boxPort` of checks made lately → until when (see isProbe). */
+  readonly #recent = new Map<string, number>();
+  /** The router's tracked checks as last read, and when a check last started (see isProbe). */
   #conntrack = { at: 0, probes: new Set<string>() };
+  #lastStart = 0;
 
   constructor(router: RouterNetwork, routerPid: () => number | null) {
     this.#router = router;
@@ -46,16 +55,20 @@ export class ArenaProbe {
 
   /**
    * Whether a connection a box holds (its peer as it arrived, and the box's own port) is one of the
-   * platform's checks: the router tracks it as a connection from the host, renamed to that peer. The
-   * attacker cannot make one of theirs look like it, whatever ports they hold.
+   * platform's checks. Mostly it kept the source port it was registered with. Where an attacker held that
+   * port to the same box port, the router renamed the check to another port: then the router's own
+   * connection tracking answers (a check is a connection that came from the host), read only while a check
+   * of that attacker's to that port is recent. The attacker cannot make one of theirs look like a check.
    */
   isProbe(peerAddress: string, peerPort: number, boxPort: number): boolean {
-    const key = `${peerAddress}:${peerPort}>${boxPort}`;
     const now = Date.now();
-    if (this.#conntrack.probes.has(key) && now - this.#conntrack.at < CONNTRACK_FRESH_MS) return true;
-    // Read again: a check that opened since the last read must not be missed.
-    if (now - this.#conntrack.at > 20) this.#conntrack = { at: now, probes: this.#readProbes() };
-    return this.#conntrack.probes.has(key);
+    if ((this.#registered.get(`${peerAddress}:${peerPort}>${boxPort}`) ?? 0) > now) return true;
+    if ((this.#recent.get(`${peerAddress}>${boxPort}`) ?? 0) <= now) return false;
+    // Read at most every 20 ms, but again whenever a check started about the time of the last read (its
+    // connection may not have been tracked yet): a stale answer would credit the check to the attacker.
+    if (now - this.#conntrack.at > 20 || this.#lastStart >= this.#conntrack.at - 100)
+      this.#conntrack = { at: now, probes: this.#readProbes() };
+    return this.#conntrack.probes.has(`${peerAddress}:${peerPort}>${boxPort}`);
   }
 
   /** The router's tracked connections from the host to a box, by how the box sees them (`peer:port>boxPort`). */
@@ -81,6 +94,14 @@ export class ArenaProbe {
       probes.add(`${dst[1]}:${dport[1]}>${sport[1]}`);
     }
     return probes;
+  }
+
+  /** Drops what is no longer remembered (now and then: the maps stay small). */
+  #forget(): void {
+    if (this.#registered.size < 4096) return;
+    const now = Date.now();
+    for (const map of [this.#registered, this.#recent])
+      for (const [key, until] of map) if (until <= now) map.delete(key);
   }
 
   /** Transports to `boxAddress` that the box sees come from `speakingAs`. */
@@ -110,11 +131,20 @@ export class ArenaProbe {
         .catch((err: unknown) => {
           throw new CheckNotRun(`the router did not let the check through: ${String(err)}`);
         });
+      const registered = `${speakingAs}:${port}>${boxPort}`;
+      const recent = `${speakingAs}>${boxPort}`;
+      this.#lastStart = Date.now();
+      this.#registered.set(registered, Number.POSITIVE_INFINITY);
+      this.#recent.set(recent, Number.POSITIVE_INFINITY);
       try {
         return await connect(port);
       } catch (err) {
         // Another socket of the host holds that port: another one.
         if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+      } finally {
+        this.#registered.set(registered, Date.now() + REMEMBER_MS);
+        this.#recent.set(recent, Date.now() + REMEMBER_MS);
+        this.#forget();
       }
     }
     throw new CheckNotRun('no free source port on the host');

@@ -936,7 +936,9 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     try {
       await checkAsAttacker(id);
     } finally {
-      await asOwner('systemctl stop echo-peer 2>/dev/null; nft delete table inet keepout 2>/dev/null; true');
+      await asOwner(
+        'systemctl stop echo-peer slowsvc 2>/dev/null; nft delete table inet keepout 2>/dev/null; true',
+      );
       await end(id);
     }
     // No window, no checks as the attacker.
@@ -984,6 +986,45 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     await bob.httpGet(`http://${ip(aliceBox)}:8080/ping?host=127.0.0.2`);
     await until('the attacker’s own request judged', async () =>
       (await judged(id)).some((v) => v.detail.includes('ping -c 1 127.0.0.2')),
+    );
+
+    // A page that runs a program and answers when it ends, holding the connection meanwhile (as a Flask
+    // app's subprocess.run does): the referee judges it while the check's connection is open.
+    const slow = `require('http').createServer((req, res) => {
+      const tag = new URL(req.url, 'http://box').searchParams.get('tag') || 'none';
+      require('child_process').execFile('/bin/sh', ['-c', 'sleep 1; echo ran-' + tag], (err, out) => res.end(String(out)));
+    }).listen(9003);`;
+    await asOwner(
+      [
+        'systemctl stop slowsvc 2>/dev/null; systemctl reset-failed slowsvc 2>/dev/null',
+        'systemd-run --quiet --unit=slowsvc --uid=www-data -p WorkingDirectory=/tmp /usr/bin/node -e "$1"',
+        'for i in $(seq 150); do (exec 3<>/dev/tcp/127.0.0.1/9003) 2>/dev/null && exit 0; sleep 0.1; done; exit 1',
+      ].join('\n'),
+      [slow],
+    );
+    const held: ServiceCheck = {
+      type: 'http',
+      port: 9003,
+      path: '/run?tag=check',
+      method: 'GET',
+      status: 200,
+      contains: 'ran-check',
+    };
+    // A round: every service at once, as the platform checks them.
+    const round = await Promise.all(
+      [held, BOX_SSH_CHECK, ping].map((check) => runCheck(check, probe.address, probe.transports)),
+    );
+    expect(
+      round.map((r) => r.ok),
+      'a round of checks at once',
+    ).to.deep.equal([true, true, true]);
+    expect(
+      (await judged(id)).filter((v) => v.detail.includes('ran-check') || v.detail.includes('127.0.0.1')),
+      'after a check that held its connection while a program ran',
+    ).to.deep.equal([]);
+    await bob.httpGet(`http://${ip(aliceBox)}:9003/run?tag=mine`);
+    await until('the attacker’s own slow request judged', async () =>
+      (await judged(id)).some((v) => v.detail.includes('echo ran-mine')),
     );
 
     // A defender who refuses the attacker refuses the checks: they come from the same address.
