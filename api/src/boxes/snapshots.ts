@@ -35,7 +35,7 @@ const toSnapshot = (row: SnapshotRow): BoxSnapshot => ({
  * Snapshots of boxes (docs/boxes.md, "Snapshots"): the tiers' snapshot slots (none on BASIC). A snapshot
  * saves the box's disk as it is, hardened or not, with the loadout it has; restoring it puts both back in
  * place of a fresh reset. Taking one counts on the owner's slots from the moment it starts; one at a time
- * per box; a restore is refused while the box is under attack, like a reset.
+ * per box; none is taken or restored while the box is under attack (a restore is a reset's path).
  */
 export class SnapshotService {
   readonly #orm: Orm;
