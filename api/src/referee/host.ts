@@ -34,6 +34,7 @@ import {
   type TraceEvent,
 } from './trace.ts';
 import { TRACE_CAP_BYTES, type Tracer } from './tracer.ts';
+import { trackedTcp } from './conntrack.ts';
 
 /** Where a box lives on this host, as the referee needs it. */
 export interface RefereeTarget {
@@ -835,21 +836,13 @@ const CONNTRACK_FRESH_MS = 200;
  */
 function readConntrack(pid: number): Map<string, { address: string; port: number }> {
   const replies = new Map<string, { address: string; port: number }>();
-  const text = readText(`/proc/${pid}/net/nf_conntrack`);
-  if (!text) return replies;
-  for (const line of text.split('\n')) {
-    if (!line.startsWith('ipv4') || !line.includes(' tcp ')) continue;
-    const src = [...line.matchAll(/\bsrc=(\S+)/g)].map((m) => m[1]!);
-    const dst = [...line.matchAll(/\bdst=(\S+)/g)].map((m) => m[1]!);
-    const sport = [...line.matchAll(/\bsport=(\d+)/g)].map((m) => Number(m[1]));
-    const dport = [...line.matchAll(/\bdport=(\d+)/g)].map((m) => Number(m[1]));
-    if (src.length < 2 || dst.length < 2 || sport.length < 2 || dport.length < 2) continue;
+  for (const { original: o, reply: r } of trackedTcp(pid)) {
     // A connection that came in: its reply tuple runs from the box's socket to the peer as the
     // socket sees it, and the original source is who arrived.
-    replies.set(`${src[1]}:${sport[1]}>${dst[1]}:${dport[1]}`, { address: src[0]!, port: sport[0]! });
+    replies.set(`${r.src}:${r.sport}>${r.dst}:${r.dport}`, { address: o.src, port: o.sport });
     // One that went out: its original tuple is the socket's view, and who answered is the peer
     // it reached (a destination NAT may have sent it elsewhere).
-    replies.set(`${src[0]}:${sport[0]}>${dst[0]}:${dport[0]}`, { address: src[1]!, port: sport[1]! });
+    replies.set(`${o.src}:${o.sport}>${o.dst}:${o.dport}`, { address: r.src, port: r.sport });
   }
   return replies;
 }

@@ -16,7 +16,7 @@ import type {
 } from '../boxes/orchestrator.ts';
 import { VpnPki, newTlsCryptKey } from '@exploit-grid/operator/pki';
 import {
-  runCheck,
+  runChecks,
   type CheckResult,
   type CheckTransports,
   type ServiceCheck,
@@ -448,7 +448,7 @@ export class TestOrchestrator implements BoxOrchestrator {
       http: async (url) => ({ status: 200, body: answers(Number(new URL(url).port)) }),
       tcp: async (_address, port) => answers(port),
     };
-    return Promise.all(checks.map((check) => runCheck(check, '10.66.1.1', transports, timeoutMs)));
+    return runChecks(checks, '10.66.1.1', transports, timeoutMs);
   }
 
   async closeAttackWindow(attackerUserId: string, targetBoxId: string): Promise<void> {

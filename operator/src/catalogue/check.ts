@@ -84,3 +84,13 @@ export async function runCheck(
     return { ok: false, detail: `port ${check.port}: the answer lacks what the service must say` };
   return { ok: true, detail: `port ${check.port}: answered as it should` };
 }
+
+/** A round: every check at once from the same place (what a runtime's `checkServices` answers). */
+export function runChecks(
+  checks: ServiceCheck[],
+  address: string,
+  transports: CheckTransports,
+  timeoutMs?: number,
+): Promise<CheckResult[]> {
+  return Promise.all(checks.map((check) => runCheck(check, address, transports, timeoutMs)));
+}

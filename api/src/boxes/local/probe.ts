@@ -1,8 +1,8 @@
 import { randomInt } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { CheckNotRun, type CheckTransports } from '@exploit-grid/operator/catalogue';
+import { trackedTcp } from '../../referee/conntrack.ts';
 import type { RouterNetwork } from './network.ts';
 
 /** Where a box's services are checked from: the box's address and the transports that reach it. */
@@ -73,27 +73,16 @@ export class ArenaProbe {
 
   /** The router's tracked connections from the host to a box, by how the box sees them (`peer:port>boxPort`). */
   #readProbes(): Set<string> {
-    const probes = new Set<string>();
     const pid = this.#routerPid();
-    if (pid === null) return probes;
-    let text: string;
-    try {
-      text = readFileSync(`/proc/${pid}/net/nf_conntrack`, 'utf8');
-    } catch {
-      return probes;
-    }
-    const host = `src=${this.#router.hostTransitAddress} `;
-    for (const line of text.split('\n')) {
-      if (!line.includes(' tcp ') || !line.includes(host)) continue;
-      const src = [...line.matchAll(/\bsrc=(\S+)/g)].map((m) => m[1]);
-      const dst = [...line.matchAll(/\bdst=(\S+)/g)].map((m) => m[1]);
-      const sport = [...line.matchAll(/\bsport=(\d+)/g)].map((m) => m[1]);
-      const dport = [...line.matchAll(/\bdport=(\d+)/g)].map((m) => m[1]);
-      // Original: host → box; reply: box → the renamed peer.
-      if (src[0] !== this.#router.hostTransitAddress || dst.length < 2 || dport.length < 2) continue;
-      probes.add(`${dst[1]}:${dport[1]}>${sport[1]}`);
-    }
-    return probes;
+    const host = this.#router.hostTransitAddress;
+    // Original: host → box; reply: box → the renamed peer.
+    return new Set(
+      pid === null
+        ? []
+        : trackedTcp(pid)
+            .filter((c) => c.original.src === host)
+            .map((c) => `${c.reply.dst}:${c.reply.dport}>${c.reply.sport}`),
+    );
   }
 
   /** Drops what is no longer remembered (now and then: the maps stay small). */

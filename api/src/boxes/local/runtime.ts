@@ -7,7 +7,7 @@ import type { Logger } from '../../logger.ts';
 import { VpnPki, newTlsCryptKey } from '@exploit-grid/operator/pki';
 import {
   loadoutFiles,
-  runCheck,
+  runChecks,
   type CheckResult,
   type ServiceCheck,
 } from '@exploit-grid/operator/catalogue';
@@ -847,7 +847,7 @@ export class LocalRuntime implements BoxOrchestrator {
   ): Promise<CheckResult[] | null> {
     const probe = this.serviceProbe(attackerUserId, boxId);
     if (!probe) return null;
-    return Promise.all(checks.map((check) => runCheck(check, probe.address, probe.transports, timeoutMs)));
+    return runChecks(checks, probe.address, probe.transports, timeoutMs);
   }
 
   async closeAttackWindow(attackerUserId: string, targetBoxId: string): Promise<void> {
