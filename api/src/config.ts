@@ -104,6 +104,7 @@ export const configSchema = z
     // At most 16 entries in all: what the Box resource holds (crds/box.yaml).
     BOX_LOADOUT_IN: z.coerce.number().int().min(0).max(8).default(3),
     BOX_LOADOUT_UP: z.coerce.number().int().min(0).max(8).default(2),
+    BOX_WARM_POOL: z.coerce.number().int().min(0).max(64).default(2),
     BASIC_DAILY_LIMIT_MINUTES: z.coerce.number().int().min(1).max(1440).default(60),
     ATTACK_TIME_LIMIT_MINUTES: z.coerce.number().min(0.05).max(1440).default(30),
     MMR_K: z.coerce.number().int().min(1).max(400).default(32),
@@ -250,6 +251,7 @@ export const configSchema = z
       stopTimeoutMs: env.BOX_STOP_TIMEOUT_MS,
       tickMs: env.BOX_TICK_MS,
       loadout: { in: env.BOX_LOADOUT_IN, up: env.BOX_LOADOUT_UP },
+      warmPool: env.BOX_WARM_POOL,
       basicDailyLimitSeconds: env.BASIC_DAILY_LIMIT_MINUTES * 60,
       arenaSubnet: env.ARENA_SUBNET,
       transitSubnet: env.TRANSIT_SUBNET,

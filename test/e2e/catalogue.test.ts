@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -133,11 +134,18 @@ describe('the catalogue on real boxes: installed, checked, exploited, fixed', fu
     env = {
       ...localRuntimeEnv({ prefix, net3: `172.31.${octet}`, octet, vpnPort: await freePort() }),
       ATTACK_TIME_LIMIT_MINUTES: '2',
+      // Both players' boxes come from the warm pool, with the loadouts drawn for its spares.
+      BOX_WARM_POOL: '2',
     };
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'eg-e2e-catalogue-'));
     platform = await startPlatform({ env, dataDir, timeoutMs: 120_000 });
     arena = new Arena(platform, dataDir);
     for (const computer of computers) await computer.create();
+    await until(
+      'the warm pool full',
+      async () => [0, 1].every((slot) => existsSync(path.join(dataDir!, `boxes/.spare-${slot}/ready`))),
+      180_000,
+    );
     [alice, bob] = await Promise.all([
       arena.join(`alice_${tag}`, computers[0]!),
       arena.join(`bob_${tag}`, computers[1]!),
@@ -160,11 +168,16 @@ describe('the catalogue on real boxes: installed, checked, exploited, fixed', fu
   });
 
   it('gives a new box its loadout at first boot: every service its owner is told of passes its check', async () => {
-    const mine = await arena.call<{ services: { name: string; port: number }[] }>(
+    // Taken over from the warm pool: running as the box, with the spare's loadout installed at its boot.
+    expect(platform.output().match(/Box started from a spare/g), 'boxes started from a spare').to.have.length(
+      2,
+    );
+    const mine = await arena.call<{ hostname: string; services: { name: string; port: number }[] }>(
       bob.token,
       'GET',
       '/boxes/my',
     );
+    expect(await asRoot(bob, 'hostname; cat /etc/hostname')).to.equal(`${mine.body.hostname}\n`.repeat(2));
     const services = mine.body.services;
     // The default loadout: 3 ways in, each a published service, and the box's sshd (listed whatever the loadout).
     expect(services.map((s) => s.port)).to.include(22);

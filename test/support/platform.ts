@@ -46,6 +46,8 @@ export function localRuntimeEnv(options: {
     VPN_TCP_PORT: String(options.vpnPort ?? 0),
     VPN_PUBLIC_HOST: `${net3}.5`,
     BOX_TICK_MS: '500',
+    // No spares booting beside the tests (a suite that tests the warm pool turns it on).
+    BOX_WARM_POOL: '0',
   };
 }
 

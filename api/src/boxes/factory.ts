@@ -69,6 +69,9 @@ export async function createOrchestrator(config: Config, logger: Logger): Promis
         stopTimeoutMs: config.boxes.stopTimeoutMs,
         diskMiB: config.boxes.diskMiB,
         playerCpus: config.boxes.playerCpus,
+        warmPool: config.boxes.warmPool,
+        loadout: config.boxes.loadout,
+        resources: config.boxes.resources,
         logger,
       });
     }

@@ -94,8 +94,13 @@ export interface BoxOrchestrator {
    * network namespace). Without it the owner's first ssh login cannot be seen, and the checklist leaves it out.
    */
   readonly seesSshClients?: boolean;
-  /** Optional: gets ready for new boxes (the local runtime prepares disks for the next free slots). */
+  /** Optional: gets ready for new boxes (the local runtime's warm pool boots spares at the next free slots). */
   prepareSpares?(usedSlots: number[]): void;
+  /**
+   * Optional: the loadout of the spare a box made now at `slot` would take over at its first start, or null
+   * (none there). A new box is given that loadout, so that it starts at once.
+   */
+  spareLoadout?(slot: number): Promise<string[] | null>;
   /** Lets go of the runtime; boxes and VPN servers keep running for the next start. */
   close(): Promise<void>;
   /**

@@ -144,6 +144,42 @@ describe('boxes and VPN access (API on the test runtime)', function () {
       expect(spec?.loadout).to.deep.equal(loadout);
     });
 
+    it('gives a new box the loadout of the runtime’s spare at its slot, never one naming an unknown entry', async () => {
+      const catalogue = loadCatalogue();
+      const spareLoadout = [
+        catalogue.find((e) => e.kind === 'in')!.id,
+        catalogue.filter((e) => e.kind === 'up').at(-1)!.id,
+      ];
+      // The new box's slot is the database's choice: the runtime has a spare at every one.
+      const everySlot = (loadout: string[]) => {
+        for (let slot = 0; slot < 512; slot++) t.orchestrator.spares.set(slot, loadout);
+      };
+      try {
+        everySlot(spareLoadout);
+        const { user, box } = await withBox();
+        expect((await boxRow(box.id))?.loadout).to.deep.equal(spareLoadout);
+        expect(box.services).to.deep.equal(publishedServices(catalogue, spareLoadout));
+        expect((await power(user, box.hostname, true)).status).to.equal(200);
+        const spec = await waitFor(
+          () => t.orchestrator.appliedTo(box.id).at(-1),
+          (s) => s?.power === true,
+          { what: 'the spec of the started box' },
+        );
+        expect(spec?.loadout).to.deep.equal(spareLoadout);
+        for (const odd of [
+          [...spareLoadout, 'no-such-entry'],
+          [spareLoadout[0]!, spareLoadout[0]!],
+        ]) {
+          everySlot(odd);
+          const drawn = (await boxRow((await withBox()).box.id))?.loadout as string[];
+          expect(drawn).to.not.deep.equal(odd);
+          expect(drawn).to.have.length(DEFAULT_LOADOUT_SIZE.in + DEFAULT_LOADOUT_SIZE.up);
+        }
+      } finally {
+        t.orchestrator.spares.clear();
+      }
+    });
+
     it('gives colliding handles distinct hostnames', async () => {
       const n = Date.now().toString(36).slice(-6);
       const first = await t.account(`dup_${n}`);

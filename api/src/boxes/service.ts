@@ -262,9 +262,9 @@ export class BoxService {
           ],
         );
         this.#log.info({ userId, hostname }, 'Box created');
+        await this.#takeSpareLoadout(userId);
         this.events.emit('loadoutChanged', userId);
         const box = await this.my(userId);
-        // The runtime prepares the new box's disk now, so its first start is quick.
         if (!box) throw notFound(BOX_MESSAGES.noBox);
         void this.kick(box.id);
         return box;
@@ -277,6 +277,26 @@ export class BoxService {
       }
     }
     throw serviceUnavailable('Could not allocate a box. Try again.');
+  }
+
+  /**
+   * A new box takes the loadout of the runtime's spare at its slot (its first start takes the spare over,
+   * booted and installed already: docs/boxes.md, the warm pool). The spare's loadout was drawn the same way
+   * as the box's; one that names an entry this catalogue lacks is not taken.
+   */
+  async #takeSpareLoadout(userId: string): Promise<void> {
+    const row = await this.#sql().one<{ id: string; slot: number }>(
+      'select id, slot from boxes where user_id = ?',
+      [userId],
+    );
+    if (!row || !this.#o.orchestrator.spareLoadout) return;
+    const loadout = await this.#o.orchestrator.spareLoadout(row.slot).catch(() => null);
+    const known = new Set(this.#catalogue.map((entry) => entry.id));
+    if (!loadout || new Set(loadout).size !== loadout.length || !loadout.every((id) => known.has(id))) return;
+    await this.#sql().run(`update boxes set loadout = ${LOADOUT_PARAM} where id = ?`, [
+      JSON.stringify(loadout),
+      row.id,
+    ]);
   }
 
   async power(userId: string, hostname: string, on: boolean): Promise<Box> {

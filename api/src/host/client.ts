@@ -195,6 +195,10 @@ export class HostOrchestrator implements BoxOrchestrator {
     void this.#peer.call('prepareSpares', usedSlots).catch(() => undefined);
   }
 
+  spareLoadout(slot: number): Promise<string[] | null> {
+    return this.#peer.call('spareLoadout', slot).catch(() => null);
+  }
+
   async close(): Promise<void> {
     await this.#peer.call('close').catch(() => undefined);
     this.#peer.close();

@@ -148,6 +148,10 @@ export const hostMethods = {
     z.array(z.object({ ok: z.boolean(), detail: z.string() })).nullable(),
   ),
   prepareSpares: method(z.tuple([z.array(z.number().int().min(0).max(65_535)).max(65_536)]), nothing),
+  spareLoadout: method(
+    z.tuple([z.number().int().min(0).max(65_535)]),
+    z.array(z.string().max(64)).max(16).nullable(),
+  ),
   close: method(none, nothing),
   refereeStart: method(none, z.boolean()),
   refereeWatch: method(z.tuple([attackSchema]), nothing),

@@ -116,6 +116,7 @@ export function serveRuntime(
     checkServices: async (attacker, box, checks, timeoutMs) =>
       runtime.checkServices ? runtime.checkServices(attacker, box, checks, timeoutMs) : null,
     prepareSpares: async (slots) => runtime.prepareSpares?.(slots),
+    spareLoadout: async (slot) => (runtime.spareLoadout ? runtime.spareLoadout(slot) : null),
     // The API lets go; the host process closes the runtime once the API has exited.
     close: closeReferee,
     refereeStart: async () => {

@@ -112,6 +112,8 @@ export class TestOrchestrator implements BoxOrchestrator {
   readonly revocations: RevokedIdentity[][] = [];
   /** Identities issued, in order. */
   readonly issued: VpnIdentity[] = [];
+  /** Loadouts of spares by slot (what spareLoadout answers; tests set them). */
+  readonly spares = new Map<number, string[]>();
   /** Every list of used slots prepareSpares was given, in order. */
   readonly spareRequests: number[][] = [];
 
@@ -507,6 +509,10 @@ export class TestOrchestrator implements BoxOrchestrator {
 
   prepareSpares(usedSlots: number[]): void {
     this.spareRequests.push([...usedSlots]);
+  }
+
+  async spareLoadout(slot: number): Promise<string[] | null> {
+    return this.spares.get(slot) ?? null;
   }
 
   /** Serves the agents' endpoint on loopback, on a port of the system's choosing (see agentUrl). */

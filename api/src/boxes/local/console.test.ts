@@ -9,7 +9,8 @@ import { CONSOLE_WRITER } from './machine.ts';
 /** Feeds `input` to the box launcher's console writer, as nspawn's output would be, until its end. */
 async function write(dir: string, input: Buffer, bytes: number): Promise<void> {
   const writer = spawn('sh', ['-c', CONSOLE_WRITER], {
-    env: { PATH: process.env.PATH, EG_BOX_DIR: dir, EG_CONSOLE_BYTES: String(bytes) },
+    cwd: dir,
+    env: { PATH: process.env.PATH, EG_CONSOLE_BYTES: String(bytes) },
     stdio: ['pipe', 'inherit', 'inherit'],
   });
   const done = new Promise<number | null>((resolve) => writer.once('exit', resolve));

@@ -8,6 +8,7 @@ import {
   mkdir,
   readFile,
   readdir,
+  readlink,
   rename,
   symlink,
   rm,
@@ -37,15 +38,15 @@ const UID_RANGE = 65536;
 /** Each file of a box's console log (console.log, then console.log.1 once it is full). */
 export const CONSOLE_LOG_BYTES = 1024 * 1024;
 /**
- * The box launcher's console writer (sh): copies its input to `$EG_BOX_DIR/console.log` and
+ * The box launcher's console writer (sh, in the box's directory): copies its input to `console.log` and
  * starts a new file each `$EG_CONSOLE_BYTES` bytes, keeping the one before as console.log.1
  * (each launch starts a new file too). `head -c` reads no more than it writes.
  */
 export const CONSOLE_WRITER = [
   'while :; do',
-  '  mv -f "$EG_BOX_DIR/console.log" "$EG_BOX_DIR/console.log.1" 2>/dev/null',
-  '  head -c "$EG_CONSOLE_BYTES" > "$EG_BOX_DIR/console.log"',
-  '  [ "$(wc -c < "$EG_BOX_DIR/console.log")" -lt "$EG_CONSOLE_BYTES" ] && break',
+  '  mv -f console.log console.log.1 2>/dev/null',
+  '  head -c "$EG_CONSOLE_BYTES" > console.log',
+  '  [ "$(wc -c < console.log)" -lt "$EG_CONSOLE_BYTES" ] && break',
   'done',
 ].join('\n');
 /**
@@ -115,6 +116,11 @@ export class Machine {
     return existsSync(path.join(this.dir, 'provisioned'));
   }
 
+  /** Whether the box was never prepared for a start: no disk, no root, no launcher. */
+  get neverPrepared(): boolean {
+    return ['disk.img', 'root', 'upper', 'pid'].every((file) => !existsSync(path.join(this.dir, file)));
+  }
+
   /** systemd-nspawn's host-side veth of this machine, a port of the arena bridge. */
   get interfaceName(): string {
     return `vb-${this.machineName}`;
@@ -135,8 +141,12 @@ export class Machine {
     if (!text) return null;
     const pid = Number(text.trim());
     try {
+      // The launcher runs in the box's directory, which a spare's launcher keeps when the spare becomes
+      // a box (its directory renamed); launchers from before that named it on their command line.
+      const cwd = await readlink(`/proc/${pid}/cwd`).catch(() => null);
+      if (cwd === this.dir) return pid;
       const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8');
-      return cmdline.includes(this.dir) ? pid : null;
+      return cmdline.includes(`exploit-grid-box:${this.dir}\0`) ? pid : null;
     } catch {
       return null;
     }
@@ -203,7 +213,6 @@ export class Machine {
 
   /** Creates the box's directories and cgroup and mounts its root. Idempotent. */
   async prepare(currentImage: string, spec: MachineSpec): Promise<void> {
-    await this.#claimSpare(currentImage, spec.slot);
     // A box keeps the image it was made from (its upper layer only makes sense on that one);
     // new boxes get the current image.
     const recorded = await readFile(path.join(this.dir, 'image'), 'utf8').catch(() => null);
@@ -228,19 +237,6 @@ export class Machine {
     const base = Machine.uidBase(spec.slot);
     if ((await lstat(this.rootDir)).uid !== base) await shiftOwnership(this.rootDir, base);
     await this.#writeBoxFiles(spec);
-  }
-
-  /** Takes over a spare disk made ready for this slot (see prepareSpare), when there is one. */
-  async #claimSpare(imagePath: string, slot: number): Promise<void> {
-    const spare = spareDir(path.dirname(this.dir), slot);
-    if (existsSync(path.join(this.dir, DISK_IMAGE)) || existsSync(path.join(this.dir, 'upper'))) return;
-    if (!existsSync(path.join(spare, 'ready'))) return;
-    const made = await readFile(path.join(spare, 'ready'), 'utf8').catch(() => '');
-    if (made === spareKey(imagePath, this.#diskMiB)) {
-      await mkdir(this.dir, { recursive: true, mode: 0o700 });
-      await rename(path.join(spare, DISK_IMAGE), path.join(this.dir, DISK_IMAGE));
-    }
-    await rm(spare, { recursive: true, force: true });
   }
 
   /** Files the runtime owns inside the box; identity and secrets only on first start. */
@@ -272,24 +268,7 @@ export class Machine {
         await rm(path.join(parent, path.basename(leftover)), { force: true });
     }
     if (!firstStart) return;
-    await write('etc/hostname', `${spec.hostname}\n`);
-    await write(
-      'etc/hosts',
-      `127.0.0.1\tlocalhost\n127.0.1.1\t${spec.hostname}\n::1\tlocalhost ip6-localhost ip6-loopback\n`,
-    );
-    const shadowPath = path.join(root, 'etc/shadow');
-    const shadow = (await readFile(shadowPath, 'utf8'))
-      .split('\n')
-      .map((line) =>
-        line.startsWith('root:') ? line.replace(/^root:[^:]*:/, `root:${spec.rootPasswordHash}:`) : line,
-      )
-      .join('\n');
-    await write('etc/shadow', shadow, 0o640);
-    if (spec.sshPublicKey) {
-      await mkdir(path.join(root, 'root/.ssh'), { recursive: true, mode: 0o700 });
-      await chown(path.join(root, 'root/.ssh'), base, base);
-      await write('root/.ssh/authorized_keys', `${spec.sshPublicKey}\n`, 0o600);
-    }
+    await this.#writeIdentity(spec, write);
     const hostKey = path.join(root, 'etc/ssh/ssh_host_ed25519_key');
     await rm(hostKey, { force: true });
     await rm(`${hostKey}.pub`, { force: true });
@@ -307,6 +286,56 @@ export class Machine {
       await symlink(LOADOUT_UNIT, path.join(wants, LOADOUT_SERVICE));
       await lchown(path.join(wants, LOADOUT_SERVICE), base, base);
     }
+    await writeFile(path.join(this.dir, 'provisioned'), new Date().toISOString());
+  }
+
+  /** Who the box is: its hostname, root's password and ssh key. */
+  async #writeIdentity(
+    spec: MachineSpec,
+    write: (file: string, content: string, mode?: number) => Promise<void>,
+  ): Promise<void> {
+    const base = Machine.uidBase(spec.slot);
+    const root = this.rootDir;
+    await write('etc/hostname', `${spec.hostname}\n`);
+    await write(
+      'etc/hosts',
+      `127.0.0.1\tlocalhost\n127.0.1.1\t${spec.hostname}\n::1\tlocalhost ip6-localhost ip6-loopback\n`,
+    );
+    const shadowPath = path.join(await boxDirectory(root, 'etc', base), 'shadow');
+    const shadow = (await readFile(shadowPath, 'utf8'))
+      .split('\n')
+      .map((line) =>
+        line.startsWith('root:') ? line.replace(/^root:[^:]*:/, `root:${spec.rootPasswordHash}:`) : line,
+      )
+      .join('\n');
+    await write('etc/shadow', shadow, 0o640);
+    if (spec.sshPublicKey) {
+      await chmod(await boxDirectory(root, 'root/.ssh', base), 0o700);
+      await write('root/.ssh/authorized_keys', `${spec.sshPublicKey}\n`, 0o600);
+    }
+  }
+
+  /**
+   * Makes a running spare (see pool.ts), now in this box's directory, this box: its hostname (the file and
+   * the running box's own), root's password and key, and the box's limits. Its ssh host key, machine id and
+   * loadout are its own already: it was booted for no one (root locked, no key), and only the box's owner
+   * could reach it, from the box's creation on.
+   */
+  async takeOver(spec: MachineSpec, leader: number): Promise<void> {
+    const base = Machine.uidBase(spec.slot);
+    const root = this.rootDir;
+    await this.#writeIdentity(spec, async (file, content, mode = 0o644) => {
+      const full = path.join(await boxDirectory(root, path.dirname(file), base), path.basename(file));
+      // Written beside and renamed over: the box never reads half a file (sshd reads shadow at each login).
+      const partial = `${full}.eg-new`;
+      await rm(partial, { force: true });
+      await writeFile(partial, content, { mode, flag: 'wx' });
+      await chmod(partial, mode);
+      await lchown(partial, base, base);
+      await rename(partial, full);
+    });
+    await run('nsenter', [`--target=${leader}`, '--uts', 'hostname', spec.hostname]);
+    await this.cgroup().create(spec.limits);
     await writeFile(path.join(this.dir, 'provisioned'), new Date().toISOString());
   }
 
@@ -330,7 +359,8 @@ export class Machine {
       // No console in the box: its systemd logs to its journal (on its disk), and box root has no
       // /dev/console to write to the host without end. The log holds nspawn's own lines.
       '--console=pipe',
-      `--directory=${this.rootDir}`,
+      // Relative to the launcher's directory (the box's), which follows a spare that becomes a box.
+      '--directory=root',
       `--machine=${this.machineName}`,
       `--hostname=${spec.hostname}`,
       `--private-users=${Machine.uidBase(spec.slot)}:${UID_RANGE}`,
@@ -349,7 +379,7 @@ export class Machine {
       'for f in $EG_CGROUP_PROCS; do echo $$ > "$f"; done',
       // What nspawn writes goes through CONSOLE_WRITER: a box rebooting itself without end adds
       // lines at each start, and they must not fill the host's disk.
-      'pipe="$EG_BOX_DIR/console.pipe"',
+      'pipe=console.pipe',
       'rm -f "$pipe" && mkfifo -m 600 "$pipe" || exit 1',
       `(${CONSOLE_WRITER}) < "$pipe" &`,
       'exec > "$pipe" 2>&1',
@@ -359,18 +389,19 @@ export class Machine {
       '  code=$?',
       `  [ "$code" -eq ${REBOOT_EXIT} ] || break`,
       'done',
-      'echo "$code" > "$EG_BOX_DIR/exit"',
+      'echo "$code" > exit',
     ].join('\n');
     const log = openSync(path.join(this.dir, 'console.log'), 'a');
     try {
-      const child = spawn('sh', ['-c', script, `exploit-grid-box:${this.dir}`, ...nspawn], {
+      const child = spawn('sh', ['-c', script, `exploit-grid-box:${this.machineName}`, ...nspawn], {
         detached: true,
+        // Every path of the launcher is relative to it (see #pid).
+        cwd: this.dir,
         stdio: ['ignore', log, log],
         env: {
           PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin',
           EG_CGROUP_PROCS: this.cgroup().procsFiles.join(' '),
           EG_ROUTER_NETNS: routerNamespacePath,
-          EG_BOX_DIR: this.dir,
           EG_CONSOLE_BYTES: String(CONSOLE_LOG_BYTES),
         },
       });
@@ -496,9 +527,9 @@ export class Machine {
     await writeFile(path.join(this.dir, 'provisioned'), new Date().toISOString());
   }
 
-  /** Stops the box and removes everything it had: disk, cgroup, logs. */
-  async destroy(): Promise<void> {
-    await this.stop(2000);
+  /** Stops the box (waiting `timeoutMs` for it to power off) and removes everything it had: disk, cgroup, logs. */
+  async destroy(timeoutMs = 2000): Promise<void> {
+    await this.stop(timeoutMs);
     await this.cgroup().remove();
     await rm(this.dir, { recursive: true, force: true });
   }
@@ -718,57 +749,6 @@ async function mountOverlay(imagePath: string, dir: string): Promise<string> {
     root,
   ]);
   return root;
-}
-
-const spareDir = (boxesDir: string, slot: number) => path.join(boxesDir, `.spare-${slot}`);
-/** What a spare disk was made for: a box takes it over only when both still hold. */
-const spareKey = (imagePath: string, diskMiB: number) => `${imagePath}\n${diskMiB} MiB`;
-
-/**
- * Makes a disk ready ahead of time for the box that will get `slot`: an overlay upper layer
- * already shifted into the slot's UID range, the slow part of a first start. A box created
- * for that slot takes it over (claimSpare) and starts in about a second.
- */
-export async function prepareSpare(
-  boxesDir: string,
-  slot: number,
-  imagePath: string,
-  diskMiB: number,
-): Promise<boolean> {
-  const dir = spareDir(boxesDir, slot);
-  const key = spareKey(imagePath, diskMiB);
-  const ready = await readFile(path.join(dir, 'ready'), 'utf8').catch(() => null);
-  if (ready === key) return false;
-  await removeSpare(dir);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  await mountDisk(dir, diskMiB);
-  try {
-    const root = await mountOverlay(imagePath, dir);
-    try {
-      await shiftOwnership(root, Machine.uidBase(slot));
-    } finally {
-      await run('umount', [root]);
-    }
-  } finally {
-    await run('umount', [path.join(dir, DISK_MOUNT)]);
-  }
-  await writeFile(path.join(dir, 'ready'), key);
-  return true;
-}
-
-/** Removes a spare disk, unmounting what a spare being made when the API stopped left mounted. */
-async function removeSpare(dir: string): Promise<void> {
-  for (const mount of [path.join(dir, 'root'), path.join(dir, DISK_MOUNT)])
-    if (await isMountPoint(mount)) await run('umount', ['-l', mount]).catch(() => undefined);
-  await rm(dir, { recursive: true, force: true });
-}
-
-/** Removes spare disks of slots outside `keep`. */
-export async function removeSpares(boxesDir: string, keep: Set<number>): Promise<void> {
-  for (const entry of await readdir(boxesDir).catch(() => [])) {
-    const match = /^\.spare-(\d+)$/.exec(entry);
-    if (match && !keep.has(Number(match[1]))) await removeSpare(path.join(boxesDir, entry));
-  }
 }
 
 /** The parent cgroup of every box of a runtime prefix. */

@@ -1,7 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, readlink, rm, stat, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import { testLogger } from '../../testing/logger.ts';
 import type { Attack } from '../../contracts/index.ts';
 import type { BoxObservation, BoxSpec, VpnIdentity, VpnSession } from '../orchestrator.ts';
-import { ClientNamespace, VpnClient, requireBoxHost } from '../../testing/netns.ts';
+import { ClientNamespace, VpnClient, requireBoxHost, sshArgs } from '../../testing/netns.ts';
 import { freeTcpUdpPort } from '../../net.ts';
 import { orchestratorContract } from '../../testing/orchestrator-contract.ts';
 import { LocalRuntime, type LocalRuntimeOptions } from './runtime.ts';
@@ -40,6 +40,7 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
   const MAX_CLIENTS = 10;
   const resources = { memoryMiB: 384, cpuMillis: 500, pids: 300 };
   const DISK_MIB = 300;
+  const POOL_LOADOUT = { in: 1, up: 1 };
 
   let tmp: string | undefined;
   let dataDir: string;
@@ -195,6 +196,10 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
       vpnMaxClients: MAX_CLIENTS,
       stopTimeoutMs: 5000,
       diskMiB: DISK_MIB,
+      // Spares boot only when a test asks for them (prepareSpares): the API's loop is not here.
+      warmPool: 2,
+      loadout: POOL_LOADOUT,
+      resources,
       logger: testLogger,
     };
     runtime = newRuntime();
@@ -1565,38 +1570,108 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     expect((await runtime!.applyBox(aliceBox)).phase).to.equal('RUNNING');
   });
 
-  it('keeps spare disks ready for the next free slots; a new box takes one over, shifted and unmounted', async function () {
-    this.timeout(60_000);
+  it('keeps spares booted with their loadouts at the next free slots; a new box takes one over at once', async function () {
+    this.timeout(240_000);
     const boxes = path.join(dataDir, 'boxes');
+    const spare = (slot: number) => path.join(boxes, `.spare-${slot}`);
     runtime!.prepareSpares([aliceBox.slot, bobBox.slot]);
     await until(
-      'two spare disks',
-      async () =>
-        existsSync(path.join(boxes, '.spare-0/ready')) && existsSync(path.join(boxes, '.spare-1/ready')),
-      40_000,
+      'two spares, booted and installed',
+      async () => existsSync(path.join(spare(0), 'ready')) && existsSync(path.join(spare(1), 'ready')),
+      180_000,
+      250,
     );
-    expect(await mountsUnder(path.join(boxes, '.spare-0')), 'mounts of a spare').to.deep.equal([]);
-    const spareImage = await stat(path.join(boxes, '.spare-0/disk.img'));
-    expect(spareImage.blocks * 512, 'a spare’s blocks on the host').to.be.at.least(DISK_MIB * 1024 * 1024);
-    const newcomer: BoxSpec = { ...aliceBox, id: randomUUID(), slot: 0, hostname: 'new-box', power: false };
+    // Nobody can log in to a spare: root is locked and has no key; nobody reaches it either.
+    const spareShadow = await readFile(path.join(spare(0), 'root/etc/shadow'), 'utf8');
+    expect(spareShadow).to.match(/^root:\*:/m);
+    expect(existsSync(path.join(spare(0), 'root/root/.ssh/authorized_keys'))).to.equal(false);
+    const loadout = await runtime!.spareLoadout(0);
+    expect(loadout, 'the spare’s loadout').to.have.length(POOL_LOADOUT.in + POOL_LOADOUT.up);
+    expect(await runtime!.spareLoadout(5), 'no spare at slot 5').to.equal(null);
+
+    // A box made at slot 0 with the spare's loadout, not started yet: the spare waits for it.
+    const newcomer: BoxSpec = {
+      ...aliceBox,
+      id: randomUUID(),
+      ownerId: randomUUID(),
+      slot: 0,
+      hostname: 'new-box',
+      rootPassword: `new-${randomBytes(6).toString('hex')}`,
+      sshPublicKey: ownerPublicKey,
+      loadout: loadout!,
+      power: false,
+      resources: { ...resources, memoryMiB: 320 },
+    };
     expect((await runtime!.applyBox(newcomer)).phase).to.equal('STOPPED');
-    // A box never started holds no disk: free accounts cannot fill the host's room for boxes.
     expect(existsSync(path.join(boxDir(newcomer), 'disk.img')), 'a disk before the first start').to.equal(
       false,
     );
-    expect(existsSync(path.join(boxes, '.spare-0/ready')), 'the spare, still there').to.equal(true);
-    expect((await runtime!.applyBox({ ...newcomer, power: true })).phase).to.be.oneOf([
-      'PROVISIONING',
-      'RUNNING',
-    ]);
-    const image = await stat(path.join(boxDir(newcomer), 'disk.img'));
-    expect(image.ino, 'the spare’s disk, taken over').to.equal(spareImage.ino);
-    expect(existsSync(path.join(boxes, '.spare-0')), 'the spare once taken').to.equal(false);
-    // Prepared for its start: root and image files in the slot's UID range.
-    expect((await stat(path.join(boxDir(newcomer), 'root'))).uid).to.equal(0x10000000);
-    expect((await stat(path.join(boxDir(newcomer), 'root/etc/passwd'))).uid).to.equal(0x10000000);
-    await runtime!.deleteBox(newcomer.id);
-    expect(existsSync(boxDir(newcomer))).to.equal(false);
+    // A box made at slot 1 and deleted unstarted leaves the spare there running.
+    const passing: BoxSpec = { ...newcomer, id: randomUUID(), slot: 1, hostname: 'gone-box' };
+    await runtime!.applyBox(passing);
+    await runtime!.deleteBox(passing.id);
+    expect(await cgroupProcs(cgroupGroup, `${prefix}-b1`), 'the spare at slot 1').to.not.deep.equal([]);
+    const spareInit = await containerInit(spare(0));
+
+    // Its first start takes the spare over: running at once, as the box, with the spare's services.
+    const started = await runtime!.applyBox({ ...newcomer, power: true });
+    expect(started.phase, started.reason ?? '').to.equal('RUNNING');
+    expect(existsSync(spare(0)), 'the spare once taken').to.equal(false);
+    expect(await containerInit(boxDir(newcomer)), 'the same running box').to.equal(spareInit);
+    expect(existsSync(path.join(boxDir(newcomer), 'disk.img'))).to.equal(true);
+    expect((await readFile(path.join(boxDir(newcomer), 'slot'), 'utf8')).trim()).to.equal('0');
+    const address = runtime!.boxAddress(0);
+    const asRoot = (command: string, auth: { password: string } | { keyFile: string }) =>
+      routerSsh(runtime!.router.namespacePath, address, command, auth);
+    expect(await asRoot('hostname; cat /etc/hostname', { password: newcomer.rootPassword })).to.equal(
+      'new-box\nnew-box\n',
+    );
+    expect(await asRoot('hostname', { keyFile: ownerKey })).to.equal('new-box\n');
+    expect(
+      await asRoot('test -d /var/lib/exploit-grid/loadout || echo installed', { keyFile: ownerKey }),
+    ).to.equal('installed\n');
+    // The box's own limits, not the spare's.
+    expect(await memoryLimitOf(cgroupGroup, `${prefix}-b0`)).to.equal(
+      newcomer.resources.memoryMiB * 1024 * 1024,
+    );
+
+    // A reboot from inside comes back as the same box (its launcher followed the directory).
+    await asRoot('systemctl reboot', { keyFile: ownerKey }).catch(() => undefined);
+    await until(
+      'the box back after its reboot',
+      async () => {
+        const observed = await runtime!.applyBox({ ...newcomer, power: true });
+        expect(observed.phase, observed.reason ?? '').to.be.oneOf(['RUNNING', 'PROVISIONING']);
+        if (observed.phase !== 'RUNNING' || !observed.openPorts['22']) return undefined;
+        return (await containerInit(boxDir(newcomer))) !== spareInit ? true : undefined;
+      },
+      60_000,
+      250,
+    );
+    expect(await asRoot('hostname', { keyFile: ownerKey })).to.equal('new-box\n');
+
+    // A box whose loadout is not the spare's boots from nothing; the spare goes.
+    const other: BoxSpec = {
+      ...newcomer,
+      id: randomUUID(),
+      ownerId: randomUUID(),
+      slot: 1,
+      hostname: 'cold-box',
+      loadout: [],
+      power: true,
+    };
+    await waitPhase(other, 'RUNNING', ['PROVISIONING']);
+    expect(existsSync(spare(1)), 'the spare that did not fit').to.equal(false);
+    expect(await runtime!.spareLoadout(1)).to.equal(null);
+
+    // Refilled at the next free slots, never at a box's.
+    runtime!.prepareSpares([0, 1, aliceBox.slot, bobBox.slot]);
+    await until('a spare at slot 2', async () => existsSync(path.join(spare(2), 'ready')), 180_000, 250);
+    for (const box of [newcomer, other]) {
+      expect((await runtime!.applyBox({ ...box, power: true })).phase).to.equal('RUNNING');
+      await runtime!.deleteBox(box.id);
+      expect(existsSync(boxDir(box))).to.equal(false);
+    }
   });
 
   describe('keeps the box runtime contract (the one the API tests’ double keeps)', () => {
@@ -1815,13 +1890,42 @@ async function processesMatching(
   return found;
 }
 
-/** systemd-nspawn processes running the box in `boxDir`. */
+/** systemd-nspawn processes running the box in `boxDir` (its launcher's directory). */
 async function nspawnPids(boxDir: string): Promise<number[]> {
-  const directory = `--directory=${path.join(boxDir, 'root')}`;
   const found = await processesMatching(
-    (argv) => path.basename(argv[0] ?? '') === 'systemd-nspawn' && argv.includes(directory),
+    (argv) => path.basename(argv[0] ?? '') === 'systemd-nspawn' && argv.includes('--directory=root'),
   );
-  return found.map((p) => p.pid);
+  const pids: number[] = [];
+  for (const p of found)
+    if ((await readlink(`/proc/${p.pid}/cwd`).catch(() => null)) === boxDir) pids.push(p.pid);
+  return pids;
+}
+
+/** The memory limit of a box's cgroup (v2 or v1), in bytes. */
+async function memoryLimitOf(group: string, machine: string): Promise<number> {
+  const v2 = `/sys/fs/cgroup/${group}/${machine}/memory.max`;
+  const text = existsSync(v2)
+    ? await readFile(v2, 'utf8')
+    : await readFile(`/sys/fs/cgroup/memory/${group}/${machine}/memory.limit_in_bytes`, 'utf8');
+  return Number(text.trim());
+}
+
+/** Runs a command as root on a box over ssh from the router's namespace (where a box's owner comes from). */
+async function routerSsh(
+  namespacePath: string,
+  address: string,
+  command: string,
+  auth: { password: string } | { keyFile: string },
+): Promise<string> {
+  const { stdout } = await execFileAsync(
+    'nsenter',
+    [`--net=${namespacePath}`, ...sshArgs(auth), `root@${address}`, command],
+    {
+      timeout: 20_000,
+      env: { ...process.env, SSHPASS: 'password' in auth ? auth.password : '' },
+    },
+  );
+  return stdout;
 }
 
 /** The box's main systemd-nspawn process (not a short-lived child of it). */

@@ -6,14 +6,17 @@ import { BOX_MESSAGES, type VpnProtocol } from '../../contracts/boxes.ts';
 import type { Logger } from '../../logger.ts';
 import { VpnPki, newTlsCryptKey } from '@exploit-grid/operator/pki';
 import {
+  loadCatalogue,
   loadoutFiles,
   runChecks,
   type CheckResult,
+  type LoadoutSize,
   type ServiceCheck,
 } from '@exploit-grid/operator/catalogue';
 import type {
   BoxObservation,
   BoxOrchestrator,
+  BoxResources,
   BoxSpec,
   OrchestratorEvents,
   OrchestratorStatus,
@@ -33,11 +36,10 @@ import {
   Machine,
   cgroupGroup,
   listMachineDirs,
-  prepareSpare,
-  removeSpares,
   type MachineSpec,
   type MachineState,
 } from './machine.ts';
+import { WarmPool } from './pool.ts';
 import { resolvePlayerCpus, sweepCgroups } from './cgroups.ts';
 import { ensureBoxInit } from './syscall-filter.ts';
 import { BRIDGE, RouterNetwork, TUN_TCP, TUN_UDP, type AccessPair } from './network.ts';
@@ -68,6 +70,12 @@ export interface LocalRuntimeOptions {
   diskMiB: number;
   /** Where boxes and the VPN servers run (PLAYER_CPUS: auto, all or a CPU list; default auto). */
   playerCpus?: string;
+  /** Spare boxes kept booted for new boxes (BOX_WARM_POOL; pool.ts); 0 or absent: none. */
+  warmPool?: number;
+  /** The loadout sizes new boxes get (BOX_LOADOUT_IN/UP): the spares' loadouts are drawn the same way. */
+  loadout?: LoadoutSize;
+  /** A box's limits (BOX_MEMORY_MIB, ...), which spares boot with. */
+  resources?: BoxResources;
   logger: Logger;
 }
 
@@ -107,8 +115,6 @@ const HOST_LIMITS: [string, number][] = [
 
 /** A box whose systemd has not started this long after its launch is stopped and reported CRASHED. */
 const BOOT_TIMEOUT_MS = 90_000;
-/** Disks kept ready for the next new boxes. */
-const SPARE_DISKS = 2;
 
 /**
  * The local adapter of the BoxOrchestrator port: boxes as systemd-nspawn containers and the
@@ -141,7 +147,7 @@ export class LocalRuntime implements BoxOrchestrator {
   /** Bridge port updates, one after the other (two boxes applied at once must not undo each other). */
   #portsChain: Promise<void> = Promise.resolve();
   #authorize: (userId: string) => Promise<boolean> = async () => false;
-  #sparing: Promise<void> | null = null;
+  readonly #pool: WarmPool;
   /** The box-init binary (syscall-filter.ts), once compiled. */
   #boxInit = '';
   readonly #bootingSince = new Map<string, number>();
@@ -175,6 +181,42 @@ export class LocalRuntime implements BoxOrchestrator {
       mirror: options.imageMirror,
       logger: options.logger,
     });
+    this.#pool = new WarmPool(
+      {
+        boxesDir: this.#boxesDir,
+        size: options.warmPool ?? 0,
+        diskMiB: options.diskMiB,
+        loadout: options.loadout ?? { in: 0, up: 0 },
+        catalogue: loadCatalogue(),
+        logger: options.logger,
+      },
+      {
+        imagePath: () => (this.image.status.state === 'ready' ? this.image.path : null),
+        slotInUse: (slot) => [...this.#specs.values()].some((spec) => spec.slot === slot),
+        machine: (id, slot) => this.#machine({ id, slot }),
+        spareSpec: (slot, loadout) =>
+          this.#machineSpec(
+            {
+              id: '',
+              slot,
+              hostname: '',
+              ownerId: '',
+              power: true,
+              rootPassword: '',
+              sshPublicKey: null,
+              agentToken: null,
+              loadout,
+              resources: options.resources ?? { memoryMiB: 512, cpuMillis: 500, pids: 512 },
+            },
+            this.boxAddress(slot),
+            true,
+          ),
+        boot: async (machine, spec) => {
+          await machine.prepare(this.image.path, spec);
+          await machine.start(spec, this.router.namespacePath, BRIDGE, this.#boxInit);
+        },
+      },
+    );
     this.#serverName = `${options.prefix}-vpn-server`;
     this.#playerCpus = resolvePlayerCpus(options.playerCpus ?? 'auto');
     const server = (protocol: VpnProtocol, clients: typeof vpnUdp, device: string) =>
@@ -448,6 +490,15 @@ export class LocalRuntime implements BoxOrchestrator {
             return observe('PROVISIONING', `Preparing the Debian base image (${now.percent}%)`);
           }
           const machineSpec = await this.#machineSpec(spec, ip, !machine.provisioned);
+          if (!machine.provisioned && (await this.#pool.claim(machine, machineSpec, spec.loadout))) {
+            const now = await machine.state();
+            this.#seen.set(spec.id, now);
+            this.#log.info({ box: spec.id, machine: machine.machineName, ip }, 'Box started from a spare');
+            this.events.emit('boxChanged', spec.id);
+            if (now.state !== 'running') return observe('PROVISIONING', 'Booting');
+            await this.#isolate(spec.id, machine, now.pid);
+            return observe('RUNNING', null, await machine.sockets(now.leader));
+          }
           try {
             await machine.prepare(this.image.path, machineSpec);
           } catch (err) {
@@ -571,7 +622,9 @@ export class LocalRuntime implements BoxOrchestrator {
     return this.#locks.run(id, async () => {
       const spec = this.#specs.get(id);
       const slot = spec?.slot ?? (await this.#slotOnDisk(id));
-      if (slot !== null) await this.#machine({ id, slot }).destroy();
+      const machine = slot === null ? null : this.#machine({ id, slot });
+      // A box never started has nothing at its slot but, maybe, the spare it was to take over (pool.ts).
+      if (machine && !machine.neverPrepared) await machine.destroy();
       else await rm(path.join(this.#boxesDir, id), { recursive: true, force: true });
       this.#specs.delete(id);
       this.#seen.delete(id);
@@ -583,25 +636,16 @@ export class LocalRuntime implements BoxOrchestrator {
     });
   }
 
-  /**
-   * Keeps spare disks ready for the next free slots (the ones new boxes get), so a new box
-   * starts as fast as an existing one. One at a time, in the background of the loop.
-   */
+  /** Keeps the warm pool full for the next new boxes (pool.ts), in the background of the loop. */
   prepareSpares(usedSlots: number[]): void {
-    if (this.#unavailable || this.#sparing || this.image.status.state !== 'ready') return;
-    const used = new Set(usedSlots);
-    const wanted: number[] = [];
-    for (let slot = 0; wanted.length < SPARE_DISKS; slot++) if (!used.has(slot)) wanted.push(slot);
-    this.#sparing = (async () => {
-      await removeSpares(this.#boxesDir, new Set(wanted));
-      for (const slot of wanted) {
-        if (used.has(slot) || this.#closing) continue;
-        if (await prepareSpare(this.#boxesDir, slot, this.image.path, this.#o.diskMiB))
-          this.#log.debug({ slot }, 'Spare box disk ready');
-      }
-    })()
-      .catch((err: unknown) => this.#log.warn({ err }, 'Could not prepare a spare box disk'))
-      .finally(() => (this.#sparing = null));
+    if (this.#unavailable || this.#closing || this.image.status.state !== 'ready') return;
+    this.#pool.refill(usedSlots);
+  }
+
+  /** The loadout of the spare a box made now at `slot` would take over, or null. */
+  async spareLoadout(slot: number): Promise<string[] | null> {
+    if (this.#unavailable) return null;
+    return this.#pool.loadoutAt(slot);
   }
 
   async #slotOnDisk(id: string): Promise<number | null> {
@@ -858,7 +902,7 @@ export class LocalRuntime implements BoxOrchestrator {
 
   async close(): Promise<void> {
     this.#closing = true;
-    await this.#sparing;
+    await this.#pool.close();
     // The VPN ingress stays, like the VPN servers: players keep their tunnels across API restarts.
     for (const server of Object.values(this.#servers)) server.detach();
     await this.#accessChain;
@@ -866,7 +910,7 @@ export class LocalRuntime implements BoxOrchestrator {
 
   async destroy(options: { keepDisks?: boolean } = {}): Promise<void> {
     this.#closing = true;
-    await this.#sparing;
+    await this.#pool.destroy();
     await this.#ingress.destroy();
     for (const id of await this.boxIds()) {
       const slot = this.#specs.get(id)?.slot ?? (await this.#slotOnDisk(id));
@@ -881,7 +925,6 @@ export class LocalRuntime implements BoxOrchestrator {
     for (const server of Object.values(this.#servers)) await server.stop();
     await new Tracer({ dir: this.#refereeDir, script: '', logger: this.#o.logger }).destroy();
     await this.#sweepHost();
-    if (!options.keepDisks) await removeSpares(this.#boxesDir, new Set());
     await this.router.destroy();
     await rm(`/run/exploit-grid/${this.#o.prefix}`, { recursive: true, force: true });
   }
