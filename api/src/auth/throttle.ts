@@ -158,7 +158,8 @@ const DEFAULT_LIMITS: Record<ThrottleName, ThrottleLimit> = {
   // Mutating REST calls (POST, PUT, PATCH, DELETE) of one signed-in user, from anywhere: a player clicks a
   // few a minute; a script that loops gets 429s.
   userCalls: { points: 120, durationSeconds: 60, blockSeconds: 0 },
-  // Creating or deleting a box makes the host prepare or shift a disk: one a quarter minute, twelve an hour.
+  // Creating, deleting, resetting or restoring a box, or taking a snapshot, makes the host prepare, copy or
+  // remove a disk: one a quarter minute, twelve an hour.
   boxCooldown: { points: 1, durationSeconds: 15, blockSeconds: 0 },
   boxChanges: { points: 12, durationSeconds: 60 * 60, blockSeconds: 0 },
   // Each checkout writes a purchase and calls the payment provider: a player starts one or two, then pays.
@@ -182,8 +183,9 @@ const MESSAGES: Partial<Record<ThrottleName, (seconds: number, limit: ThrottleLi
   // Says nothing of whether a link went out: the address may have no account.
   mailCooldown: (s) => `A link was requested for this address moments ago. Try again in ${waitFor(s)}.`,
   boxCooldown: (s, limit) =>
-    `Boxes can be created or deleted once every ${waitFor(limit.durationSeconds)}. Try again in ${waitFor(s)}.`,
-  boxChanges: (s) => `Too many boxes created or deleted in the last hour. Try again in ${waitFor(s)}.`,
+    `A box can be created, deleted, reset, snapshotted or restored once every ${waitFor(limit.durationSeconds)}. Try again in ${waitFor(s)}.`,
+  boxChanges: (s) =>
+    `Too many box changes (creations, deletions, resets, snapshots, restores) in the last hour. Try again in ${waitFor(s)}.`,
   checkout: (s) => `Too many checkouts started. Try again in ${waitFor(s)}.`,
   giftUser: (s) => `Too many gift token attempts. Try again in ${waitFor(s)}.`,
   giftIp: (s) => `Too many gift token attempts from your network. Try again in ${waitFor(s)}.`,

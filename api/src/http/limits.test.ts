@@ -60,7 +60,7 @@ describe('per-user rate limits', function () {
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(retryAfter).to.be.within(1, 15);
     expect(((await refused.json()) as { message: string }).message).to.match(
-      /^Boxes can be created or deleted once every 15 seconds\. Try again in \d+ seconds?\.$/,
+      /^A box can be created, deleted, reset, snapshotted or restored once every 15 seconds\. Try again in \d+ seconds?\.$/,
     );
     const mine = (await (await call('GET', '/boxes/my', player)).json()) as Box | null;
     expect(mine?.id).to.equal(box.id);
@@ -131,7 +131,7 @@ describe('the hourly budget of box creations and deletions', function () {
     const refused = await t.call<{ message: string }>('POST', '/boxes', { token: player.token, body: {} });
     expect(refused.status).to.equal(429);
     expect(refused.body.message).to.match(
-      /^Too many boxes created or deleted in the last hour\. Try again in (\d+ seconds?|\d+ minutes)\.$/,
+      /^Too many box changes \(creations, deletions, resets, snapshots, restores\) in the last hour\. Try again in (\d+ seconds?|\d+ minutes)\.$/,
     );
     expect((await t.call('GET', '/boxes/my', { token: player.token })).body).to.equal(null);
   });
