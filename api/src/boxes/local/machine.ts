@@ -1,18 +1,19 @@
 import { spawn } from 'node:child_process';
-import { existsSync, openSync, closeSync } from 'node:fs';
+import { constants, existsSync, openSync, closeSync } from 'node:fs';
 import {
   chown,
   chmod,
   lchown,
   lstat,
   mkdir,
+  open,
   readFile,
   readdir,
-  readlink,
   rename,
   symlink,
   rm,
   realpath,
+  stat,
   statfs,
   writeFile,
 } from 'node:fs/promises';
@@ -142,9 +143,14 @@ export class Machine {
     const pid = Number(text.trim());
     try {
       // The launcher runs in the box's directory, which a spare's launcher keeps when the spare becomes
-      // a box (its directory renamed); launchers from before that named it on their command line.
-      const cwd = await readlink(`/proc/${pid}/cwd`).catch(() => null);
-      if (cwd === this.dir) return pid;
+      // a box (its directory renamed). Compared as a file, not a path: a process of a box (which took a
+      // stale pid) sees paths of its own mount namespace, but never this directory.
+      const [cwd, dir] = await Promise.all([stat(`/proc/${pid}/cwd`), stat(this.dir)]);
+      if (cwd.dev === dir.dev && cwd.ino === dir.ino) return pid;
+      // Launchers from before that named the directory on their command line, which any process can say:
+      // it must also have the host's root (a box's processes have the box's).
+      const [root, hostRoot] = await Promise.all([stat(`/proc/${pid}/root`), stat('/')]);
+      if (root.dev !== hostRoot.dev || root.ino !== hostRoot.ino) return null;
       const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8');
       return cmdline.includes(`exploit-grid-box:${this.dir}\0`) ? pid : null;
     } catch {
@@ -302,7 +308,9 @@ export class Machine {
       `127.0.0.1\tlocalhost\n127.0.1.1\t${spec.hostname}\n::1\tlocalhost ip6-localhost ip6-loopback\n`,
     );
     const shadowPath = path.join(await boxDirectory(root, 'etc', base), 'shadow');
-    const shadow = (await readFile(shadowPath, 'utf8'))
+    // Never through a link (to a host file).
+    const handle = await open(shadowPath, constants.O_RDONLY | constants.O_NOFOLLOW);
+    const shadow = (await handle.readFile('utf8').finally(() => handle.close()))
       .split('\n')
       .map((line) =>
         line.startsWith('root:') ? line.replace(/^root:[^:]*:/, `root:${spec.rootPasswordHash}:`) : line,
@@ -318,10 +326,11 @@ export class Machine {
   /**
    * Makes a running spare (see pool.ts), now in this box's directory, this box: its hostname (the file and
    * the running box's own), root's password and key, and the box's limits. Its ssh host key, machine id and
-   * loadout are its own already: it was booted for no one (root locked, no key), and only the box's owner
-   * could reach it, from the box's creation on.
+   * loadout are its own already: it was booted for no one (root locked, no key) and nobody could reach it
+   * (the router knows a box's port from its first start on), so nothing in it works against these writes.
+   * Throws when the box is not running (then it is of no use: see pool.ts).
    */
-  async takeOver(spec: MachineSpec, leader: number): Promise<void> {
+  async takeOver(spec: MachineSpec): Promise<void> {
     const base = Machine.uidBase(spec.slot);
     const root = this.rootDir;
     await this.#writeIdentity(spec, async (file, content, mode = 0o644) => {
@@ -334,7 +343,10 @@ export class Machine {
       await lchown(partial, base, base);
       await rename(partial, full);
     });
-    await run('nsenter', [`--target=${leader}`, '--uts', 'hostname', spec.hostname]);
+    // The init as it is now (the one seen before the writes could have ended).
+    const now = await this.state();
+    if (now.state !== 'running') throw new Error(`the spare is ${now.state}`);
+    await run('nsenter', [`--target=${now.leader}`, '--uts', 'hostname', spec.hostname]);
     await this.cgroup().create(spec.limits);
     await writeFile(path.join(this.dir, 'provisioned'), new Date().toISOString());
   }

@@ -360,6 +360,14 @@ table bridge ${TABLE} {
     );
   }
 
+  /**
+   * Forgets what the router learnt of `address`'s link-layer neighbour: a box that was not there a moment ago
+   * (a spare just made a box, whose future owner may have tried it before) answers at the first try.
+   */
+  async forgetNeighbour(address: string): Promise<void> {
+    await run('ip', ['-n', this.namespace, 'neigh', 'flush', 'to', address]).catch(() => undefined);
+  }
+
   /** Marks a bridge port isolated: it can only talk to the bridge itself (the router), never to another box. */
   async isolatePort(interfaceName: string): Promise<void> {
     await run('ip', [

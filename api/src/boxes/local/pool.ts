@@ -44,8 +44,8 @@ interface SpareRecord {
 
 /** A spare held for a box that was given its loadout but has not started yet goes after this long. */
 export const RESERVED_SPARE_MS = 10 * 60_000;
-/** How long a claim waits for a spare that is still booting (its systemd not running yet). */
-const CLAIM_BOOT_WAIT_MS = 10_000;
+/** How long a claim waits for a spare that is still booting or installing its loadout. */
+const CLAIM_WAIT_MS = 30_000;
 /** How long a new spare may take to boot and install its loadout before it is thrown away. */
 const SPARE_READY_MS = 120_000;
 /** The spare's identity until a box takes it over: nobody can log in (root locked, no key). */
@@ -58,7 +58,8 @@ const spareId = (slot: number) => `.spare-${slot}`;
  * The local runtime's warm pool: spare boxes booted ahead of time at the next free slots (each slot is an
  * address, a UID range and a cgroup), each with a loadout drawn for it and installed at its boot, so that a
  * new box starts in well under a second. A spare runs for no one: root is locked, it has no key, and the
- * bridge drops everything its port sends until a box with its slot exists.
+ * router knows no port of a box before that box's first start, so the bridge drops all a spare sends (its
+ * future owner's traffic included) until it is the box.
  *
  * A new box is given the loadout of the spare at its slot (`loadoutAt`, asked at creation); its first start
  * takes the spare over (`claim`): the spare's directory becomes the box's, and the box's hostname, root
@@ -147,23 +148,34 @@ export class WarmPool {
         !existsSync(path.join(box.dir, 'disk.img')) &&
         !existsSync(path.join(box.dir, 'root'));
       let state: MachineState = await spare.state();
-      for (const deadline = Date.now() + CLAIM_BOOT_WAIT_MS; fits && state.state === 'starting';) {
-        if (Date.now() > deadline) break;
+      for (const deadline = Date.now() + CLAIM_WAIT_MS; fits;) {
+        const alive = state.state === 'running' || state.state === 'starting';
+        if (!alive || Date.now() > deadline) break;
+        if (state.state === 'running' && (await this.#markReady(spare))) break;
         await new Promise((resolve) => setTimeout(resolve, 50));
         state = await spare.state();
       }
-      if (!fits || state.state !== 'running') {
-        await this.#remove(spec.slot, fits ? `not running (${state.state})` : 'does not fit the box');
+      if (!fits || state.state !== 'running' || !existsSync(path.join(spare.dir, 'ready'))) {
+        await this.#remove(spec.slot, fits ? `not ready (${state.state})` : 'does not fit the box');
         return false;
       }
+      this.#reservedSince.delete(spec.slot);
+      // The box's directory holds nothing of its own (the runtime makes it at a first start).
       await rm(box.dir, { recursive: true, force: true });
       await rename(spare.dir, box.dir);
-      await rm(path.join(box.dir, 'spare.json'), { force: true });
-      await rm(path.join(box.dir, 'ready'), { force: true });
-      await writeFile(path.join(box.dir, 'slot'), String(spec.slot));
-      this.#reservedSince.delete(spec.slot);
-      await box.takeOver(spec, state.leader);
-      return true;
+      try {
+        await rm(path.join(box.dir, 'spare.json'), { force: true });
+        await rm(path.join(box.dir, 'ready'), { force: true });
+        await writeFile(path.join(box.dir, 'slot'), String(spec.slot));
+        await box.takeOver(spec);
+        return true;
+      } catch (err) {
+        // Half a takeover is no box: it goes, and the box boots from nothing (never a first start on a disk
+        // that ran).
+        this.#log.warn({ err, slot: spec.slot }, 'Could not make a spare the box; booting it from nothing');
+        await box.destroy(0);
+        return false;
+      }
     });
   }
 

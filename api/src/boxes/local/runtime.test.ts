@@ -1612,6 +1612,21 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     await runtime!.deleteBox(passing.id);
     expect(await cgroupProcs(cgroupGroup, `${prefix}-b1`), 'the spare at slot 1').to.not.deep.equal([]);
     const spareInit = await containerInit(spare(0));
+    // Not even its future owner reaches it: the router knows no port of a box before its first start.
+    const address = runtime!.boxAddress(0);
+    const sshdAnswers = () =>
+      execFileAsync('nsenter', [
+        `--net=${runtime!.router.namespacePath}`,
+        'timeout',
+        '2',
+        'bash',
+        '-c',
+        `exec 3<>/dev/tcp/${address}/22`,
+      ]).then(
+        () => true,
+        () => false,
+      );
+    expect(await sshdAnswers(), 'the spare’s sshd from the router').to.equal(false);
 
     // Its first start takes the spare over: running at once, as the box, with the spare's services.
     const started = await runtime!.applyBox({ ...newcomer, power: true });
@@ -1620,7 +1635,8 @@ describe('local box runtime on this host (real containers, OpenVPN, namespaces, 
     expect(await containerInit(boxDir(newcomer)), 'the same running box').to.equal(spareInit);
     expect(existsSync(path.join(boxDir(newcomer), 'disk.img'))).to.equal(true);
     expect((await readFile(path.join(boxDir(newcomer), 'slot'), 'utf8')).trim()).to.equal('0');
-    const address = runtime!.boxAddress(0);
+    // At the first try, whatever the router learnt of the address before.
+    expect(await sshdAnswers(), 'the box’s sshd once it is the box').to.equal(true);
     const asRoot = (command: string, auth: { password: string } | { keyFile: string }) =>
       routerSsh(runtime!.router.namespacePath, address, command, auth);
     expect(await asRoot('hostname; cat /etc/hostname', { password: newcomer.rootPassword })).to.equal(

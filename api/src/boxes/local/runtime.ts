@@ -491,6 +491,8 @@ export class LocalRuntime implements BoxOrchestrator {
           }
           const machineSpec = await this.#machineSpec(spec, ip, !machine.provisioned);
           if (!machine.provisioned && (await this.#pool.claim(machine, machineSpec, spec.loadout))) {
+            await this.#reachable();
+            await this.router.forgetNeighbour(ip);
             const now = await machine.state();
             this.#seen.set(spec.id, now);
             this.#log.info({ box: spec.id, machine: machine.machineName, ip }, 'Box started from a spare');
@@ -507,6 +509,7 @@ export class LocalRuntime implements BoxOrchestrator {
             this.#log.error({ box: spec.id, err: err.message }, 'No room on the host for a box disk');
             return observe('PROVISIONING', 'The host has no room for this box’s disk right now.');
           }
+          await this.#reachable();
           await machine.start(machineSpec, this.router.namespacePath, BRIDGE, this.#boxInit);
           this.#log.info({ box: spec.id, machine: machine.machineName, ip }, 'Box starting');
           void this.#watchBoot(spec.id, machine);
@@ -683,9 +686,24 @@ export class LocalRuntime implements BoxOrchestrator {
     return next;
   }
 
+  /** Makes a box that is about to start for the first time reachable: its port, its owner's access. */
+  async #reachable(): Promise<void> {
+    await this.#syncPorts();
+    this.#syncAccess();
+    await this.#accessChain;
+  }
+
+  /**
+   * Boxes that have a disk (they started once). A box never started is nobody's to reach: the spare at its
+   * slot (pool.ts) is not its yet.
+   */
+  #started(): BoxSpec[] {
+    return [...this.#specs.values()].filter((spec) => !this.#machine(spec).neverPrepared);
+  }
+
   async #loadPorts(): Promise<void> {
     if (this.#unavailable) return;
-    const specs = [...this.#specs.values()];
+    const specs = this.#started();
     for (const spec of specs) {
       const file = path.join(this.#boxesDir, spec.id, 'slot');
       if (!existsSync(file)) {
@@ -719,7 +737,8 @@ export class LocalRuntime implements BoxOrchestrator {
   accessPairs(now = Date.now()): AccessPair[] {
     const sessions = this.vpnSessions();
     const pairs: AccessPair[] = [];
-    const boxOf = new Map([...this.#specs.values()].map((s) => [s.ownerId, s]));
+    const started = this.#started();
+    const boxOf = new Map(started.map((s) => [s.ownerId, s]));
     for (const session of sessions) {
       const own = boxOf.get(session.userId);
       if (own)
@@ -731,7 +750,7 @@ export class LocalRuntime implements BoxOrchestrator {
         });
     }
     for (const window of this.#windows.values()) {
-      const target = this.#specs.get(window.boxId);
+      const target = started.find((spec) => spec.id === window.boxId);
       if (!target || window.until <= now) continue;
       for (const session of sessions) {
         if (session.userId === window.attackerUserId)
