@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AgentExecEvent, AgentHeartbeat, AgentReport } from '../contracts/agent.ts';
+import { agentTokenHash } from '../boxes/agent-token.ts';
 import type { BoxService } from '../boxes/service.ts';
 import type { RouterWitness, WitnessedFlow } from '../boxes/witness.ts';
 import { Sql } from '../db/sql.ts';
@@ -9,8 +9,6 @@ import { unauthorized } from '../http/errors.ts';
 import { KeyedLock } from '../keyed-lock.ts';
 import type { Logger } from '../logger.ts';
 import type { AttackService } from './service.ts';
-
-export const agentTokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
 
 /** A heartbeat counts as the agent reporting when its time is this close to ours (a spooled one is not). */
 const FRESH_MS = 10_000;

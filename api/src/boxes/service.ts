@@ -32,7 +32,6 @@ import { Ledger, type LedgerEntry } from '../credits/ledger.ts';
 import type { NewNotification, Notifications } from '../grid/notifications.ts';
 import { isUuid } from '../ids.ts';
 import { KeyedLock } from '../keyed-lock.ts';
-import { agentTokenHash } from '../attacks/ingest.ts';
 import type { Sealer } from '../crypto/sealer.ts';
 import { Sql, uniqueViolation } from '../db/sql.ts';
 import type { Orm } from '../db/orm.ts';
@@ -40,6 +39,7 @@ import { HttpError, conflict, forbidden, notFound, serviceUnavailable } from '..
 import type { Logger } from '../logger.ts';
 import type { Throttle } from '../auth/throttle.ts';
 import { recordFirstBoxLogin, recordFirstTunnel } from '../onboarding/milestones.ts';
+import { agentTokenHash } from './agent-token.ts';
 import type { BoxObservation, BoxOrchestrator, BoxResources, BoxSpec, VpnSession } from './orchestrator.ts';
 
 export interface BoxRow {
