@@ -77,7 +77,12 @@ describe('boxes in Chromium: create, run, download the VPN config, connect, ssh'
     await page.getByRole('button', { name: 'Create Box' }).click();
     await page.getByText('trinity-box').first().waitFor();
     await page.getByRole('button', { name: 'Start' }).click();
-    await page.getByText('RUNNING').first().waitFor({ timeout: 120_000 });
+    // The status chip (a bare 'RUNNING' would also match the VPN steps' 'leave it running').
+    await page
+      .getByTestId('box-status')
+      .filter({ hasText: /^RUNNING$/ })
+      .first()
+      .waitFor({ timeout: 120_000 });
     // Running, but no VPN client yet.
     await page.getByText('Preparing...').waitFor();
 

@@ -96,7 +96,12 @@ describe('the first-hour checklist in Chromium, on real boxes and a real VPN', f
     // Start it and download the UDP config.
     await page.goto(`${platform.url}/box`);
     await page.getByRole('button', { name: 'Start' }).click();
-    await page.getByText('RUNNING').first().waitFor({ timeout: 120_000 });
+    // The status chip (a bare 'RUNNING' would also match the VPN steps' 'leave it running').
+    await page
+      .getByTestId('box-status')
+      .filter({ hasText: /^RUNNING$/ })
+      .first()
+      .waitFor({ timeout: 120_000 });
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('button', { name: 'Download UDP config' }).click(),

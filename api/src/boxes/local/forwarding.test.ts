@@ -23,6 +23,8 @@ const guard = () =>
 describe('IPv4 forwarding for the VPN ingress, shared by the runtimes of a host', function () {
   const tag = randomBytes(2).toString('hex');
   const [a, b] = [`egf${tag}a`, `egf${tag}b`];
+  /** A runtime killed without withdrawing. */
+  const killed = `egf${tag}k`;
   let original: { forwarding: string; acceptRedirects: string };
 
   before(async function () {
@@ -41,11 +43,19 @@ describe('IPv4 forwarding for the VPN ingress, shared by the runtimes of a host'
   after(async () => {
     await releaseForwarding(a, testLogger).catch(() => undefined);
     await releaseForwarding(b, testLogger).catch(() => undefined);
+    for (const link of [`${a}-tr0`, `${b}-tr0`, `${killed}-tr0`])
+      await execFileAsync('ip', ['link', 'del', link]).catch(() => undefined);
   });
 
+  /** The runtime's transit link, as its router makes it (a runtime whose link is gone is forgotten). */
+  const transit = async (user: string) => {
+    await execFileAsync('ip', ['link', 'add', `${user}-tr0`, 'type', 'veth', 'peer', 'name', `${user}-tp`]);
+    return `${user}-tr0`;
+  };
+
   it('turns forwarding on behind a guard that passes only DNATed traffic of the transit links, and the last runtime to go puts everything back', async () => {
-    await acquireForwarding(a, `${a}-tr0`, testLogger);
-    await acquireForwarding(b, `${b}-tr0`, testLogger);
+    await acquireForwarding(a, await transit(a), testLogger);
+    await acquireForwarding(b, await transit(b), testLogger);
     expect(await setting('forwarding')).to.equal('1');
     const rules = await guard();
     if (original.forwarding === '0') {
@@ -61,6 +71,9 @@ describe('IPv4 forwarding for the VPN ingress, shared by the runtimes of a host'
     expect(await setting('forwarding'), 'while another runtime needs it').to.equal('1');
     if (original.forwarding === '0') expect(await guard()).to.not.include(`"${a}-tr0"`);
 
+    // A runtime killed without withdrawing, whose network was taken down since, holds nothing.
+    await acquireForwarding(killed, await transit(killed), testLogger);
+    await execFileAsync('ip', ['link', 'del', `${killed}-tr0`]);
     await releaseForwarding(b, testLogger);
     expect(await setting('forwarding')).to.equal(original.forwarding);
     expect(await setting('accept_redirects')).to.equal(original.acceptRedirects);

@@ -35,6 +35,7 @@ export async function acquireForwarding(user: string, transit: string, logger: L
   await locked(async () => {
     await mkdir(USERS, { recursive: true, mode: 0o700 });
     await writeFile(path.join(USERS, user), transit);
+    await forgetGone(user, logger);
     const on = (await readSetting('all', 'forwarding')) === '1';
     if (on && !existsSync(BEFORE)) {
       logger.info(
@@ -66,6 +67,7 @@ export async function acquireForwarding(user: string, transit: string, logger: L
 export async function releaseForwarding(user: string, logger: Logger): Promise<void> {
   await locked(async () => {
     await rm(path.join(USERS, user), { force: true });
+    await forgetGone(user, logger);
     const others = (await readdir(USERS).catch(() => [])).length;
     if (!existsSync(BEFORE)) {
       if (!others) await rm(DIR, { recursive: true, force: true });
@@ -85,6 +87,24 @@ export async function releaseForwarding(user: string, logger: Logger): Promise<v
     await rm(DIR, { recursive: true, force: true });
     logger.info('Turned IPv4 forwarding off again, as the host had it');
   });
+}
+
+/**
+ * Forgets the runtimes (but `self`) whose transit link is gone from the host: a runtime killed before it
+ * could withdraw, whose network was taken down since, needs no forwarding, and must not keep the host
+ * forwarding for ever.
+ */
+async function forgetGone(self: string, logger: Logger): Promise<void> {
+  for (const user of await readdir(USERS).catch(() => [])) {
+    if (user === self) continue;
+    const transit = (await readFile(path.join(USERS, user), 'utf8').catch(() => '')).trim();
+    if (transit && existsSync(path.join('/sys/class/net', transit))) continue;
+    await rm(path.join(USERS, user), { force: true });
+    logger.warn(
+      { runtime: user, transit },
+      'Forgot a runtime whose transit link is gone (it never withdrew)',
+    );
+  }
 }
 
 async function loadGuard(before: Before): Promise<void> {

@@ -75,6 +75,8 @@ export class WarmPool {
   readonly #locks = new KeyedLock();
   /** When a spare was first seen at a slot a box had taken (a box not started yet). */
   readonly #reservedSince = new Map<number, number>();
+  /** Each spare's state as last seen (its init is looked for again only when its launcher changed). */
+  readonly #seen = new Map<number, MachineState>();
   #work: Promise<void> | null = null;
   #closing = false;
 
@@ -86,6 +88,14 @@ export class WarmPool {
 
   #spare(slot: number): Machine {
     return this.#host.machine(spareId(slot), slot);
+  }
+
+  /** The state of the spare at `slot` (the loop asks every pass: known inits are not looked for again). */
+  async #state(slot: number): Promise<MachineState> {
+    const state = await this.#spare(slot).state(this.#seen.get(slot));
+    if (state.state === 'absent') this.#seen.delete(slot);
+    else this.#seen.set(slot, state);
+    return state;
   }
 
   async #record(slot: number): Promise<SpareRecord | null> {
@@ -121,19 +131,19 @@ export class WarmPool {
 
   /** The loadout of the spare at `slot` (a box made there now gets it), or null when there is none to take. */
   async loadoutAt(slot: number): Promise<string[] | null> {
-    return this.#locks.run(String(slot), async () => {
-      const record = await this.#record(slot);
-      if (!this.#current(record, this.#host.imagePath())) return null;
-      const state = await this.#spare(slot).state();
-      return state.state === 'running' || state.state === 'starting' ? record.loadout : null;
-    });
+    // Not under the slot's lock (a spare booting holds it): a record half written reads as none.
+    const record = await this.#record(slot);
+    if (!this.#current(record, this.#host.imagePath())) return null;
+    const state = await this.#state(slot);
+    return state.state === 'running' || state.state === 'starting' ? record.loadout : null;
   }
 
   /**
    * Makes the spare at `spec.slot` the box `box` (never started, so it has no disk yet), when it fits:
-   * running (waiting a little for one still booting), made for the current image and disk size, holding
-   * the box's loadout. Answers whether it did; a spare that does not fit is removed, so the box can boot at
-   * its slot from nothing.
+   * ready (waiting a little for one still booting or installing: the installer writes the users and
+   * passwords its entries need, and the box's root password goes into the same file), made for the current
+   * image and disk size, holding the box's loadout. Answers whether it did; a spare that does not fit, or
+   * that could not be made the box, is removed, so the box boots at its slot from nothing.
    */
   claim(box: Machine, spec: MachineSpec, loadout: string[]): Promise<boolean> {
     return this.#locks.run(String(spec.slot), async () => {
@@ -160,6 +170,7 @@ export class WarmPool {
         return false;
       }
       this.#reservedSince.delete(spec.slot);
+      this.#seen.delete(spec.slot);
       // The box's directory holds nothing of its own (the runtime makes it at a first start).
       await rm(box.dir, { recursive: true, force: true });
       await rename(spare.dir, box.dir);
@@ -200,7 +211,7 @@ export class WarmPool {
     for (const slot of await this.#slots()) {
       if (this.#closing) return;
       const record = await this.#record(slot);
-      const state = await this.#spare(slot).state();
+      const state = await this.#state(slot);
       const alive = state.state === 'running' || state.state === 'starting';
       if (!this.#current(record, image) || !alive) {
         await this.#locks.run(String(slot), () => this.#remove(slot, alive ? 'outdated' : 'stopped'));
@@ -295,6 +306,7 @@ export class WarmPool {
     // No clean poweroff: nobody's work is in it.
     await spare.destroy(0);
     this.#reservedSince.delete(slot);
+    this.#seen.delete(slot);
     this.#log.debug({ slot, why }, 'Spare box removed');
   }
 
