@@ -20,7 +20,7 @@ export interface PoolHost {
   machine(id: string, slot: number): Machine;
   /** What a box at `slot` is started with: its address, limits and the files of `loadout`. */
   spareSpec(slot: number, loadout: string[]): Promise<MachineSpec>;
-  /** Mounts, starts and isolates a machine (as a first start of a box would). */
+  /** Prepares (disk, files) and starts a machine, as a first start of a box does. */
   boot(machine: Machine, spec: MachineSpec): Promise<void>;
 }
 
@@ -43,7 +43,7 @@ interface SpareRecord {
 }
 
 /** A spare held for a box that was given its loadout but has not started yet goes after this long. */
-export const RESERVED_SPARE_MS = 10 * 60_000;
+const RESERVED_SPARE_MS = 10 * 60_000;
 /** How long a claim waits for a spare that is still booting or installing its loadout. */
 const CLAIM_WAIT_MS = 30_000;
 /** How long a new spare may take to boot and install its loadout before it is thrown away. */
