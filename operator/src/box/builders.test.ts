@@ -73,7 +73,12 @@ describe('Box → VirtualMachine', () => {
         blockOwnerDeletion: true,
       },
     ]);
-    expect(made.metadata!.labels).to.include({
+    expect(made.metadata!.labels).to.deep.equal({
+      'app.kubernetes.io/name': 'exploit-grid',
+      'app.kubernetes.io/instance': 'box-1',
+      'app.kubernetes.io/component': 'box',
+      'app.kubernetes.io/part-of': 'exploit-grid',
+      'app.kubernetes.io/managed-by': 'exploit-grid-operator',
       'exploitgrid.io/box': 'box-1',
       'exploitgrid.io/owner': '6b0b8a52-7a3e-4c39-9f6c-0a4a3c1b2d11',
     });

@@ -19,6 +19,11 @@ export const VM_RESOURCE = {
 
 export const LABELS = {
   managedBy: 'app.kubernetes.io/managed-by',
+  /** The other labels Kubernetes recommends (`kubectl get -l app.kubernetes.io/part-of=exploit-grid`). */
+  name: 'app.kubernetes.io/name',
+  instance: 'app.kubernetes.io/instance',
+  component: 'app.kubernetes.io/component',
+  partOf: 'app.kubernetes.io/part-of',
   box: 'exploitgrid.io/box',
   owner: 'exploitgrid.io/owner',
   /** On the Box (set by the API): the platform's id of the box. */
@@ -33,10 +38,31 @@ export const ANNOTATIONS = {
 /** Held on a Box until the operator has removed its children (no garbage collector is assumed). */
 export const FINALIZER = 'exploitgrid.io/box-children';
 export const MANAGER = 'exploit-grid-operator';
+/** `app.kubernetes.io/name` and `part-of` of everything the operator makes (the chart's own name too). */
+export const APP = 'exploit-grid';
+
+/**
+ * The labels Kubernetes recommends, for what the operator makes for `instance` (a Box's or a VpnPool's name)
+ * as `component`. The chart's selectors pick its own pods by its release and their component (api,
+ * operator), which no child has.
+ */
+export function standardLabels(instance: string, component: string): Record<string, string> {
+  return {
+    [LABELS.name]: APP,
+    [LABELS.instance]: instance,
+    [LABELS.component]: component,
+    [LABELS.partOf]: APP,
+    [LABELS.managedBy]: MANAGER,
+  };
+}
 
 /** Labels every child of a box carries (and the VM's pod, through the template). */
 export function boxLabels(box: Box): Record<string, string> {
-  return { [LABELS.managedBy]: MANAGER, [LABELS.box]: box.metadata.name, [LABELS.owner]: box.spec.owner.id };
+  return {
+    ...standardLabels(box.metadata.name, 'box'),
+    [LABELS.box]: box.metadata.name,
+    [LABELS.owner]: box.spec.owner.id,
+  };
 }
 
 /** Children name the Box as their controller (kubectl shows it; a garbage collector, where there is one, follows it). */

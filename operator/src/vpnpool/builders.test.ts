@@ -89,10 +89,15 @@ describe('VpnPool children', () => {
     const deployment = deploymentFor(pool(), udp1, options);
     expect(deployment.metadata).to.deep.include({ name: 'arena-udp-1', namespace: 'eg' });
     expect(deployment.metadata!.labels).to.deep.include({
+      'app.kubernetes.io/name': 'exploit-grid',
+      'app.kubernetes.io/instance': 'arena',
+      'app.kubernetes.io/component': 'vpn-server',
+      'app.kubernetes.io/part-of': 'exploit-grid',
       'app.kubernetes.io/managed-by': 'exploit-grid-operator',
       'exploitgrid.io/vpnpool': 'arena',
       'exploitgrid.io/vpn-server': 'arena-udp-1',
     });
+    expect(deployment.spec!.template.metadata!.labels).to.deep.equal(deployment.metadata!.labels);
     expect(deployment.metadata!.ownerReferences).to.deep.equal([
       {
         apiVersion: 'exploitgrid.io/v1alpha1',

@@ -15,7 +15,7 @@ import type {
   V1Service,
 } from '@kubernetes/client-node';
 import { toAddress, toNumber, type ArenaSubnet } from '../box/addresses.ts';
-import { ANNOTATIONS, LABELS as BOX_LABELS, MANAGER, openWindows } from '../box/builders.ts';
+import { ANNOTATIONS, openWindows, standardLabels } from '../box/builders.ts';
 import type { Box, Condition } from '../box/types.ts';
 import { OPENVPN_SERVER_TLS, VpnPki, newTlsCryptKey } from '../vpn/pki.ts';
 import { SCRIPTS } from './scripts.ts';
@@ -103,8 +103,8 @@ function ownerReferenceTo(pool: VpnPool): V1OwnerReference {
   };
 }
 
-const poolLabels = (pool: VpnPool) => ({
-  [BOX_LABELS.managedBy]: MANAGER,
+const poolLabels = (pool: VpnPool, component = 'vpn') => ({
+  ...standardLabels(pool.metadata.name, component),
   [POOL_LABELS.pool]: pool.metadata.name,
 });
 
@@ -223,7 +223,7 @@ export function serverConfigDigest(pool: VpnPool, server: VpnServer, options: De
  */
 export function deploymentFor(pool: VpnPool, server: VpnServer, options: DeploymentOptions): V1Deployment {
   const labels = {
-    ...poolLabels(pool),
+    ...poolLabels(pool, 'vpn-server'),
     [POOL_LABELS.server]: server.name,
     [POOL_LABELS.protocol]: server.protocol,
   };
