@@ -183,13 +183,14 @@ test-api-fuzz: build ## Schemathesis over the OpenAPI document as a signed-in pl
 	@st="$$(hack/ensure-schemathesis.sh)"; node test/fuzz/api.ts "$$st"
 
 .PHONY: lint
-lint: deps ## Type-check everything, ESLint and Prettier; every path the docs name exists.
+lint: deps ## Type-check everything, ESLint and Prettier; every path the docs name exists; no new import cycle between API folders.
 	tsc -b
 	tsc -p api/tsconfig.test.json
 	tsc -p operator/tsconfig.test.json
 	eslint --max-warnings 0 .
 	prettier --check --log-level warn .
 	node hack/check-doc-paths.ts
+	node hack/check-import-cycles.ts
 
 .PHONY: format
 format: deps ## Rewrite files with Prettier and apply ESLint fixes.

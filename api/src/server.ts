@@ -43,7 +43,7 @@ import { wireGrid } from './grid/socket.ts';
 import { BalanceEvents } from './credits/balance-events.ts';
 import { PaymentService } from './payments/service.ts';
 import { GiftService } from './credits/gifts.ts';
-import { Notifications } from './grid/notifications.ts';
+import { Notifications } from './notifications/notifications.ts';
 
 export interface Platform {
   /** Where the server listens, e.g. http://127.0.0.1:3000. */

@@ -29,7 +29,7 @@ import {
 import { boxStoppedAlert, lowCreditsAlert } from '../credits/alerts.ts';
 import type { BalanceEvents } from '../credits/balance-events.ts';
 import { Ledger, type LedgerEntry } from '../credits/ledger.ts';
-import type { NewNotification, Notifications } from '../grid/notifications.ts';
+import type { NewNotification, Notifications } from '../notifications/notifications.ts';
 import { isUuid } from '../ids.ts';
 import { KeyedLock } from '../keyed-lock.ts';
 import type { Sealer } from '../crypto/sealer.ts';

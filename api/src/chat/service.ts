@@ -17,8 +17,8 @@ import type { Orm } from '../db/orm.ts';
 import type { BatchResult } from '../db/batch-writer.ts';
 import { Sql, uniqueViolation } from '../db/sql.ts';
 import { badRequest, conflict, forbidden, notFound } from '../http/errors.ts';
-import type { Blocks } from '../grid/blocks.ts';
-import type { Notifications } from '../grid/notifications.ts';
+import type { Blocks } from '../users/blocks.ts';
+import type { Notifications } from '../notifications/notifications.ts';
 
 interface GlobalRow {
   id: string;

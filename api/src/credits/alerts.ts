@@ -1,4 +1,4 @@
-import type { NewNotification } from '../grid/notifications.ts';
+import type { NewNotification } from '../notifications/notifications.ts';
 
 /**
  * Notifications about a player's credits (docs/credits.md, "Alerts"), sent by the box-time loop: stored, and

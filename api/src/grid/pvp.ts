@@ -12,7 +12,7 @@ import type { BoxService } from '../boxes/service.ts';
 import type { Orm } from '../db/orm.ts';
 import { Sql } from '../db/sql.ts';
 import { HttpError, badRequest, conflict, notFound } from '../http/errors.ts';
-import type { Blocks } from './blocks.ts';
+import type { Blocks } from '../users/blocks.ts';
 
 interface Request {
   requester: PlayerRef & { mmr: number };
