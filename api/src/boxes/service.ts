@@ -420,7 +420,7 @@ export class BoxService {
    * it: refused while the box is under attack (no wiping the evidence mid-fight) and counted like a creation
    * (the host prepares a disk). The box powers off (the loop ends its session as for a stop), `disk` has the
    * runtime replace the disk, and where it cannot, the box keeps the loadout it has (what its owner is told
-   * stays true) and the call answers `failure` (503) or the HTTP error `disk` threw.
+   * stays true) and its power, and the call answers `failure` (503) or the HTTP error `disk` threw.
    */
   async rebuild(
     userId: string,
@@ -452,10 +452,11 @@ export class BoxService {
       try {
         await change.disk();
       } catch (err) {
-        await sql.run(`update boxes set loadout = ${LOADOUT_PARAM}, status_reason = null where id = ?`, [
-          JSON.stringify(row.loadout),
-          row.id,
-        ]);
+        // A refused restore (its image gone) must not switch a running box off either.
+        await sql.run(
+          `update boxes set loadout = ${LOADOUT_PARAM}, desired_power = ?, status_reason = null where id = ?`,
+          [JSON.stringify(row.loadout), row.desired_power, row.id],
+        );
         if (err instanceof HttpError) throw err;
         this.#log.error({ err, box: row.id }, 'The runtime could not replace a box’s disk');
         throw serviceUnavailable(change.failure);

@@ -175,6 +175,12 @@ describe('box snapshots', function () {
     expect(gone.body.message).to.equal(SNAPSHOT_MESSAGES.imageGone);
     expect(await loadout(box)).to.deep.equal(before);
     expect(t.orchestrator.diskOf(box.id)).to.equal(now);
+    // Nor its power: a running box stays on (a stop would also end the attack below as a forfeit).
+    const power = await t.db.query<{ desired_power: boolean }>(
+      'select desired_power from boxes where id = $1',
+      [box.id],
+    );
+    expect(power.rows[0]!.desired_power, 'the box’s power').to.equal(true);
     t.orchestrator.imageGone.delete(snapshot.id);
 
     const attacker = await t.account();
