@@ -37,6 +37,7 @@ import { chatRoutes } from './chat/routes.ts';
 import { leaderboardRoutes } from './leaderboard/routes.ts';
 import { LeaderboardService } from './leaderboard/service.ts';
 import { creditRoutes } from './credits/routes.ts';
+import { signupGift } from './credits/signup-gift.ts';
 import type { GiftService } from './credits/gifts.ts';
 import { CreditStatement } from './credits/statement.ts';
 import { packageInfo } from './version.ts';
@@ -158,7 +159,7 @@ export function createApp({
       auth,
       logger,
       secureCookies: secure,
-      signupGiftCents: config.startingFreeCreditsCents,
+      welcome: signupGift(config.startingFreeCreditsCents),
     }),
   );
   // Box agents report to an application of their own on an address only boxes reach

@@ -43,6 +43,7 @@ import { wireGrid } from './grid/socket.ts';
 import { BalanceEvents } from './credits/balance-events.ts';
 import { PaymentService } from './payments/service.ts';
 import { GiftService } from './credits/gifts.ts';
+import { signupGift } from './credits/signup-gift.ts';
 import { Notifications } from './notifications/notifications.ts';
 
 export interface Platform {
@@ -131,7 +132,7 @@ export async function startPlatform(
       throttle,
       mailer,
       publicUrl: config.publicUrl,
-      signupGiftCents: config.startingFreeCreditsCents,
+      welcome: signupGift(config.startingFreeCreditsCents),
     });
     // The password dictionaries take about half a second to build: now, rather than in the first sign-up.
     warmPasswordStrength();

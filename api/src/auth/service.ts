@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SignupRequest } from '../contracts/index.ts';
-import { Ledger } from '../credits/ledger.ts';
 import type { Orm } from '../db/orm.ts';
 import { Sql, uniqueViolation } from '../db/sql.ts';
 import { badRequest, conflict, forbidden, unauthorized } from '../http/errors.ts';
@@ -58,9 +57,12 @@ export interface AuthServiceDeps {
   throttle: Throttle;
   mailer: Mailer;
   publicUrl: string;
-  /** Free credits granted to every new account (hundredths; 0 for none). */
-  signupGiftCents: number;
+  /** What every new account is given, in the transaction that makes it (credits' signup gift). */
+  welcome: Welcome;
 }
+
+/** Runs in the transaction that makes account `userId` (so the account never exists without it). */
+export type Welcome = (tx: Sql, userId: string) => Promise<void>;
 
 /** Sessions that just ended: their sockets must be cut too. */
 export interface SessionsRevoked {
@@ -147,9 +149,7 @@ export class AuthService {
             input.referralCode,
           ],
         );
-        if (this.#deps.signupGiftCents > 0) {
-          await Ledger.grant(tx, userId, { freeCreditsCents: this.#deps.signupGiftCents }, 'SIGNUP_GIFT');
-        }
+        await this.#deps.welcome(tx, userId);
         return this.#createToken(tx, userId, 'VERIFY_EMAIL', VERIFY_EMAIL_TTL_MS);
       });
     } catch (err) {

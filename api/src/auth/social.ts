@@ -9,10 +9,9 @@ import OAuth2Strategy from 'passport-oauth2';
 import { API_BASE, SOCIAL_PROVIDERS, emailSchema, type SocialProvider } from '../contracts/index.ts';
 import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
-import { Ledger } from '../credits/ledger.ts';
 import { Sql } from '../db/sql.ts';
 import type { Logger } from '../logger.ts';
-import type { AuthService } from './service.ts';
+import type { AuthService, Welcome } from './service.ts';
 import { newToken } from './tokens.ts';
 
 /** What a provider tells us about the person who signed in. */
@@ -234,7 +233,7 @@ export async function configureSocial(
 export async function accountForProfile(
   orm: Orm,
   profile: SocialProfile,
-  signupGiftCents: number,
+  welcome: Welcome,
 ): Promise<string | null> {
   const sql = new Sql(orm.em.fork() as EntityManager);
   return sql.transaction(async (tx) => {
@@ -273,8 +272,7 @@ export async function accountForProfile(
           [userId, handle, profile.email],
         );
         if (inserted) {
-          if (signupGiftCents > 0)
-            await Ledger.grant(tx, userId, { freeCreditsCents: signupGiftCents }, 'SIGNUP_GIFT');
+          await welcome(tx, userId);
           break;
         }
         if (attempt > 20) throw new Error('could not find a free handle');
@@ -299,7 +297,7 @@ export function socialRoutes(deps: {
   auth: AuthService;
   logger: Logger;
   secureCookies: boolean;
-  signupGiftCents: number;
+  welcome: Welcome;
 }): Router {
   const router = Router();
   const log = deps.logger.child({ component: 'social' });
@@ -317,7 +315,7 @@ export function socialRoutes(deps: {
             res.redirect(302, SOCIAL_FAILURE_REDIRECT);
             return;
           }
-          accountForProfile(deps.orm, profile, deps.signupGiftCents)
+          accountForProfile(deps.orm, profile, deps.welcome)
             .then(async (userId) => {
               if (!userId) {
                 log.info({ provider }, 'Social sign-in refused: no verified email');
