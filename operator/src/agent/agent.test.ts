@@ -292,8 +292,10 @@ describe('agent: judging program starts and reporting them to the API', function
     refuse = (e) => e.kind === 'exec' && e.command.includes('refuse-me');
     const dropped = agent.spool.dropped;
     const beats = heartbeats().length;
+    // The connection comes a second before the programs: on a loaded machine the agent's scans (every 50 ms)
+    // can fall that far behind, and a program that starts before its session is seen is no event at all.
     run(
-      `exec 3<>/dev/tcp/127.0.0.1/${target}; sleep 0.1; /bin/sh -c 'sleep 0.4; true' refuse-me; /bin/sh -c 'sleep 0.4; true' after-it; sleep 2`,
+      `exec 3<>/dev/tcp/127.0.0.1/${target}; sleep 1; /bin/sh -c 'sleep 0.4; true' refuse-me; /bin/sh -c 'sleep 0.4; true' after-it; sleep 2`,
     );
     await waitFor(
       () => execs().some((e) => e.command.includes('after-it')),
