@@ -260,6 +260,7 @@ describe('agent: judging program starts and reporting them to the API', function
 
   it("lists the box's connections with the peers the API watches, and none when it watches nobody", async () => {
     const listener = net.createServer((socket) => socket.on('error', () => undefined));
+    closeAfter(listener);
     await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', () => resolve()));
     const target = (listener.address() as AddressInfo).port;
     const client = net.connect(target, '127.0.0.1');
@@ -287,6 +288,7 @@ describe('agent: judging program starts and reporting them to the API', function
 
   it('gives up an event the API refuses, alone, and delivers the programs and heartbeats behind it', async () => {
     const listener = net.createServer((socket) => socket.on('error', () => undefined));
+    closeAfter(listener);
     await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', () => resolve()));
     const target = (listener.address() as AddressInfo).port;
     refuse = (e) => e.kind === 'exec' && e.command.includes('refuse-me');
@@ -313,6 +315,7 @@ describe('agent: judging program starts and reporting them to the API', function
 
   it('keeps events while the API is down and delivers them in order, once, when it is back', async () => {
     const listener = net.createServer((socket) => socket.on('error', () => undefined));
+    closeAfter(listener);
     await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', () => resolve()));
     const target = (listener.address() as AddressInfo).port;
     up = false;
