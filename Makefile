@@ -65,7 +65,7 @@ box-deps: ## Install the Debian packages of the local box runtime (nspawn, deboo
 	@hack/ensure-box-deps.sh
 
 .PHONY: build
-build: deps api/dist/main.js operator/dist/main.js operator/dist/agent.cjs portal/dist/index.html ## Build the API, the operator, the box agent and the portal.
+build: deps api/dist/main.js operator/dist/main.js operator/dist/agent.cjs operator/dist/vpn-checker.cjs portal/dist/index.html ## Build the API, the operator, the box agent, the VPN servers' checker and the portal.
 
 api/dist/main.js operator/dist/main.js &: $(API_SOURCES) $(OPERATOR_SOURCES) tsconfig.json tsconfig.base.json
 	tsc -b api operator
@@ -73,6 +73,10 @@ api/dist/main.js operator/dist/main.js &: $(API_SOURCES) $(OPERATOR_SOURCES) tsc
 
 # The box agent as one file for the boxes' own Node (Debian's nodejs 18).
 operator/dist/agent.cjs: $(filter-out %.test.ts,$(wildcard operator/src/agent/*.ts)) hack/bundle-agent.ts node_modules/.package-lock.json
+	node hack/bundle-agent.ts $@
+
+# The VPN servers' service checker, for the OpenVPN image's Node (Debian's nodejs 18).
+operator/dist/vpn-checker.cjs: $(filter-out %.test.ts,$(wildcard operator/src/vpnpool/*.ts operator/src/catalogue/*.ts)) hack/bundle-agent.ts node_modules/.package-lock.json
 	node hack/bundle-agent.ts $@
 
 portal/dist/index.html: $(PORTAL_SOURCES) $(API_SOURCES) node_modules/.package-lock.json

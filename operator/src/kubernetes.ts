@@ -11,3 +11,4 @@ export { ANNOTATIONS, LABELS, MANAGER } from './box/builders.ts';
 export * from './box/types.ts';
 export { pkiSecretName, serviceName, vpnServerName } from './vpnpool/builders.ts';
 export type { VpnPool, VpnPoolStatus, Protocol } from './vpnpool/types.ts';
+export * from './vpnpool/checks.ts';

@@ -35,15 +35,18 @@ async function main(): Promise<void> {
   }
   const leaderElection = env('LEADER_ELECTION', 'true');
   if (!['true', 'false'].includes(leaderElection)) throw new Error('LEADER_ELECTION must be true or false');
-  const bundlePath = env('AGENT_BUNDLE', path.resolve(import.meta.dirname, '../dist/agent.cjs'));
-  let agentBundle: Buffer;
-  try {
-    agentBundle = readFileSync(bundlePath);
-  } catch {
-    throw new Error(
-      `The box agent bundle is missing at ${bundlePath} (make build makes it; or set AGENT_BUNDLE)`,
-    );
-  }
+  const bundle = (setting: string, file: string, what: string): Buffer => {
+    const bundlePath = env(setting, path.resolve(import.meta.dirname, '../dist', file));
+    try {
+      return readFileSync(bundlePath);
+    } catch {
+      throw new Error(
+        `The ${what} bundle is missing at ${bundlePath} (make build makes it; or set ${setting})`,
+      );
+    }
+  };
+  const agentBundle = bundle('AGENT_BUNDLE', 'agent.cjs', 'box agent');
+  const checkerBundle = bundle('VPN_CHECKER_BUNDLE', 'vpn-checker.cjs', 'VPN service checker');
   const operator = new Operator({
     config,
     namespace: env('WATCH_NAMESPACE', inClusterNamespace() ?? 'default'),
@@ -54,6 +57,7 @@ async function main(): Promise<void> {
     vpn: {
       image: env('OPENVPN_IMAGE', 'exploit-grid/openvpn:latest'),
       apiInternalUrl: env('API_INTERNAL_URL', 'http://exploit-grid-api-internal:8089'),
+      checkerBundle,
     },
     http: { port: httpPort, host: env('HTTP_HOST', '0.0.0.0') },
     leaderElection: {

@@ -35,8 +35,11 @@ export interface OperatorOptions {
   arenaSubnet: string;
   /** Where boxes report (default: http://<the first router address>/). */
   agentApiUrl?: string;
-  /** The OpenVPN servers' image and where they reach the API's internal Service. */
-  vpn: { image: string; apiInternalUrl: string };
+  /**
+   * The OpenVPN servers' image, where they reach the API's internal Service, and their service checker
+   * (operator/dist/vpn-checker.cjs).
+   */
+  vpn: { image: string; apiInternalUrl: string; checkerBundle: Buffer };
   agentBundle: Buffer;
   http: { port: number; host: string };
   leaderElection: {
@@ -156,6 +159,7 @@ export class Operator {
       arenaNetwork: options.arenaNetwork,
       image: options.vpn.image,
       apiInternalUrl: options.vpn.apiInternalUrl,
+      checker: options.vpn.checkerBundle,
       pools: { get: (name, ns) => this.#pools.get(name, ns) },
       boxes: { list: () => this.#boxes.list() },
       deployments: { list: () => this.#deployments.list() },

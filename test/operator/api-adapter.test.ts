@@ -12,6 +12,7 @@ import { KubernetesRuntime } from '../../api/src/boxes/kubernetes/runtime.ts';
 import type { BoxSpec } from '../../api/src/boxes/orchestrator.ts';
 import type { Box } from '../../operator/src/box/types.ts';
 import { Operator } from '../../operator/src/operator.ts';
+import type { CheckJob } from '../../operator/src/vpnpool/checks.ts';
 import type { VpnPool } from '../../operator/src/vpnpool/types.ts';
 import { createVerifiedAccount } from '../support/accounts.ts';
 import { startTestCluster, testOperatorOptions, type TestCluster } from '../support/cluster.ts';
@@ -111,7 +112,7 @@ describe('The API’s kubernetes adapter on a real API server', function () {
       return box.status?.observedGeneration === box.metadata.generation;
     });
   const hook = async (
-    which: 'connect' | 'disconnect' | 'sessions' | 'flows',
+    which: 'connect' | 'disconnect' | 'sessions' | 'flows' | 'checks/next' | 'checks/result',
     body: object,
     token?: string,
     on = runtime,
@@ -334,6 +335,57 @@ describe('The API’s kubernetes adapter on a real API server', function () {
       (await fetch(`http://127.0.0.1:${runtime.internalPort}/internal/agent/report`, { method: 'POST' }))
         .status,
     ).to.equal(418);
+  });
+
+  it('has a box’s services checked by the VPN server holding the attacker’s latest session, as the attacker', async () => {
+    // The attacker holds sessions on both servers (the test before): the TCP one is the latest.
+    await runtime.applyBox(spec());
+    await cluster.writeVmStatus(name, { created: true, ready: true, printableStatus: 'Running' });
+    const running = await until('RUNNING', async () => {
+      const o = await runtime.applyBox(spec());
+      return o.phase === 'RUNNING' && o;
+    });
+    const check = {
+      type: 'http' as const,
+      port: 8080,
+      method: 'GET' as const,
+      path: '/?q={nonce}',
+      status: 200,
+      contains: 'q={nonce}',
+    };
+    // No window, no check.
+    expect(await runtime.checkServices(attacker, boxId, [check], 2000)).to.equal(null);
+    await runtime.openAttackWindow(attacker, boxId, new Date(Date.now() + 600_000));
+    const results = runtime.checkServices(attacker, boxId, [check], 2000);
+    const poll = await hook('checks/next', { server: 'arena-tcp-0' });
+    expect(poll.status).to.equal(200);
+    const [job] = (poll.body as { jobs: CheckJob[] }).jobs;
+    expect(job).to.deep.include({ box: running.ip, port: 8080, speakingAs: '10.9.0.10', timeoutMs: 2000 });
+    const asked = job!.request.type === 'http' ? job!.request.path : '';
+    expect(
+      await hook('checks/result', {
+        server: 'arena-tcp-0',
+        id: job!.id,
+        outcome: 'answered',
+        status: 200,
+        body: `you asked ${asked}`,
+      }),
+    ).to.deep.equal({ status: 204, body: null });
+    expect(await results).to.deep.equal([{ ok: true, detail: 'port 8080: answered as it should' }]);
+    // A server that says the box did not answer: the defender's failure.
+    const failing = runtime.checkServices(attacker, boxId, [check], 2000);
+    const [second] = ((await hook('checks/next', { server: 'arena-tcp-0' })).body as { jobs: CheckJob[] })
+      .jobs;
+    await hook('checks/result', {
+      server: 'arena-tcp-0',
+      id: second!.id,
+      outcome: 'failed',
+      error: 'connect ETIMEDOUT',
+    });
+    expect(await failing).to.deep.equal([{ ok: false, detail: 'port 8080: no answer (connect ETIMEDOUT)' }]);
+    await runtime.closeAttackWindow(attacker, boxId);
+    expect(await runtime.checkServices(attacker, boxId, [check], 2000)).to.equal(null);
+    await runtime.applyBox(spec({ power: false })); // as the tests after expect it
   });
 
   it('hears Box changes again after the API server was down (its watches start again)', async function () {

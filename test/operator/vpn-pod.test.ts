@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +12,7 @@ import { clientConfig } from '../../api/src/boxes/local/openvpn.ts';
 import { parseSubnet } from '../../operator/src/box/addresses.ts';
 import { VpnPki } from '../../operator/src/vpn/pki.ts';
 import {
+  CHECKER_FILE,
   SERVER_CAPABILITIES,
   pkiSecretFor,
   serverConfig,
@@ -53,6 +54,8 @@ describe('A VPN server pod (entrypoint, OpenVPN, hooks, access) in network names
   let dir: string;
   let api: http.Server;
   const calls: { path: string; body: string }[] = [];
+  /** Service checks the stand-in API hands the pod's checker at its next poll. */
+  const checkJobs: object[] = [];
   const children: ChildProcess[] = [];
   let pki: Record<string, string>;
   /** The players' VPN addresses once connected (by the first tests). */
@@ -82,6 +85,9 @@ describe('A VPN server pod (entrypoint, OpenVPN, hooks, access) in network names
         calls.push({ path: request.url!, body });
         if (request.url === '/internal/vpn/connect')
           response.writeHead(200).end(JSON.stringify({ allow: true }));
+        else if (request.url === '/internal/vpn/checks/next')
+          // A short long poll: the jobs queued, or none after a moment.
+          setTimeout(() => response.writeHead(200).end(JSON.stringify({ jobs: checkJobs.splice(0) })), 200);
         else response.writeHead(204).end();
       });
     });
@@ -126,6 +132,11 @@ describe('A VPN server pod (entrypoint, OpenVPN, hooks, access) in network names
     const etc = path.join(dir, 'etc');
     for (const [name, content] of Object.entries(SCRIPTS))
       await writeFile(path.join(etc, 'server', name), content);
+    // The service checker as the operator ships it (make build bundles it).
+    await writeFile(
+      path.join(etc, 'server', CHECKER_FILE),
+      await readFile(path.resolve(import.meta.dirname, '../../operator/dist/vpn-checker.cjs')),
+    );
     await writeFile(
       path.join(etc, 'server', `${server.name}.conf`),
       serverConfig(pool, server, arena, {
@@ -420,6 +431,151 @@ describe('A VPN server pod (entrypoint, OpenVPN, hooks, access) in network names
     const established = Number(churn.stdout.trim());
     expect(established, 'connections of the churn that got through').to.be.within(150, 200 + 3 * 20 + 20);
     expect(elements.length, 'flows the router keeps').to.be.at.most(200 + 3 * 20 + 20 + 5);
+    await writeAccess({ owners: { [ownerId]: [boxAddress] }, windows: [] });
+  });
+
+  it('makes the API’s service checks from the router as the attacker, on the API’s source port, never as one of the attacker’s flows', async () => {
+    const attacker = otherAddress;
+    await writeAccess({
+      owners: { [ownerId]: [boxAddress] },
+      windows: [{ source: attacker, box: boxAddress, until: new Date(Date.now() + 60_000).toISOString() }],
+    });
+    await until('the attacker reaching the box', () => ping(ns.other, boxAddress), 10_000);
+    // A web application on the box that says who asked, and a line service that answers a greeting.
+    const web = spawn(
+      'ip',
+      [
+        'netns',
+        'exec',
+        ns.box,
+        process.execPath,
+        '-e',
+        `require('http').createServer((q, s) => { let b = ''; q.on('data', (c) => (b += c));
+           q.on('end', () => s.end(q.socket.remoteAddress + ':' + q.socket.remotePort + ' ' + b)); })
+           .listen(8080, '${boxAddress}', () => console.log('listening'));
+         require('net').createServer((s) => s.once('data', (d) => s.write('+OK ' + d))).listen(6380, '${boxAddress}');`,
+      ],
+      { stdio: ['ignore', 'pipe', 'ignore'], detached: true },
+    );
+    children.push(web);
+    await new Promise((resolve) => web.stdout!.once('data', resolve));
+    // The box counts the SYNs reaching its web application, and those with TTL 64 and MSS 1300.
+    await inNs(
+      ns.box,
+      `nft 'add table inet watch; add counter inet watch syns; add counter inet watch alike;
+        add chain inet watch input { type filter hook input priority 0; policy accept; };
+        add rule inet watch input tcp dport 8080 tcp flags syn counter name syns;
+        add rule inet watch input tcp dport 8080 tcp flags syn ip ttl 64 tcp option maxseg size 1300 counter name alike'`,
+    );
+    const syns = async () => {
+      const listed = (await inNs(ns.box, 'nft -j list counters table inet watch')).stdout;
+      const counters = (
+        JSON.parse(listed) as { nftables: { counter?: { name: string; packets: number } }[] }
+      ).nftables.flatMap((e) => (e.counter ? [e.counter] : []));
+      return Object.fromEntries(counters.map((c) => [c.name, c.packets]));
+    };
+    const outcome = async (job: { id: string }) =>
+      JSON.parse(
+        (
+          await until(
+            'the check’s outcome',
+            async () =>
+              calls.find(
+                (c) =>
+                  c.path === '/internal/vpn/checks/result' &&
+                  (JSON.parse(c.body) as { id: string }).id === job.id,
+              ),
+            15_000,
+          )
+        ).body,
+      ) as Record<string, unknown>;
+    const job = {
+      id: randomUUID(),
+      box: boxAddress,
+      port: 8080,
+      speakingAs: attacker,
+      sourcePort: 45678,
+      timeoutMs: 5000,
+      request: { type: 'http', method: 'POST', path: '/notes?x=1', form: { note: 'n-1' } },
+    };
+    const tcpJob = {
+      ...job,
+      id: randomUUID(),
+      port: 6380,
+      sourcePort: 45679,
+      request: { type: 'tcp', send: 'PING\r\n', contains: '+OK PING' },
+    };
+    const reportsBefore = calls.filter((c) => c.path === '/internal/vpn/flows').length;
+    checkJobs.push(job, tcpJob);
+    // The box saw the attacker's address on the source port the API chose.
+    expect(await outcome(job)).to.deep.equal({
+      server: 'arena-udp-0',
+      id: job.id,
+      outcome: 'answered',
+      status: 200,
+      body: `${attacker}:45678 note=n-1`,
+    });
+    expect(await outcome(tcpJob)).to.deep.include({ outcome: 'answered', body: '+OK PING\r\n' });
+    // The router witnessed neither as a flow of the attacker's.
+    await until(
+      'two flow reports after the checks',
+      async () =>
+        calls.filter((c) => c.path === '/internal/vpn/flows').length >= reportsBefore + 2 || undefined,
+      10_000,
+    );
+    const witnessed = calls
+      .filter((c) => c.path === '/internal/vpn/flows')
+      .flatMap((c) => (JSON.parse(c.body) as { flows: { clientPort: number }[] }).flows)
+      .map((f) => f.clientPort);
+    expect(witnessed).to.not.include.members([45678, 45679]);
+
+    // A source port the attacker is using with that port of the box: the checker says so (the API asks again).
+    const holder = spawn(
+      'ip',
+      [
+        'netns',
+        'exec',
+        ns.other,
+        process.execPath,
+        '-e',
+        `const s = require('net').connect(8080, '${boxAddress}', () => console.log(s.localPort)); s.resume();`,
+      ],
+      { stdio: ['ignore', 'pipe', 'ignore'], detached: true },
+    );
+    children.push(holder);
+    const held = Number(
+      await new Promise<string>((resolve) =>
+        holder.stdout!.once('data', (c: Buffer) => resolve(c.toString())),
+      ),
+    );
+    await until(
+      'the router’s report of the attacker’s own flow',
+      async () =>
+        calls
+          .filter((c) => c.path === '/internal/vpn/flows')
+          .some((c) =>
+            (JSON.parse(c.body) as { flows: { clientPort: number }[] }).flows.some(
+              (f) => f.clientPort === held,
+            ),
+          ) || undefined,
+      10_000,
+    );
+    const taken = { ...job, id: randomUUID(), sourcePort: held };
+    // And a service that is down: the defender's failure, not the platform's.
+    const down = { ...job, id: randomUUID(), port: 8081, sourcePort: 45680, timeoutMs: 2000 };
+    checkJobs.push(taken, down);
+    expect(await outcome(taken)).to.deep.equal({
+      server: 'arena-udp-0',
+      id: taken.id,
+      outcome: 'port-taken',
+    });
+    expect(await outcome(down)).to.deep.include({ outcome: 'failed' });
+    holder.kill();
+    // The checks' SYNs and the attacker's own looked the same to the box: TTL and segment size.
+    const counted = await syns();
+    expect(counted.syns, 'SYNs to the web application').to.be.at.least(2);
+    expect(counted.alike, 'SYNs with TTL 64 and MSS 1300').to.equal(counted.syns);
+    await inNs(ns.box, 'nft delete table inet watch');
     await writeAccess({ owners: { [ownerId]: [boxAddress] }, windows: [] });
   });
 

@@ -66,7 +66,11 @@ export function testOperatorOptions(
     arenaNetwork: 'arena',
     arenaSubnet: '172.30.0.0/16',
     agentBundle: Buffer.from('// the agent\n'),
-    vpn: { image: 'exploit-grid/openvpn:test', apiInternalUrl: 'http://eg-api-internal:8089' },
+    vpn: {
+      image: 'exploit-grid/openvpn:test',
+      apiInternalUrl: 'http://eg-api-internal:8089',
+      checkerBundle: Buffer.from('// the checker\n'),
+    },
     http: { port: 0, host: '127.0.0.1' },
     leaderElection: { enabled: false, identity: 'test' },
     logger: pino({ level: process.env.OPERATOR_TEST_LOG ?? 'silent' }),

@@ -45,6 +45,8 @@ const KEEP_MS = 2 * 60 * 60 * 1000;
 const MAX_FLOWS = 500_000;
 /** A flow told again with an opening this much later is a new connection on the same ports. */
 const REUSED_AFTER_MS = 5000;
+/** The platform's own checks' flows are kept out this long (as long as flows are kept). */
+const IGNORE_MS = KEEP_MS;
 
 interface Entry extends WitnessedFlow {
   server: string;
@@ -58,6 +60,8 @@ interface Entry extends WitnessedFlow {
 export class FlowRecord implements RouterWitness {
   readonly events = new EventEmitter<{ report: [] }>();
   readonly #byBox = new Map<string, Map<string, Entry>>();
+  /** `box|client:clientPort>boxPort` of the platform's service checks → until when they are kept out. */
+  readonly #ignored = new Map<string, number>();
   #size = 0;
   readonly #maxFlows: number;
 
@@ -71,11 +75,28 @@ export class FlowRecord implements RouterWitness {
     return [...flows.values()].map(({ server: _server, ...flow }) => ({ ...flow }));
   }
 
+  /**
+   * A flow that is the platform's own service check (made from the attacker's address, docs/game-rules.md):
+   * never one of the attacker's, whatever a router says of it later.
+   */
+  ignore(box: string, client: string, clientPort: number, boxPort: number, now = Date.now()): void {
+    const key = `${client}:${clientPort}>${boxPort}`;
+    this.#ignored.delete(`${box}|${key}`);
+    this.#ignored.set(`${box}|${key}`, now + IGNORE_MS);
+    this.#delete(box, key);
+    // Oldest first (a Map keeps insertion order): those past their time, then any beyond the cap.
+    for (const [ignored, until] of this.#ignored) {
+      if (until > now && this.#ignored.size <= this.#maxFlows) break;
+      this.#ignored.delete(ignored);
+    }
+  }
+
   /** A router's whole list, as it stands at `now` (epoch ms). */
   report(server: string, reported: ReportedFlow[], now = Date.now()): void {
     const seen = new Set<string>();
     for (const r of reported) {
       const key = `${r.client}:${r.clientPort}>${r.boxPort}`;
+      if ((this.#ignored.get(`${r.box}|${key}`) ?? 0) > now) continue;
       seen.add(`${r.box}|${key}`);
       let flows = this.#byBox.get(r.box);
       if (!flows) this.#byBox.set(r.box, (flows = new Map()));

@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import { parseSubnet } from '../box/addresses.ts';
 import type { Box } from '../box/types.ts';
 import {
+  CHECKER_FILE,
   CONFIG_DIGEST_ANNOTATION,
   accessConfigFor,
   accessConfigMapFor,
@@ -81,6 +82,7 @@ describe('VpnPool children', () => {
     arenaNetwork: 'arena',
     arena,
     apiInternalUrl: 'http://eg-api-internal:8089',
+    checker: Buffer.from('// the service checker\n'),
   };
   const servers = serverSlices(pool(), arena);
   const udp1 = servers[1]!;
@@ -166,6 +168,10 @@ describe('VpnPool children', () => {
     expect(digest(base, udp1, { ...options, apiInternalUrl: 'http://other:8089' })).to.not.equal(
       digest(base),
     );
+    // A new service checker is what the server runs too.
+    expect(digest(base, udp1, { ...options, checker: Buffer.from('// another checker\n') })).to.not.equal(
+      digest(base),
+    );
     // Another protocol's settings are not this server's configuration.
     expect(digest(pool({ tcp: { ...base.spec.tcp, maxClients: 7 } }))).to.equal(digest(base));
     expect(digest(base, udp1, { ...options, image: 'other' })).to.equal(digest(base));
@@ -189,11 +195,12 @@ describe('VpnPool children', () => {
   });
 
   it('configures each server for its slice with tls-crypt, the CRL, short renegotiation and the hooks', () => {
-    const configMap = serverConfigMapFor(pool(), arena, options.apiInternalUrl);
+    const configMap = serverConfigMapFor(pool(), arena, options.apiInternalUrl, options.checker);
     expect(configMap.metadata!.name).to.equal('arena-server');
     expect(Object.keys(configMap.data!).sort()).to.deep.equal(
       [
         ...Object.keys(SCRIPTS),
+        CHECKER_FILE,
         'arena-udp-0.conf',
         'arena-udp-1.conf',
         'arena-udp-2.conf',
@@ -201,6 +208,7 @@ describe('VpnPool children', () => {
       ].sort(),
     );
     for (const [name, script] of Object.entries(SCRIPTS)) expect(configMap.data![name]).to.equal(script);
+    expect(configMap.data![CHECKER_FILE]).to.equal('// the service checker\n');
     const lines = configMap.data!['arena-udp-1.conf']!.split('\n');
     expect(lines).to.include.members([
       'port 1194',

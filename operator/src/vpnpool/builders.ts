@@ -29,6 +29,9 @@ export const POOL_LABELS = {
 
 export const POOL_FINALIZER = 'exploitgrid.io/vpnpool-children';
 
+/** The service checker's name in the server ConfigMap (entrypoint.sh runs it). */
+export const CHECKER_FILE = 'checker.cjs';
+
 /** On a server's pod template: what its configuration and scripts are (a change rolls the pod). */
 export const CONFIG_DIGEST_ANNOTATION = 'exploitgrid.io/config-digest';
 
@@ -182,8 +185,13 @@ export function serverConfig(
 }
 
 /** The servers' configurations and scripts (the image runs what is here: one source of truth). */
-export function serverConfigMapFor(pool: VpnPool, arena: ArenaSubnet, apiInternalUrl: string): V1ConfigMap {
-  const data: Record<string, string> = { ...SCRIPTS };
+export function serverConfigMapFor(
+  pool: VpnPool,
+  arena: ArenaSubnet,
+  apiInternalUrl: string,
+  checker: Buffer,
+): V1ConfigMap {
+  const data: Record<string, string> = { ...SCRIPTS, [CHECKER_FILE]: checker.toString('utf8') };
   for (const server of serverSlices(pool, arena)) {
     data[`${server.name}.conf`] = serverConfig(pool, server, arena, { apiInternalUrl });
   }
@@ -202,6 +210,8 @@ export interface DeploymentOptions {
   arena: ArenaSubnet;
   /** The API's internal Service (hooks and the agents' endpoint), e.g. http://eg-api-internal:8089 */
   apiInternalUrl: string;
+  /** The service checker's bundle (operator/dist/vpn-checker.cjs), shipped in the server ConfigMap. */
+  checker: Buffer;
 }
 
 /** What a server runs: its OpenVPN configuration and the scripts (the server ConfigMap's part). */
@@ -209,6 +219,7 @@ export function serverConfigDigest(pool: VpnPool, server: VpnServer, options: De
   const config = serverConfig(pool, server, options.arena, { apiInternalUrl: options.apiInternalUrl });
   return createHash('sha256')
     .update(JSON.stringify([config, SCRIPTS]))
+    .update(options.checker)
     .digest('hex')
     .slice(0, 16);
 }

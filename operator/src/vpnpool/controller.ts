@@ -46,6 +46,8 @@ export interface VpnPoolControllerOptions {
   arenaNetwork: string;
   image: string;
   apiInternalUrl: string;
+  /** The service checker's bundle (operator/dist/vpn-checker.cjs). */
+  checker: Buffer;
   pools: { get(name: string, namespace: string): VpnPool | undefined };
   boxes: { list(): readonly Box[] };
   deployments: { list(): readonly k8s.V1Deployment[] };
@@ -91,7 +93,7 @@ export class VpnPoolController {
 
     await this.#ensurePki(pool);
     const children: k8s.KubernetesObject[] = [
-      serverConfigMapFor(pool, arena, this.#options.apiInternalUrl),
+      serverConfigMapFor(pool, arena, this.#options.apiInternalUrl, this.#options.checker),
       accessConfigMapFor(pool, this.#options.boxes.list(), now),
       ...servicesFor(pool),
       ...servers.map((server) =>
@@ -100,6 +102,7 @@ export class VpnPoolController {
           arenaNetwork: this.#options.arenaNetwork,
           arena,
           apiInternalUrl: this.#options.apiInternalUrl,
+          checker: this.#options.checker,
         }),
       ),
     ];

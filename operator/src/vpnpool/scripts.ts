@@ -1,9 +1,11 @@
 /**
  * The scripts an OpenVPN server pod runs, shipped in the pool's server ConfigMap (the image has
  * the programs, the operator the logic: what runs is always the operator's version). POSIX sh,
- * curl, jq and nft (images/openvpn). The pod runs as root in its own network namespace with
- * NET_ADMIN: it makes its tun device, routes and nftables rules.
+ * curl, jq and nft (images/openvpn), and Debian's Node for the service checker (checker.ts, bundled).
+ * The pod runs as root in its own network namespace with NET_ADMIN: it makes its tun device, routes
+ * and nftables rules.
  */
+import { ARENA_MSS } from '../catalogue/transports.ts';
 
 /** Starts the sync loop and OpenVPN; the pod ends when OpenVPN does. */
 const ENTRYPOINT = String.raw`#!/bin/sh
@@ -78,6 +80,14 @@ table inet eg {
     timeout 1m
     size 65536
   }
+  # The API's service checks this server makes (checker.cjs): box . box port . source port → the
+  # attacker's VPN address, the source the check is renamed to (the box sees its attacker). Local
+  # connections, so never in the witnessed sets above, which only the forward chain fills.
+  map probes {
+    type ipv4_addr . inet_service . inet_service : ipv4_addr
+    flags timeout
+    size 65536
+  }
   chain input {
     type filter hook input priority 0; policy accept;
     iifname "arena0" ct state established,related accept
@@ -85,6 +95,10 @@ table inet eg {
   }
   chain forward {
     type filter hook forward priority 0; policy drop;
+    # Into the arena every packet with the same TTL and every SYN with at most the same segment size,
+    # forwarded (players) or the router's own (the checks): a box cannot tell the checks by either.
+    oifname "arena0" ip ttl set 64
+    oifname "arena0" tcp flags syn tcp option maxseg size > ${ARENA_MSS} tcp option maxseg size set ${ARENA_MSS}
     iifname "tun0" oifname "arena0" meta l4proto tcp ct state new ip saddr . ip daddr @windows add @attackers { ip saddr ct count over 4096 } drop
     iifname "arena0" oifname "tun0" meta l4proto tcp tcp flags & (syn | ack) == syn | ack ip daddr . ip saddr @windows update @handshakes { ip daddr limit rate over 20/second burst 200 packets } drop
     iifname "tun0" oifname "arena0" meta l4proto tcp tcp flags & (syn | ack) == syn | ack ip saddr . ip daddr @windows update @handshakes { ip saddr limit rate over 20/second burst 200 packets } drop
@@ -98,6 +112,11 @@ table inet eg {
     iifname "arena0" ip daddr $api_ip tcp dport $api_port ct status dnat accept
     oifname "arena0" ct status dnat ct state established accept
   }
+  chain output {
+    type filter hook output priority 0; policy accept;
+    oifname "arena0" ip ttl set 64
+    oifname "arena0" tcp flags syn tcp option maxseg size > ${ARENA_MSS} tcp option maxseg size set ${ARENA_MSS}
+  }
   chain prerouting {
     type nat hook prerouting priority -100;
     iifname "arena0" ip daddr $ROUTER_ADDRESS tcp dport 80 dnat ip to $api_ip:$api_port
@@ -105,11 +124,14 @@ table inet eg {
   chain postrouting {
     type nat hook postrouting priority 100;
     ip daddr $api_ip tcp dport $api_port ct status dnat masquerade
+    ip saddr $ROUTER_ADDRESS oifname "arena0" meta l4proto tcp snat ip to ip daddr . tcp dport . tcp sport map @probes
   }
 }
 NFT
 /bin/sh "$here/access-sync.sh" --loop &
 /bin/sh "$here/access-sync.sh" --flows &
+# The API's service checks during attacks, from this router (Debian's nodejs in the image).
+node "$here/checker.cjs" &
 exec openvpn --config "$here/$SERVER_NAME.conf" --cd "$run/openvpn"
 `;
 

@@ -41,6 +41,9 @@ describe('the VPN servers’ hooks (kubernetes runtime)', () => {
       flows: (body) => {
         calls.push({ which: 'flows', body });
       },
+      // The checks' routes: checks.test.ts.
+      checks: async () => [],
+      checkResult: () => false,
     };
     server = http.createServer(createHooksApp(handlers, testLogger, options));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -2,6 +2,12 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import express, { type Express } from 'express';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { z } from 'zod';
+import {
+  checkOutcomeSchema,
+  checksPollSchema,
+  type CheckJob,
+  type CheckOutcome,
+} from '@exploit-grid/operator/kubernetes';
 import { apiNotFound, errorHandler } from '../../http/errors.ts';
 import { refuseNul } from '../../http/nul.ts';
 import type { Logger } from '../../logger.ts';
@@ -68,14 +74,19 @@ export interface HookHandlers {
   sessions(body: SessionsBody): Promise<void>;
   /** The flows a server witnessed. */
   flows(body: FlowsBody): void;
+  /** The service checks a server is to make (a long poll; `signal` aborts when the server hangs up). */
+  checks(server: string, signal: AbortSignal): Promise<CheckJob[]>;
+  /** What came of one; false when no such check waits for that server. */
+  checkResult(outcome: CheckOutcome): boolean;
 }
 
 /**
  * The OpenVPN servers' hooks on the API's internal Service: `POST /internal/vpn/connect` (200
  * `{allow: true}` or 403 `{allow: false}`), `/internal/vpn/disconnect` (204) and
  * `/internal/vpn/sessions` (204: a server's whole list, every 16 s) and `/internal/vpn/flows`
- * (204: its witnessed flows, every 2 s), each with the pool's hook token as a bearer token
- * (compared in constant time) and a validated body.
+ * (204: its witnessed flows, every 2 s), `/internal/vpn/checks/next` (a long poll: the service checks the
+ * server is to make) and `/internal/vpn/checks/result` (204, or 404 for a check nobody waits for), each with
+ * the pool's hook token as a bearer token (compared in constant time) and a validated body.
  */
 export function createHooksApp(
   handlers: HookHandlers,
@@ -127,6 +138,31 @@ export function createHooksApp(
         .status(400)
         .json({ statusCode: 400, message: 'Invalid flows report.', error: 'Bad Request' });
     handlers.flows(parsed.data);
+    res.status(204).end();
+  });
+  app.post('/internal/vpn/checks/next', express.json({ limit: '2kb' }), refuseNul, (req, res, next) => {
+    const parsed = checksPollSchema.safeParse(req.body);
+    if (!parsed.success)
+      return void res
+        .status(400)
+        .json({ statusCode: 400, message: 'Invalid checks poll.', error: 'Bad Request' });
+    const hungUp = new AbortController();
+    res.on('close', () => hungUp.abort());
+    handlers.checks(parsed.data.server, hungUp.signal).then((jobs) => {
+      if (!res.writableEnded && !res.destroyed) res.json({ jobs });
+    }, next);
+  });
+  // An HTTP answer is cut at 256 KiB (in JSON, up to six bytes a character).
+  app.post('/internal/vpn/checks/result', express.json({ limit: '2mb' }), refuseNul, (req, res) => {
+    const parsed = checkOutcomeSchema.safeParse(req.body);
+    if (!parsed.success)
+      return void res
+        .status(400)
+        .json({ statusCode: 400, message: 'Invalid check result.', error: 'Bad Request' });
+    if (!handlers.checkResult(parsed.data))
+      return void res
+        .status(404)
+        .json({ statusCode: 404, message: 'No such check waits for this server.', error: 'Not Found' });
     res.status(204).end();
   });
   app.use(express.json({ limit: '2kb' }));

@@ -27,6 +27,7 @@ import {
   type VpnPool,
 } from '@exploit-grid/operator/kubernetes';
 import { VpnPki } from '@exploit-grid/operator/pki';
+import { runChecks, type CheckResult, type ServiceCheck } from '@exploit-grid/operator/catalogue';
 import type { BoxStatus, VpnProtocol } from '../../contracts/boxes.ts';
 import type { Logger } from '../../logger.ts';
 import { clientConfig } from '../local/openvpn.ts';
@@ -41,6 +42,7 @@ import type {
   VpnSession,
 } from '../orchestrator.ts';
 import { FlowRecord } from '../witness.ts';
+import { CheckDispatch } from './checks.ts';
 import { createHooksApp, type HookBody, type SessionsBody } from './hooks-app.ts';
 
 export const API_FIELD_MANAGER = 'exploit-grid-api';
@@ -101,6 +103,8 @@ export class KubernetesRuntime implements BoxOrchestrator {
   #authorize: ((userId: string) => Promise<boolean>) | null = null;
   /** What the VPN servers (the arena's routers) saw of the attack windows' flows. */
   readonly witness = new FlowRecord();
+  /** The service checks the VPN servers make for the attacks (checks.ts). */
+  readonly #checks = new CheckDispatch(this.witness);
   /** VPN sessions by `protocol/vpnAddress`, from the servers' hooks. */
   readonly #sessions = new Map<string, VpnSession>();
   /** The server holding each session (its reports speak for its own sessions only). */
@@ -439,6 +443,35 @@ export class KubernetesRuntime implements BoxOrchestrator {
     }
   }
 
+  /**
+   * Checks a box's services as its attacker is seen there: made by the VPN server holding the attacker's
+   * latest session, from its arena address renamed to the attacker's VPN address (operator/src/vpnpool/
+   * checks.ts). Null while the window is closed, the attacker has no session, or the box has no address.
+   */
+  async checkServices(
+    attackerUserId: string,
+    boxId: string,
+    checks: ServiceCheck[],
+    timeoutMs: number,
+  ): Promise<CheckResult[] | null> {
+    const until = this.#windows.get(boxId)?.get(attackerUserId);
+    if (this.#unavailable || !until || until.getTime() <= Date.now()) return null;
+    const box = this.#boxes.get(boxName(boxId), this.#o.namespace);
+    const address = box?.status?.phase === 'Running' ? box.status.ip : undefined;
+    if (!address) return null;
+    const session = [...this.#sessions]
+      .filter(([, s]) => s.userId === attackerUserId)
+      .sort(([, a], [, b]) => b.connectedAt.getTime() - a.connectedAt.getTime())[0];
+    const server = session && this.#sessionServers.get(session[0]);
+    if (!session || !server) return null;
+    return runChecks(
+      checks,
+      address,
+      this.#checks.transports(server, address, session[1].vpnAddress),
+      timeoutMs,
+    );
+  }
+
   async closeAttackWindow(attackerUserId: string, targetBoxId: string): Promise<void> {
     this.#windows.get(targetBoxId)?.delete(attackerUserId);
     await this.#reapply(targetBoxId);
@@ -542,6 +575,8 @@ export class KubernetesRuntime implements BoxOrchestrator {
         disconnect: (body) => this.#disconnect(body),
         sessions: (body) => this.#syncSessions(body),
         flows: (body) => this.witness.report(body.server, body.flows),
+        checks: (server, signal) => this.#checks.next(server, signal),
+        checkResult: (outcome) => this.#checks.result(outcome),
       },
       this.#o.logger,
     );
@@ -572,6 +607,7 @@ export class KubernetesRuntime implements BoxOrchestrator {
     this.#closed = true;
     clearTimeout(this.#retry);
     clearTimeout(this.#publishTimer);
+    this.#checks.close();
     await this.#boxes.stop();
     await this.#pools.stop();
     await this.#crlWrites;

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Logger } from '../../logger.ts';
 import { formatNetwork, hostAddress, netmask, type Ipv4Network } from './addressing.ts';
 import { CommandError, run } from './command.ts';
+import { ARENA_MSS } from '@exploit-grid/operator/catalogue';
 
 export interface RouterLayout {
   /** Names every host object of this runtime (network namespaces, host interface, machines). */
@@ -43,11 +44,6 @@ export const TRANSIT = 'transit0';
 export const TUN_UDP = 'tun-udp';
 export const TUN_TCP = 'tun-tcp';
 const TABLE = 'exploitgrid';
-/**
- * The largest TCP segment a connection into the arena announces (SYNs above it are clamped): what OpenVPN's
- * own clamp leaves or less, so that the platform's checks and every player's connections look the same.
- */
-export const ARENA_MSS = 1300;
 /** The router's routing table for what its OpenVPN servers send back to players. */
 const REPLY_TABLE = '100';
 

@@ -1,7 +1,11 @@
 import { randomInt } from 'node:crypto';
-import http from 'node:http';
-import net from 'node:net';
-import { CheckNotRun, type CheckTransports } from '@exploit-grid/operator/catalogue';
+import {
+  CheckNotRun,
+  PROBE_PORTS,
+  httpRequest,
+  tcpExchange,
+  type CheckTransports,
+} from '@exploit-grid/operator/catalogue';
 import { trackedTcp } from '../../referee/conntrack.ts';
 import type { RouterNetwork } from './network.ts';
 
@@ -13,15 +17,8 @@ export interface ServiceProbe {
   transports: CheckTransports;
 }
 
-/**
- * The source ports probes use on the host's transit address: Linux's default ephemeral range, the ports an
- * attacker's own Linux client uses, so that a port tells a box nothing.
- */
-export const PROBE_PORTS = { first: 32768, last: 60999 } as const;
 /** How long the router lets a probe's connection open (it stays open as long as it lasts once opened). */
 const ALLOW_SECONDS = 30;
-/** What a probe reads of an answer at most. */
-const MAX_ANSWER = 256 * 1024;
 /**
  * How long after a check the referee still knows its connection (it judges a trace that runs behind by a
  * second or so).
@@ -138,91 +135,4 @@ export class ArenaProbe {
     }
     throw new CheckNotRun('no free source port on the host');
   }
-}
-
-interface Source {
-  localAddress: string;
-  localPort: number;
-}
-
-function httpRequest(
-  url: string,
-  init: { method: 'GET' | 'POST'; form?: Record<string, string>; timeoutMs: number } & Source,
-): Promise<{ status: number; body: string }> {
-  const body = init.form ? new URLSearchParams(init.form).toString() : undefined;
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      url,
-      {
-        method: init.method,
-        agent: false,
-        localAddress: init.localAddress,
-        localPort: init.localPort,
-        headers: {
-          'user-agent': 'Mozilla/5.0 (X11; Linux x86_64)',
-          connection: 'close',
-          ...(body !== undefined
-            ? {
-                'content-type': 'application/x-www-form-urlencoded',
-                'content-length': Buffer.byteLength(body),
-              }
-            : {}),
-        },
-        signal: AbortSignal.timeout(init.timeoutMs),
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        response.on('data', (chunk: Buffer) => {
-          if (size >= MAX_ANSWER) return;
-          chunks.push(chunk);
-          size += chunk.length;
-        });
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
-        );
-        response.on('error', reject);
-      },
-    );
-    request.on('error', reject);
-    request.end(body);
-  });
-}
-
-/** Connects, sends `send`, and answers what came back once it holds `contains` (or the peer closed). */
-function tcpExchange(
-  address: string,
-  port: number,
-  init: { send: string; contains: string; timeoutMs: number } & Source,
-): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let received = '';
-    const socket = net.connect({
-      host: address,
-      port,
-      localAddress: init.localAddress,
-      localPort: init.localPort,
-    });
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new Error(`timed out after ${init.timeoutMs / 1000} s`));
-    }, init.timeoutMs);
-    const done = () => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(received);
-    };
-    socket.on('connect', () => {
-      if (init.send) socket.write(init.send);
-    });
-    socket.on('data', (chunk: Buffer) => {
-      if (received.length < MAX_ANSWER) received += chunk.toString('latin1');
-      if (received.includes(init.contains)) done();
-    });
-    socket.on('end', done);
-    socket.on('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-  });
 }

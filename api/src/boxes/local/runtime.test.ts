@@ -16,8 +16,7 @@ import { orchestratorContract } from '../../testing/orchestrator-contract.ts';
 import { LocalRuntime, type LocalRuntimeOptions } from './runtime.ts';
 import { CONSOLE_LOG_BYTES } from './machine.ts';
 import { BOX_SOCKET_TABLES } from './network.ts';
-import { PROBE_PORTS } from './probe.ts';
-import { BOX_SSH_CHECK, runCheck, type ServiceCheck } from '@exploit-grid/operator/catalogue';
+import { BOX_SSH_CHECK, PROBE_PORTS, runCheck, type ServiceCheck } from '@exploit-grid/operator/catalogue';
 import type { HostReferee, VerdictSink } from '../../referee/host.ts';
 
 const execFileAsync = promisify(execFile);
