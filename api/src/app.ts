@@ -34,6 +34,7 @@ import type { BoxService } from './boxes/service.ts';
 import type { Grid } from './grid/grid.ts';
 import { gridRoutes } from './grid/routes.ts';
 import { chatRoutes } from './chat/routes.ts';
+import type { ChatService } from './chat/service.ts';
 import { leaderboardRoutes } from './leaderboard/routes.ts';
 import { LeaderboardService } from './leaderboard/service.ts';
 import { creditRoutes } from './credits/routes.ts';
@@ -56,6 +57,7 @@ export interface AppDeps {
   snapshots: SnapshotService;
   attacks: AttackService;
   grid: Grid;
+  chat: ChatService;
   payments: PaymentService;
   gifts: GiftService;
   social: { passport: PassportStatic; enabled: SocialProvider[] };
@@ -72,6 +74,7 @@ export function createApp({
   snapshots,
   attacks,
   grid,
+  chat,
   payments,
   gifts,
   social,
@@ -113,7 +116,7 @@ export function createApp({
     // Before attackRoutes: /attack/queue/* and /attack/target-info/* are not box ids.
     gridRoutes({ grid, requireAuth: requireAuth(auth) }),
     attackRoutes({ attacks, requireAuth: requireAuth(auth) }),
-    chatRoutes({ chat: grid.chat, requireAuth: requireAuth(auth) }),
+    chatRoutes({ chat, requireAuth: requireAuth(auth) }),
     leaderboardRoutes({ leaderboard: new LeaderboardService(orm), requireAuth: requireAuth(auth) }),
     subscriptionRoutes({ payments, requireAuth: requireAuth(auth) }),
     creditRoutes({ gifts, statement: new CreditStatement(orm), requireAuth: requireAuth(auth) }),

@@ -25,21 +25,23 @@ import {
   type Realtime,
   type TokenVerifier,
 } from './realtime/io.ts';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { PgListener } from './db/listen.ts';
 import { BANS_CHANNEL, type BanNotice } from './staff/bans.ts';
 import { UserService } from './users/service.ts';
 import { BoxService } from './boxes/service.ts';
 import { AttackService } from './attacks/service.ts';
-import { SOCKET_RATE_LIMITED } from './contracts/index.ts';
 import { createAgentApp } from './attacks/agent-app.ts';
 import { AgentIngest } from './attacks/ingest.ts';
 import { createOrchestrator } from './boxes/factory.ts';
 import { Sealer } from './crypto/sealer.ts';
-import { userRoom } from './realtime/io.ts';
 import proxyaddr from 'proxy-addr';
 import { createGrid, type Grid } from './grid/grid.ts';
 import { wireGrid } from './grid/socket.ts';
+import { wireChat } from './chat/socket.ts';
+import { ChatService } from './chat/service.ts';
+import { EventDispatcher } from './realtime/dispatcher.ts';
+import { wireBoxEvents } from './boxes/socket.ts';
+import { Blocks } from './users/blocks.ts';
 import { BalanceEvents } from './credits/balance-events.ts';
 import { PaymentService } from './payments/service.ts';
 import { GiftService } from './credits/gifts.ts';
@@ -180,7 +182,9 @@ export async function startPlatform(
       silenceMs: config.attacks.agentSilenceMs,
     });
 
-    const grid = createGrid({ orm, boxes, attacks, logger, notifications, settings: config.grid });
+    const blocks = new Blocks(orm);
+    const grid = createGrid({ orm, boxes, attacks, logger, notifications, blocks, settings: config.grid });
+    const chat = new ChatService({ orm, blocks, notifications });
     // The ports a target popup shows are the box's services: a new box, a reset or a restore changes them.
     boxes.events.on('loadoutChanged', (userId) => grid.targetInfo.invalidate(userId));
     const gifts = new GiftService({ orm, throttle, logger, balances });
@@ -206,6 +210,7 @@ export async function startPlatform(
       snapshots: new SnapshotService({ orm, boxes, orchestrator, logger }),
       attacks,
       grid,
+      chat,
       gifts,
       payments,
       social,
@@ -242,17 +247,23 @@ export async function startPlatform(
     });
     await bans.start();
     onClose('ban notices', () => bans.close());
-    wireBoxEvents(realtime, boxes, logger);
+    // Realtime by domain: the box's status on /vpn-status; the Grid's and the chat's events on /grid, through
+    // one dispatcher (rate limits, validation, acknowledgements).
+    wireBoxEvents(realtime.vpnStatus, boxes, logger);
     const trust = app.get('trust proxy fn') as Parameters<typeof proxyaddr>[1];
+    const dispatcher = new EventDispatcher(realtime.grid, { logger });
     wireGrid({
       realtime,
+      dispatcher,
       grid,
       attacks,
+      chat,
       orm,
       logger,
       balances,
       clientAddress: (req) => proxyaddr(req, trust) || null,
     });
+    wireChat({ ns: realtime.grid, dispatcher, chat, blocks, logger });
 
     await new Promise<void>((resolve, reject) => {
       httpServer.once('error', reject);
@@ -319,37 +330,6 @@ export async function startPlatform(
     await runCleanups();
     throw err;
   }
-}
-
-/** /vpn-status: the VPN flag on request, and every change of a user's box, to that user only. */
-function wireBoxEvents(realtime: Realtime, boxes: BoxService, logger: Logger): void {
-  boxes.events.on('boxUpdate', (userId, payload) =>
-    realtime.vpnStatus.to(userRoom(userId)).emit('boxUpdate', payload),
-  );
-  boxes.events.on('vpnStatus', (userId, connected) =>
-    realtime.vpnStatus.to(userRoom(userId)).emit('status', { status: connected }),
-  );
-  // The portal asks once a connection; a client that loops is told to slow down.
-  const limiter = new RateLimiterMemory({ points: 10, duration: 10 });
-  realtime.vpnStatus.on('connection', (socket) => {
-    const { userId } = socket.data;
-    socket.on('requestStatus', async () => {
-      try {
-        await limiter.consume(userId);
-      } catch (err) {
-        if (err instanceof RateLimiterRes) socket.emit('error', { message: SOCKET_RATE_LIMITED });
-        else logger.error({ err }, 'Rate limiter failed');
-        return;
-      }
-      socket.emit('status', { status: boxes.isVpnConnected(userId) });
-      boxes
-        .currentUpdate(userId)
-        .then((update) => {
-          if (update) socket.emit('boxUpdate', update);
-        })
-        .catch((err: unknown) => logger.error({ err }, 'Could not send the box state'));
-    });
-  });
 }
 
 /** Stops accepting, disconnects sockets, lets requests in flight finish, then cuts what is left. */

@@ -1,9 +1,8 @@
 import type { AttackService } from '../attacks/service.ts';
 import type { BoxService } from '../boxes/service.ts';
-import { ChatService } from '../chat/service.ts';
 import type { Orm } from '../db/orm.ts';
 import type { Logger } from '../logger.ts';
-import { Blocks } from '../users/blocks.ts';
+import type { Blocks } from '../users/blocks.ts';
 import { Geo } from './geo.ts';
 import { Matchmaking, type MmrWindow } from './matchmaking.ts';
 import { Notifications } from '../notifications/notifications.ts';
@@ -30,8 +29,6 @@ export interface Grid {
   matchmaking: Matchmaking;
   pvp: Pvp;
   targetInfo: TargetInfoService;
-  /** The chat (docs/chat.md): global channel and private chats. */
-  chat: ChatService;
   start(): void;
   stop(): Promise<void>;
 }
@@ -42,13 +39,14 @@ export function createGrid(deps: {
   attacks: AttackService;
   logger: Logger;
   settings: GridSettings;
+  /** Who blocked whom (users/): the chat reads them too. */
+  blocks: Blocks;
   /** Made by the caller when services outside the Grid (boxes) send notifications too. */
   notifications?: Notifications;
 }): Grid {
-  const { orm, boxes, attacks, logger, settings } = deps;
+  const { orm, boxes, attacks, logger, settings, blocks } = deps;
   const geo = new Geo();
   const presence = new Presence({ geo, graceMs: settings.presenceGraceMs });
-  const blocks = new Blocks(orm);
   const isOnline = (userId: string) => presence.isOnline(userId);
   const matchmaking = new Matchmaking({
     orm,
@@ -72,7 +70,6 @@ export function createGrid(deps: {
     matchmaking,
     pvp,
     targetInfo: new TargetInfoService(orm, settings.targetInfoCacheMs),
-    chat: new ChatService({ orm, blocks, notifications }),
     start: () => matchmaking.start(),
     stop: async () => {
       await matchmaking.stop();

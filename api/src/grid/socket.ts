@@ -1,81 +1,49 @@
 import type { IncomingMessage } from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import type { Socket } from 'socket.io';
-import type { z } from 'zod';
 import {
-  CHAT_MESSAGES,
-  GRID_MESSAGES,
-  blockPayload,
-  chatRequestPayload,
-  chatResponsePayload,
-  globalMessagePayload,
-  olderGlobalMessagesPayload,
-  privateMessagePayload,
   notificationAckPayload,
   requesterIdPayload,
   targetIdPayload,
-  unblockPayload,
   type Attack,
-  type EventAnswer,
-  type GridClientToServerEvents,
-  type GridServerToClientEvents,
 } from '../contracts/index.ts';
 import type { AttackService } from '../attacks/service.ts';
-import { GlobalChannel } from '../chat/global-channel.ts';
+import type { ChatService } from '../chat/service.ts';
 import type { BalanceEvents } from '../credits/balance-events.ts';
 import type { Orm } from '../db/orm.ts';
 import { Sql } from '../db/sql.ts';
-import { HttpError } from '../http/errors.ts';
-import { NUL_MESSAGE, containsNul } from '../http/nul.ts';
-import { KeyedLock } from '../keyed-lock.ts';
 import type { Logger } from '../logger.ts';
-import { userRoom, type GridNamespace, type Realtime, type SocketData } from '../realtime/io.ts';
+import type { EventDispatcher } from '../realtime/dispatcher.ts';
+import { userRoom, type GridNamespace, type Realtime } from '../realtime/io.ts';
 import type { Grid } from './grid.ts';
 import type { PresenceUser } from './presence.ts';
 
-/** A client's acknowledgement callback. */
-type Ack = (answer: EventAnswer) => void;
-
-/** Who sent a client event: the socket and its user. */
-interface From {
-  socket: Socket<GridClientToServerEvents, GridServerToClientEvents, object, SocketData>;
-  userId: string;
-}
-
 export interface GridSocketDeps {
   realtime: Realtime;
+  dispatcher: EventDispatcher;
   grid: Grid;
   attacks: AttackService;
+  /** The global channel's latest page, part of the initial state. */
+  chat: Pick<ChatService, 'globalPage'>;
   orm: Orm;
   logger: Logger;
   /** Balance changes (purchases, gifts, refunds, box time), pushed to the user's sockets as `balance`. */
   balances?: BalanceEvents;
   /** The client's address of a handshake, by the same proxy rules as HTTP requests (TRUST_PROXY). */
   clientAddress: (req: IncomingMessage) => string | null;
-  /** Client events a user may send per 10 s (chat-free grid events: PvP, blocks, acks, state). */
-  eventsPer10s?: number;
-  /** Chat messages (global and private together) a user may send per 10 s. */
-  chatMessagesPer10s?: number;
 }
 
 /**
- * The /grid namespace (core-app section 7): presence, initial state, live attacks for everyone (the
- * target box's address only to the two players), matchmaking and PvP pushes, blocks, notifications.
+ * The Grid's events on /grid (core-app section 7): presence, initial state, live attacks for everyone (the
+ * target box's address only to the two players), matchmaking and PvP pushes, notifications. The chat's
+ * events are chat/socket.ts's; both go through the namespace's dispatcher (realtime/dispatcher.ts).
  */
 export function wireGrid(deps: GridSocketDeps): void {
-  const { grid, attacks, logger } = deps;
+  const { grid, attacks, logger, dispatcher } = deps;
   const ns: GridNamespace = deps.realtime.grid;
   const log = logger.child({ component: 'grid' });
   const sql = () => new Sql(deps.orm.em.fork() as EntityManager);
   const loadUser = (id: string) =>
     sql().one<PresenceUser>('select id, handle, mmr, country from users where id = ?', [id]);
-  const limiter = new RateLimiterMemory({ points: deps.eventsPer10s ?? 40, duration: 10 });
-  const chatLimiter = new RateLimiterMemory({ points: deps.chatMessagesPer10s ?? 10, duration: 10 });
-  // A player's chat messages are handled one after the other (all their sockets), so they are stored and
-  // delivered in the order they were sent.
-  const chatOrder = new KeyedLock();
-  const globalChannel = new GlobalChannel(ns, grid.chat);
 
   // ---- pushes from the services ------------------------------------------------------------
   grid.presence.events.on('playerUpdated', (player) => ns.emit('playerUpdated', player));
@@ -160,94 +128,11 @@ export function wireGrid(deps: GridSocketDeps): void {
   });
 
   // ---- client events ----------------------------------------------------------------------
-  // Defined once for the namespace (a socket holds one dispatcher, not a closure per event: memory per idle
-  // socket is a goal, docs/benchmarks.md).
-  interface Handler {
-    schema: z.ZodType | null;
-    fn: (from: From, payload: unknown) => Promise<void>;
-    chatSend: boolean;
-    fail: (from: From, raw: unknown, message: string) => void;
-  }
-  const handlers = new Map<string, Handler>();
-  const reportError = ({ socket }: From, _raw: unknown, message: string) => socket.emit('error', { message });
-  /**
-   * A client event: rate-limited (chat sends also by the tighter chat limiter, and one at a time per player),
-   * payload validated, failures as `error {message}` or, with `fail`, however the event reports them.
-   */
-  const on = <S extends z.ZodType>(
-    event: keyof GridClientToServerEvents,
-    schema: S | null,
-    fn: (from: From, payload: z.output<S>) => Promise<void>,
-    options: { chatSend?: boolean; fail?: Handler['fail'] } = {},
-  ) =>
-    handlers.set(event, {
-      schema,
-      fn: fn as Handler['fn'],
-      chatSend: options.chatSend ?? false,
-      fail: options.fail ?? reportError,
-    });
-
-  /**
-   * How a chat send fails: with the message's tempId so the client can mark it failed (private messages by
-   * their own event, global ones as `error` with the tempId); a payload without one gets a plain `error`.
-   */
-  const failWithTempId =
-    (event: 'error' | 'chat:privateMessageFailed'): Handler['fail'] =>
-    ({ socket }, raw, message) => {
-      const tempId = (raw as { tempId?: unknown } | null | undefined)?.tempId;
-      if (typeof tempId === 'string' && tempId) socket.emit(event, { tempId, message });
-      else socket.emit('error', { message });
-    };
-
-  const gridLimit = [[limiter, GRID_MESSAGES.rateLimited]] as const;
-  const bothLimits = [...gridLimit, [chatLimiter, CHAT_MESSAGES.rateLimited]] as const;
-  /**
-   * Runs a client event. A client that passed an acknowledgement callback gets the outcome there ({ok} or
-   * {ok: false, message}) instead of the event's failure event.
-   */
-  const run = async (from: From, event: string, handler: Handler, raw: unknown, ack?: Ack) => {
-    const { userId } = from;
-    const fail = (message: string) => (ack ? ack({ ok: false, message }) : handler.fail(from, raw, message));
-    for (const [limit, message] of handler.chatSend ? bothLimits : gridLimit) {
-      try {
-        await limit.consume(userId);
-      } catch (err) {
-        if (err instanceof RateLimiterRes) fail(message);
-        else log.error({ err }, 'Rate limiter failed');
-        return;
-      }
-    }
-    // No NUL reaches the database (PostgreSQL text cannot hold one): said, not a failure.
-    if (containsNul(raw)) {
-      fail(NUL_MESSAGE);
-      return;
-    }
-    let payload: unknown = undefined;
-    if (handler.schema) {
-      const parsed = handler.schema.safeParse(raw);
-      if (!parsed.success) {
-        fail(parsed.error.issues[0]?.message ?? GRID_MESSAGES.invalid);
-        return;
-      }
-      payload = parsed.data;
-    }
-    try {
-      await handler.fn(from, payload);
-      ack?.({ ok: true });
-    } catch (err) {
-      if (err instanceof HttpError && err.statusCode < 500) fail(err.message);
-      else {
-        log.error({ err, event }, 'Grid event failed');
-        fail('Something went wrong. Please try again.');
-      }
-    }
-  };
-
-  on('getInitialState', null, async ({ socket, userId }) => {
+  dispatcher.on('getInitialState', null, async ({ socket, userId }) => {
     const [running, blockedUsers, recent, open] = await Promise.all([
       attacks.running(),
       grid.blocks.list(userId),
-      grid.chat.globalPage(userId),
+      deps.chat.globalPage(userId),
       grid.matchmaking.openProposal(userId),
     ]);
     // The open proposal first: a client that kept one from before drops it when it is not sent again before
@@ -261,89 +146,29 @@ export function wireGrid(deps: GridSocketDeps): void {
     });
     for (const n of await grid.notifications.pending(userId)) socket.emit('notification', n);
   });
-  on('notifications:ack', notificationAckPayload, async ({ userId }, { ids }) => {
+  dispatcher.on('notifications:ack', notificationAckPayload, async ({ userId }, { ids }) => {
     await grid.notifications.acknowledge(userId, ids);
   });
-  on('pvp:request', targetIdPayload, ({ userId }, { targetId }) => grid.pvp.request(userId, targetId));
-  on('pvp:accept', requesterIdPayload, async ({ userId }, { requesterId }) => {
+  dispatcher.on('pvp:request', targetIdPayload, ({ userId }, { targetId }) =>
+    grid.pvp.request(userId, targetId),
+  );
+  dispatcher.on('pvp:accept', requesterIdPayload, async ({ userId }, { requesterId }) => {
     await grid.pvp.accept(userId, requesterId);
   });
-  on('pvp:decline', requesterIdPayload, ({ userId }, { requesterId }) =>
+  dispatcher.on('pvp:decline', requesterIdPayload, ({ userId }, { requesterId }) =>
     grid.pvp.decline(userId, requesterId),
   );
-  on('chat:block', blockPayload, async ({ userId }, { blockUserId }) => {
-    const blocked = await grid.blocks.block(userId, blockUserId);
-    await grid.chat.dropRequestsOnBlock(userId, blockUserId);
-    ns.to(userRoom(userId)).emit('userBlocked', blocked);
-  });
-  on('chat:unblock', unblockPayload, async ({ userId }, { unblockUserId }) => {
-    await grid.blocks.unblock(userId, unblockUserId);
-    ns.to(userRoom(userId)).emit('userUnblocked', { id: unblockUserId });
-  });
-
-  // ---- chat (docs/chat.md) ----
-  on(
-    'chat:global',
-    globalMessagePayload,
-    async ({ userId }, { message, tempId }) => {
-      await globalChannel.post(userId, message, tempId);
-    },
-    { chatSend: true, fail: failWithTempId('error') },
-  );
-  on('chat:getOlderGlobalMessages', olderGlobalMessagesPayload, async ({ socket, userId }, { cursor }) => {
-    socket.emit('olderGlobalChatMessages', await grid.chat.globalPage(userId, cursor));
-  });
-  on('chat:request', chatRequestPayload, async ({ userId }, { targetId }) => {
-    const chat = await grid.chat.request(userId, targetId);
-    // Asked back: the target's request is accepted, and the chat starts for both.
-    if (chat.status === 'ACTIVE')
-      ns.to([userRoom(chat.initiator.id), userRoom(chat.participant.id)]).emit('chat:started', chat);
-  });
-  on('chat:response', chatResponsePayload, async ({ userId }, { chatId, accepted }) => {
-    const chat = await grid.chat.respond(userId, chatId, accepted);
-    if (accepted)
-      ns.to([userRoom(chat.initiator.id), userRoom(chat.participant.id)]).emit('chat:started', chat);
-  });
-  on(
-    'chat:privateMessage',
-    privateMessagePayload,
-    async ({ userId }, { chatId, content, tempId }) => {
-      const { message, recipientId } = await grid.chat.sendPrivate(userId, chatId, content);
-      ns.to(userRoom(recipientId)).emit('chat:privateMessage', message);
-      ns.to(userRoom(userId)).emit('chat:privateMessage', { ...message, tempId });
-      // Not on the grid at all (no socket, any tab): a notification waits for their return.
-      // (The message is delivered by now: a failure here is logged, not reported to the sender.)
-      try {
-        if ((await ns.in(userRoom(recipientId)).fetchSockets()).length === 0)
-          await grid.chat.notifyOffline(message, recipientId);
-      } catch (err) {
-        log.error({ err }, 'Could not notify an offline recipient');
-      }
-    },
-    { chatSend: true, fail: failWithTempId('chat:privateMessageFailed') },
-  );
+  // Counted against no limit: a client over one can still sign out.
+  dispatcher.on('logout', null, async ({ userId }) => grid.presence.loggedOut(userId), { unlimited: true });
 
   // ---- each socket ---------------------------------------------------------------------
   ns.on('connection', (socket) => {
     const { userId } = socket.data;
-    const from: From = { socket, userId };
     let closed = false;
     let present = false;
     socket.on('disconnect', () => {
       closed = true;
       if (present) grid.presence.disconnected(userId);
-    });
-    socket.onAny((event: string, ...args: unknown[]) => {
-      if (event === 'logout') {
-        grid.presence.loggedOut(userId);
-        return;
-      }
-      const handler = handlers.get(event);
-      if (!handler) return;
-      const ack = typeof args.at(-1) === 'function' ? (args.pop() as Ack) : undefined;
-      const raw = args[0];
-      if (handler.chatSend) void chatOrder.run(userId, () => run(from, event, handler, raw, ack));
-      else void run(from, event, handler, raw, ack);
     });
 
     // On the globe first, then tell the client it may ask for the state (which includes itself).
