@@ -27,6 +27,8 @@ import { portalStatic } from './portal/static.ts';
 import type { UserService } from './users/service.ts';
 import { userRoutes } from './users/routes.ts';
 import { boxRoutes } from './boxes/routes.ts';
+import { vpnRoutes } from './vpn/routes.ts';
+import type { VpnService } from './vpn/service.ts';
 import type { SnapshotService } from './boxes/snapshots.ts';
 import { attackRoutes } from './attacks/routes.ts';
 import type { AttackService } from './attacks/service.ts';
@@ -54,6 +56,7 @@ export interface AppDeps {
   auth: AuthService;
   users: UserService;
   boxes: BoxService;
+  vpn: VpnService;
   snapshots: SnapshotService;
   attacks: AttackService;
   grid: Grid;
@@ -71,6 +74,7 @@ export function createApp({
   auth,
   users,
   boxes,
+  vpn,
   snapshots,
   attacks,
   grid,
@@ -113,6 +117,7 @@ export function createApp({
       requireAuth: requireAuth(auth),
     }),
     boxRoutes({ boxes, snapshots, requireAuth: requireAuth(auth) }),
+    vpnRoutes({ vpn, requireAuth: requireAuth(auth) }),
     // Before attackRoutes: /attack/queue/* and /attack/target-info/* are not box ids.
     gridRoutes({ grid, requireAuth: requireAuth(auth) }),
     attackRoutes({ attacks, requireAuth: requireAuth(auth) }),

@@ -42,6 +42,7 @@ import { ChatService } from './chat/service.ts';
 import { EventDispatcher } from './realtime/dispatcher.ts';
 import { wireBoxEvents } from './boxes/socket.ts';
 import { Blocks } from './users/blocks.ts';
+import { VpnService } from './vpn/service.ts';
 import { BalanceEvents } from './credits/balance-events.ts';
 import { PaymentService } from './payments/service.ts';
 import { GiftService } from './credits/gifts.ts';
@@ -54,6 +55,7 @@ export interface Platform {
   orm: Orm;
   auth: AuthService;
   boxes: BoxService;
+  vpn: VpnService;
   attacks: AttackService;
   grid: Grid;
   ingest: AgentIngest;
@@ -146,17 +148,25 @@ export async function startPlatform(
     const balances = new BalanceEvents();
     const notifications = new Notifications(orm);
     const orchestrator = options.orchestrator ?? (await createOrchestrator(config, logger));
+    const sealer = new Sealer(serverSecret, 'box-secrets');
+    const vpn = new VpnService({
+      orm,
+      runtime: orchestrator,
+      sealer,
+      logger,
+      limitedPercent: config.vpn.limitedPercent,
+    });
     const boxes = new BoxService({
       orm,
       orchestrator,
-      sealer: new Sealer(serverSecret, 'box-secrets'),
+      vpn,
+      sealer,
       logger,
       resources: config.boxes.resources,
       tickMs: config.boxes.tickMs,
       loadout: config.boxes.loadout,
       basicDailyLimitSeconds: config.boxes.basicDailyLimitSeconds,
       minimumChargeMinutes: config.boxes.minimumChargeMinutes,
-      vpnLimitedPercent: config.vpn.limitedPercent,
       throttle,
       balances,
       notifications,
@@ -165,6 +175,7 @@ export async function startPlatform(
     const attacks = new AttackService({
       orm,
       boxes,
+      vpn,
       orchestrator,
       logger,
       timeLimitMs: config.attacks.timeLimitMs,
@@ -176,6 +187,7 @@ export async function startPlatform(
     const ingest = new AgentIngest({
       orm,
       boxes,
+      vpn,
       attacks,
       witness: orchestrator.witness ?? null,
       logger,
@@ -183,7 +195,16 @@ export async function startPlatform(
     });
 
     const blocks = new Blocks(orm);
-    const grid = createGrid({ orm, boxes, attacks, logger, notifications, blocks, settings: config.grid });
+    const grid = createGrid({
+      orm,
+      boxes,
+      vpn,
+      attacks,
+      logger,
+      notifications,
+      blocks,
+      settings: config.grid,
+    });
     const chat = new ChatService({ orm, blocks, notifications });
     // The ports a target popup shows are the box's services: a new box, a reset or a restore changes them.
     boxes.events.on('loadoutChanged', (userId) => grid.targetInfo.invalidate(userId));
@@ -207,6 +228,7 @@ export async function startPlatform(
       auth,
       users,
       boxes,
+      vpn,
       snapshots: new SnapshotService({ orm, boxes, orchestrator, logger }),
       attacks,
       grid,
@@ -235,7 +257,7 @@ export async function startPlatform(
       url: databaseUrl,
       logger,
       onReconnect: () =>
-        void boxes
+        void vpn
           .syncRevocations()
           .catch((err: unknown) => logger.error({ err }, 'Could not push VPN revocations')),
     }).on(BANS_CHANNEL, (payload) => {
@@ -249,7 +271,7 @@ export async function startPlatform(
     onClose('ban notices', () => bans.close());
     // Realtime by domain: the box's status on /vpn-status; the Grid's and the chat's events on /grid, through
     // one dispatcher (rate limits, validation, acknowledgements).
-    wireBoxEvents(realtime.vpnStatus, boxes, logger);
+    wireBoxEvents(realtime.vpnStatus, boxes, vpn, logger);
     const trust = app.get('trust proxy fn') as Parameters<typeof proxyaddr>[1];
     const dispatcher = new EventDispatcher(realtime.grid, { logger });
     wireGrid({
@@ -280,6 +302,8 @@ export async function startPlatform(
     await orchestrator.start();
     const stopServingAgents = await orchestrator.serveAgents(createAgentApp({ ingest, logger }));
     onClose('agents endpoint', stopServingAgents);
+    await vpn.start();
+    onClose('VPN access', async () => vpn.stop());
     await boxes.start();
     onClose('box loop', () => boxes.stop());
     await attacks.run();
@@ -319,6 +343,7 @@ export async function startPlatform(
       orm,
       auth,
       boxes,
+      vpn,
       attacks,
       grid,
       ingest,

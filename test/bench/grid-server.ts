@@ -265,10 +265,8 @@ async function benchTick(platform: Platform, sql: () => Sql, queued: number, rou
   const matchmaking = new Matchmaking({
     orm: platform.orm,
     // Whether each can defend is asked of the database, as in production.
-    boxes: {
-      isVpnConnected: () => true,
-      whoCanRunFor: (ids, seconds) => platform.boxes.whoCanRunFor(ids, seconds),
-    },
+    boxes: { whoCanRunFor: (ids, seconds) => platform.boxes.whoCanRunFor(ids, seconds) },
+    vpn: { isConnected: () => true },
     attackSeconds: 30 * 60,
     attacks: platform.attacks,
     logger: createLogger(loadConfig({ LOG_LEVEL: 'warn', LOG_FORMAT: 'json' })),

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
-import { clientConfig } from '../../api/src/boxes/local/openvpn.ts';
+import { clientConfig } from '../../api/src/vpn/client-config.ts';
 import { parseSubnet } from '../../operator/src/box/addresses.ts';
 import { VpnPki } from '../../operator/src/vpn/pki.ts';
 import {

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AgentExecEvent, AgentHeartbeat, AgentReport } from '../contracts/agent.ts';
 import { agentTokenHash } from '../boxes/agent-token.ts';
+import type { VpnService } from '../vpn/service.ts';
 import type { BoxService } from '../boxes/service.ts';
 import type { RouterWitness, WitnessedFlow } from '../boxes/witness.ts';
 import { Sql } from '../db/sql.ts';
@@ -73,6 +74,7 @@ interface Heartbeat {
 export class AgentIngest {
   readonly #orm: Orm;
   readonly #boxes: BoxService;
+  readonly #vpn: Pick<VpnService, 'addressesOf'>;
   readonly #attacks: AttackService;
   readonly #witness: RouterWitness | null;
   readonly #log: Logger;
@@ -91,6 +93,8 @@ export class AgentIngest {
   constructor(options: {
     orm: Orm;
     boxes: BoxService;
+    /** Whose addresses the agents are told to watch. */
+    vpn: Pick<VpnService, 'addressesOf'>;
     attacks: AttackService;
     witness: RouterWitness | null;
     logger: Logger;
@@ -98,6 +102,7 @@ export class AgentIngest {
   }) {
     this.#orm = options.orm;
     this.#boxes = options.boxes;
+    this.#vpn = options.vpn;
     this.#attacks = options.attacks;
     this.#witness = options.witness;
     this.#log = options.logger.child({ component: 'agent-ingest' });
@@ -189,7 +194,7 @@ export class AgentIngest {
     } catch (err) {
       this.#log.error({ err, box: boxId }, 'Could not record a first ssh login');
     }
-    return this.#boxes.ownerSshSeen(ownerId) ? [] : this.#boxes.vpnAddressesOf(ownerId);
+    return this.#boxes.ownerSshSeen(ownerId) ? [] : this.#vpn.addressesOf(ownerId);
   }
 
   async #running(boxId: string): Promise<RunningAttack | null> {
@@ -218,9 +223,9 @@ export class AgentIngest {
 
   /** The attacker's VPN addresses now (none the owner holds too: a reused address is the owner's). */
   #peers(attack: RunningAttack): { attacker: Set<string> } {
-    const owner = new Set(this.#boxes.vpnAddressesOf(attack.targetId));
+    const owner = new Set(this.#vpn.addressesOf(attack.targetId));
     return {
-      attacker: new Set(this.#boxes.vpnAddressesOf(attack.attackerId).filter((a) => !owner.has(a))),
+      attacker: new Set(this.#vpn.addressesOf(attack.attackerId).filter((a) => !owner.has(a))),
     };
   }
 

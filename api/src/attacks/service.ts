@@ -15,6 +15,7 @@ import {
   type ServiceState,
   type Tier,
 } from '../contracts/index.ts';
+import type { VpnService } from '../vpn/service.ts';
 import type { BoxService } from '../boxes/service.ts';
 import type { BoxOrchestrator } from '../boxes/orchestrator.ts';
 import { Ledger } from '../credits/ledger.ts';
@@ -72,6 +73,8 @@ const iso = (value: string | null) => (value ? new Date(value).toISOString() : n
 export interface AttackServiceOptions {
   orm: Orm;
   boxes: BoxService;
+  /** Both players must hold a tunnel when an attack starts. */
+  vpn: Pick<VpnService, 'isConnected'>;
   orchestrator: BoxOrchestrator;
   logger: Logger;
   timeLimitMs: number;
@@ -260,12 +263,12 @@ export class AttackService {
     const consentKey = `${attackerId}>${target.user_id}`;
     if ((this.#consents.get(consentKey) ?? 0) <= Date.now()) throw forbidden(ATTACK_MESSAGES.noConsent);
     if (target.status !== 'RUNNING') throw conflict(ATTACK_MESSAGES.targetNotRunning);
-    if (!this.#o.boxes.isVpnConnected(target.user_id)) throw conflict(ATTACK_MESSAGES.targetOffline);
+    if (!this.#o.vpn.isConnected(target.user_id)) throw conflict(ATTACK_MESSAGES.targetOffline);
     const own = await sql.one<{ status: BoxStatus }>('select status from boxes where user_id = ?', [
       attackerId,
     ]);
     if (own?.status !== 'RUNNING') throw conflict(ATTACK_MESSAGES.attackerNoBox);
-    if (!this.#o.boxes.isVpnConnected(attackerId)) throw conflict(ATTACK_MESSAGES.attackerNoVpn);
+    if (!this.#o.vpn.isConnected(attackerId)) throw conflict(ATTACK_MESSAGES.attackerNoVpn);
     if (!(await this.#o.boxes.canRunFor(target.user_id, this.#o.timeLimitMs / 1000)))
       throw conflict(ATTACK_MESSAGES.targetCannotPay);
 

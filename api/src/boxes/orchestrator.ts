@@ -1,18 +1,21 @@
 import type { EventEmitter } from 'node:events';
 import type { RequestListener } from 'node:http';
 import type { CheckResult, ServiceCheck } from '@exploit-grid/operator/catalogue';
-import type { BoxStatus, VpnProtocol } from '../contracts/boxes.ts';
+import type { BoxStatus } from '../contracts/boxes.ts';
 import type { Referee, VerdictSink } from '../referee/host.ts';
+import type { VpnEvents, VpnRuntime } from '../vpn/port.ts';
 import type { RouterWitness } from './witness.ts';
+
+export type { RevokedIdentity, VpnIdentity, VpnProfile, VpnSession } from '../vpn/port.ts';
 
 /**
  * The BoxOrchestrator port (DESIGN.md): everything the API asks of the machinery that runs
- * boxes and the VPN. The local adapter does it on this host (systemd-nspawn, OpenVPN,
+ * boxes and the VPN (the VPN's part, `VpnRuntime`, is in vpn/port.ts). The local adapter does it on this host (systemd-nspawn, OpenVPN,
  * nftables); the Kubernetes adapter writes Box / VpnPool resources for the operator.
  * Calls are level-based: `applyBox` is told the whole desired state of a box each time and
  * answers what it observes, so a restart of either side loses nothing.
  */
-export interface BoxOrchestrator {
+export interface BoxOrchestrator extends VpnRuntime {
   readonly name: string;
   readonly events: EventEmitter<OrchestratorEvents>;
   /** Prepares what the runtime needs (network, VPN servers). Never throws for an unusable host: see status(). */
@@ -37,21 +40,6 @@ export interface BoxOrchestrator {
   deleteSnapshot?(id: string, snapshotId: string): Promise<void>;
   /** Ids of the boxes the runtime holds (the API removes those it no longer wants). */
   boxIds(): Promise<string[]>;
-  /** A new client certificate for a player, from the VPN's CA. */
-  issueVpnIdentity(userId: string): Promise<VpnIdentity>;
-  /**
-   * Optional: what every client configuration holds besides the player's own certificate
-   * (null while the VPN is not ready), for a runtime served from another process.
-   */
-  vpnProfile?(): VpnProfile | null;
-  /** The `.ovpn` file for one protocol with an identity issued earlier. */
-  vpnClientConfig(protocol: VpnProtocol, identity: VpnIdentity, label: string): string;
-  /** Replaces the revocation list and cuts live sessions of revoked players. */
-  setRevoked(revoked: RevokedIdentity[]): Promise<void>;
-  /** Who may connect: asked for every VPN client (and every renegotiation). */
-  setVpnAuthorizer(authorize: (userId: string) => Promise<boolean>): void;
-  vpnSessions(): VpnSession[];
-  poolUsage(): Record<VpnProtocol, { clients: number; maxClients: number }>;
   /**
    * Lets the attacker's VPN addresses reach the target box until `until`. Windows live in the
    * runtime's memory (and the kernel's timeouts): after an API restart the owner of the attacks
@@ -116,9 +104,7 @@ export class SnapshotImageGone extends Error {}
 /** A snapshot cannot be taken: the box has no disk (never started since it was made or reset). */
 export class BoxHasNoDisk extends Error {}
 
-export interface OrchestratorEvents {
-  vpnConnected: [VpnSession];
-  vpnDisconnected: [VpnSession];
+export interface OrchestratorEvents extends VpnEvents {
   /** Something about a box changed outside an applyBox call (it booted, crashed, ...). */
   boxChanged: [string];
 }
@@ -176,36 +162,4 @@ export interface BoxObservation {
   sshClients?: string[];
   /** True when the box powered itself off from inside (the player ran `poweroff`). */
   poweredOffInside?: boolean;
-}
-
-export interface VpnIdentity {
-  certificatePem: string;
-  privateKeyPem: string;
-  serialNumber: string;
-}
-
-export interface VpnProfile {
-  remoteHost: string;
-  ports: Record<VpnProtocol, number>;
-  serverName: string;
-  caPem: string;
-  tlsCryptKey: string;
-}
-
-export interface RevokedIdentity {
-  userId: string;
-  serialNumber: string;
-  revokedAt: Date;
-}
-
-export interface VpnSession {
-  userId: string;
-  protocol: VpnProtocol;
-  vpnAddress: string;
-  connectedAt: Date;
-  /**
-   * The address the player's client connects from, as the VPN server sees it (OpenVPN's `untrusted_ip`,
-   * without the port), where the server tells it; shown to that player alone ('Your tunnel is up from ...').
-   */
-  realAddress?: string | null;
 }

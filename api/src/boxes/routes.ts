@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { RequestHandler } from 'express';
 import {
-  VPN_PROTOCOLS,
   boxRuntimeSchema,
   boxSchema,
   boxSnapshotSchema,
@@ -10,9 +9,6 @@ import {
   createSnapshotRequest,
   deleteBoxResponse,
   powerBoxRequest,
-  vpnClientSchema,
-  vpnConfigSchema,
-  vpnPoolStatusSchema,
 } from '../contracts/index.ts';
 import { caller } from '../auth/middleware.ts';
 import { ApiRouter } from '../http/route.ts';
@@ -26,10 +22,6 @@ const hostnameParams = z.strictObject({
     .regex(/^[a-z0-9-]+$/i, 'hostname may only contain letters, digits and dashes'),
 });
 const idParams = z.strictObject({ id: z.string().max(64, 'id is too long') });
-const vpnConfigParams = z.strictObject({
-  userId: z.uuid({ error: 'userId must be a user id' }),
-  protocol: z.enum(VPN_PROTOCOLS, { error: 'protocol must be UDP or TCP' }),
-});
 
 const snapshotParams = hostnameParams.extend({
   snapshotId: z.string().max(64, 'snapshotId is too long'),
@@ -186,36 +178,5 @@ export function boxRoutes(deps: {
         await deps.boxes.delete(caller(res).userId, params.id);
         return { deleted: true as const };
       },
-    })
-    .route({
-      method: 'get',
-      path: '/user-vpn/my-clients',
-      summary: "The signed-in user's VPN clients (one per protocol) and whether they are connected",
-      tags: ['vpn'],
-      before,
-      errors: { ...errors, 403: 'VPN access has been revoked' },
-      response: z.array(vpnClientSchema),
-      handler: ({ res }) => deps.boxes.vpnClients(caller(res).userId),
-    })
-    .route({
-      method: 'get',
-      path: '/user-vpn/pool-status',
-      summary: 'Capacity of the UDP and TCP VPN servers',
-      tags: ['vpn'],
-      before,
-      errors,
-      response: vpnPoolStatusSchema,
-      handler: () => deps.boxes.poolStatus(),
-    })
-    .route({
-      method: 'get',
-      path: '/user-vpn/:userId/:protocol',
-      summary: 'An OpenVPN client configuration for the signed-in user (only their own)',
-      tags: ['vpn'],
-      before,
-      errors: { ...errors, 403: 'Not yours, or VPN access has been revoked', 503: 'VPN not available' },
-      params: vpnConfigParams,
-      response: vpnConfigSchema,
-      handler: ({ params, res }) => deps.boxes.vpnConfig(caller(res).userId, params.userId, params.protocol),
     });
 }

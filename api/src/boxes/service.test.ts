@@ -770,7 +770,7 @@ describe('boxes and VPN access (API on the test runtime)', function () {
       await t.orchestrator.connectVpn(user.id, 'UDP');
       await t.orchestrator.connectVpn(bystander.id, 'UDP');
 
-      await t.platform.boxes.revokeVpn(user.id);
+      await t.platform.vpn.revoke(user.id);
 
       const list = t.orchestrator.revocations.at(-1)!;
       expect(list.find((r) => r.userId === user.id)).to.deep.include({ serialNumber: serial });
@@ -790,14 +790,14 @@ describe('boxes and VPN access (API on the test runtime)', function () {
       expect(await t.orchestrator.authorize(randomUUID())).to.equal(false);
       expect(await t.orchestrator.connectVpn(user.id, 'TCP')).to.equal(null);
       // Revoking twice changes nothing.
-      await t.platform.boxes.revokeVpn(user.id);
+      await t.platform.vpn.revoke(user.id);
       expect(t.orchestrator.revocations.at(-1)!.filter((r) => r.userId === user.id)).to.have.length(1);
       expect((await config(bystander, 'UDP')).status).to.equal(200);
     });
 
     it('refuses a player revoked before ever downloading a configuration', async () => {
       const user = await t.account();
-      await t.platform.boxes.revokeVpn(user.id);
+      await t.platform.vpn.revoke(user.id);
       const res = await config(user, 'TCP');
       expect(res.status).to.equal(403);
       expect(res.body.message).to.equal(BOX_MESSAGES.vpnRevoked);

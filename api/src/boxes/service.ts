@@ -14,17 +14,12 @@ import {
   ATTACK_MESSAGES,
   BOX_MESSAGES,
   TIER_PERKS,
-  VPN_PROTOCOLS,
   type Box,
   type BoxRuntime,
   type BoxServiceInfo,
   type BoxStatus,
   type BoxUpdatePayload,
   type Tier,
-  type VpnClient,
-  type VpnConfig,
-  type VpnPoolStatus,
-  type VpnProtocol,
 } from '../contracts/index.ts';
 import { boxStoppedAlert, lowCreditsAlert } from '../credits/alerts.ts';
 import type { BalanceEvents } from '../credits/balance-events.ts';
@@ -38,9 +33,10 @@ import type { Orm } from '../db/orm.ts';
 import { HttpError, conflict, forbidden, notFound, serviceUnavailable } from '../http/errors.ts';
 import type { Logger } from '../logger.ts';
 import type { Throttle } from '../auth/throttle.ts';
-import { recordFirstBoxLogin, recordFirstTunnel } from '../onboarding/milestones.ts';
+import { recordFirstBoxLogin } from '../onboarding/milestones.ts';
 import { agentTokenHash } from './agent-token.ts';
-import type { BoxObservation, BoxOrchestrator, BoxResources, BoxSpec, VpnSession } from './orchestrator.ts';
+import type { VpnService } from '../vpn/service.ts';
+import type { BoxObservation, BoxOrchestrator, BoxResources, BoxSpec } from './orchestrator.ts';
 
 export interface BoxRow {
   id: string;
@@ -68,6 +64,8 @@ export interface BoxRow {
 export interface BoxServiceOptions {
   orm: Orm;
   orchestrator: BoxOrchestrator;
+  /** Players' VPN access: their clients are part of their box's payload. */
+  vpn: VpnService;
   sealer: Sealer;
   logger: Logger;
   resources: BoxResources;
@@ -79,7 +77,6 @@ export interface BoxServiceOptions {
   basicDailyLimitSeconds: number;
   /** Minutes charged at each power-on, up front, however soon the box stops (BOX_MINIMUM_CHARGE_MINUTES). */
   minimumChargeMinutes: number;
-  vpnLimitedPercent: number;
   /** The cooldown of box creation and deletion (boxCooldown, boxChanges); none when absent. */
   throttle?: Throttle;
   /** Told of the balance after each charge of box time, so the player's sidebar follows. */
@@ -90,7 +87,6 @@ export interface BoxServiceOptions {
 
 export interface BoxServiceEvents {
   boxUpdate: [userId: string, payload: BoxUpdatePayload];
-  vpnStatus: [userId: string, connected: boolean];
   /** The services a player's box publishes changed (a new box, a reset, a snapshot restored). */
   loadoutChanged: [userId: string];
 }
@@ -122,7 +118,7 @@ const utcDay = (date: Date) => date.toISOString().slice(0, 10);
 const balanceOf = (entry: LedgerEntry) => entry.creditsCents + entry.freeCreditsCents;
 
 /**
- * Boxes and VPN access: the player's calls, and the loop that converges the runtime to the
+ * Boxes: the player's calls, and the loop that converges the runtime to the
  * desired state in the database, counts box time, charges it per minute and enforces the
  * BASIC daily limit.
  */
@@ -146,33 +142,13 @@ export class BoxService {
     this.#loadoutSize = options.loadout ?? DEFAULT_LOADOUT_SIZE;
     // A size the catalogue cannot fill is a configuration error: found at start, not at a player's first box.
     chooseLoadout(this.#catalogue, this.#loadoutSize);
-    const orchestrator = options.orchestrator;
-    orchestrator.setVpnAuthorizer((userId) => this.#mayUseVpn(userId));
-    const onVpn = (session: VpnSession) => {
-      this.events.emit('vpnStatus', session.userId, this.isVpnConnected(session.userId));
-      void this.#publishFor(session.userId);
-    };
-    // An admitted client is the player's tunnel up: recorded (the first one) before the player's pages are
-    // told, so that what they read next (the dashboard's checklist) already has it.
-    orchestrator.events.on('vpnConnected', (session) => {
-      void this.#recordTunnel(session).finally(() => onVpn(session));
-    });
-    orchestrator.events.on('vpnDisconnected', onVpn);
-    orchestrator.events.on('boxChanged', (id) => void this.kick(id));
+    // The box's payload shows the owner's VPN clients.
+    options.vpn.events.on('status', (userId) => void this.#publishFor(userId));
+    options.orchestrator.events.on('boxChanged', (id) => void this.kick(id));
   }
 
   #sql(): Sql {
     return new Sql(this.#o.orm.em.fork() as EntityManager);
-  }
-
-  async #recordTunnel(session: VpnSession): Promise<void> {
-    if (this.#stopped || !isUuid(session.userId)) return;
-    try {
-      if (await recordFirstTunnel(this.#sql(), session.userId, session.connectedAt))
-        this.#log.info({ userId: session.userId }, 'First VPN tunnel of a player');
-    } catch (err) {
-      this.#log.error({ err, userId: session.userId }, 'Could not record a first VPN tunnel');
-    }
   }
 
   /**
@@ -196,16 +172,15 @@ export class BoxService {
    */
   async noteOwnerSsh(userId: string, boxId: string, peers: readonly string[]): Promise<void> {
     if (!peers.length || this.#loggedIn.has(userId)) return;
-    const owner = new Set(this.vpnAddressesOf(userId));
+    const owner = new Set(this.#o.vpn.addressesOf(userId));
     if (!peers.some((address) => owner.has(address))) return;
     if (await recordFirstBoxLogin(this.#sql(), userId, new Date()))
       this.#log.info({ userId, box: boxId }, 'First ssh login of a player to their box');
     this.#loggedIn.add(userId);
   }
 
-  /** Loads revocations into the runtime and starts the convergence loop. */
+  /** Starts the convergence loop. */
   async start(): Promise<void> {
-    await this.#pushRevocations();
     this.#timer = setInterval(() => void this.tick(), this.#o.tickMs);
     this.#timer.unref();
     void this.tick();
@@ -485,7 +460,7 @@ export class BoxService {
    * converges (the CLI already told it to power off).
    */
   async banChanged(userId: string): Promise<void> {
-    await this.#pushRevocations();
+    await this.#o.vpn.syncRevocations();
     const box = await this.#sql().one<{ id: string }>('select id from boxes where user_id = ?', [userId]);
     if (box) {
       await this.#publish(box.id);
@@ -494,144 +469,9 @@ export class BoxService {
     this.#log.warn({ userId }, 'Applied a staff ban change');
   }
 
-  /** Pushes the revocation list again (after the API missed notifications). */
-  async syncRevocations(): Promise<void> {
-    await this.#pushRevocations();
-  }
-
   runtime(): BoxRuntime {
     const status = this.#o.orchestrator.status();
     return { available: status.available, reason: status.reason, image: status.image };
-  }
-
-  // ---- VPN ----------------------------------------------------------------------------
-
-  isVpnConnected(userId: string): boolean {
-    return this.#o.orchestrator.vpnSessions().some((s) => s.userId === userId);
-  }
-
-  /** The user whose VPN client holds this address now (attribution), or null. */
-  userOfVpnAddress(address: string): string | null {
-    return this.#o.orchestrator.vpnSessions().find((s) => s.vpnAddress === address)?.userId ?? null;
-  }
-
-  vpnAddressesOf(userId: string): string[] {
-    return this.#o.orchestrator
-      .vpnSessions()
-      .filter((s) => s.userId === userId)
-      .map((s) => s.vpnAddress);
-  }
-
-  async vpnClients(userId: string): Promise<VpnClient[]> {
-    await this.#assertNotRevoked(this.#sql(), userId);
-    return this.#clientsOf(userId);
-  }
-
-  #clientsOf(userId: string): VpnClient[] {
-    const sessions = this.#o.orchestrator.vpnSessions().filter((s) => s.userId === userId);
-    return VPN_PROTOCOLS.map((protocol) => {
-      const session = sessions.find((s) => s.protocol === protocol);
-      return {
-        protocol,
-        isConnected: Boolean(session),
-        vpnIp: session?.vpnAddress ?? null,
-        connectedAt: session ? session.connectedAt.toISOString() : null,
-        realAddress: session?.realAddress ?? null,
-      };
-    });
-  }
-
-  poolStatus(): VpnPoolStatus {
-    const usage = this.#o.orchestrator.poolUsage();
-    const level = ({ clients, maxClients }: { clients: number; maxClients: number }) => {
-      const full = clients >= maxClients;
-      const limited = clients * 100 >= maxClients * this.#o.vpnLimitedPercent;
-      return {
-        capacity_level: full ? 'full' : limited ? 'limited' : 'available',
-        is_exhausted: full,
-      } as const;
-    };
-    return { udp: level(usage.UDP), tcp: level(usage.TCP) };
-  }
-
-  async vpnConfig(callerId: string, userId: string, protocol: VpnProtocol): Promise<VpnConfig> {
-    if (callerId !== userId) throw forbidden(BOX_MESSAGES.notYourVpn);
-    const sql = this.#sql();
-    const user = await this.#assertNotRevoked(sql, userId);
-    const runtime = this.#o.orchestrator.status();
-    if (!runtime.available) throw serviceUnavailable(runtime.reason ?? BOX_MESSAGES.vpnUnavailable);
-    let identity = await sql.one<{ certificate_pem: string; private_key_enc: string; serial_number: string }>(
-      'select * from vpn_identities where user_id = ?',
-      [userId],
-    );
-    if (!identity) {
-      const issued = await this.#o.orchestrator.issueVpnIdentity(userId);
-      await sql.run(
-        `insert into vpn_identities (user_id, serial_number, certificate_pem, private_key_enc)
-         values (?, ?, ?, ?) on conflict (user_id) do nothing`,
-        [userId, issued.serialNumber, issued.certificatePem, this.#o.sealer.seal(issued.privateKeyPem)],
-      );
-      identity = await sql.one('select * from vpn_identities where user_id = ?', [userId]);
-    }
-    const ovpn = this.#o.orchestrator.vpnClientConfig(
-      protocol,
-      {
-        certificatePem: identity!.certificate_pem,
-        privateKeyPem: this.#o.sealer.open(identity!.private_key_enc),
-        serialNumber: identity!.serial_number,
-      },
-      user.handle,
-    );
-    return { protocol, ovpn_config: ovpn };
-  }
-
-  /** Ends a player's VPN access for good: certificate on the CRL, live sessions cut. */
-  async revokeVpn(userId: string): Promise<void> {
-    const sql = this.#sql();
-    await sql.transaction(async (tx) => {
-      await tx.run('update users set vpn_revoked_at = coalesce(vpn_revoked_at, now()) where id = ?', [
-        userId,
-      ]);
-      await tx.run(
-        `insert into vpn_revocations (serial_number, user_id)
-         select serial_number, user_id from vpn_identities where user_id = ? on conflict do nothing`,
-        [userId],
-      );
-    });
-    await this.#pushRevocations();
-    this.#log.warn({ userId }, 'VPN access revoked');
-  }
-
-  async #pushRevocations(): Promise<void> {
-    const rows = await this.#sql().all<{ serial_number: string; user_id: string; revoked_at: string }>(
-      'select * from vpn_revocations order by revoked_at',
-    );
-    await this.#o.orchestrator.setRevoked(
-      rows.map((r) => ({
-        userId: r.user_id,
-        serialNumber: r.serial_number,
-        revokedAt: new Date(r.revoked_at),
-      })),
-    );
-  }
-
-  async #assertNotRevoked(sql: Sql, userId: string): Promise<{ handle: string }> {
-    const user = await sql.one<{ handle: string; vpn_revoked_at: string | null }>(
-      'select handle, vpn_revoked_at from users where id = ?',
-      [userId],
-    );
-    if (!user) throw notFound('User not found');
-    if (user.vpn_revoked_at) throw forbidden(BOX_MESSAGES.vpnRevoked, 'VPN_REVOKED');
-    return user;
-  }
-
-  async #mayUseVpn(commonName: string): Promise<boolean> {
-    if (!isUuid(commonName)) return false;
-    const row = await this.#sql().one<{ ok: boolean }>(
-      'select vpn_revoked_at is null and banned_at is null as ok from users where id = ?',
-      [commonName],
-    );
-    return row?.ok === true;
   }
 
   // ---- the loop -----------------------------------------------------------------------
@@ -958,7 +798,7 @@ export class BoxService {
       ssh_password: this.#o.sealer.open(row.ssh_password_enc),
       accumulatedUsageSeconds: this.#liveUsage(row),
       lastPoweredAt: row.last_powered_at ? new Date(row.last_powered_at).toISOString() : null,
-      vpnClients: this.#clientsOf(row.user_id),
+      vpnClients: this.#o.vpn.clientsOf(row.user_id),
       openPorts: row.open_ports ?? {},
       owner: { id: row.user_id, handle: row.handle },
       dailyRemainingSeconds: Number.isFinite(remaining) ? remaining : null,
@@ -991,7 +831,7 @@ export class BoxService {
       ssh_password: '',
       accumulatedUsageSeconds: this.#liveUsage(row),
       lastPoweredAt: row.last_powered_at ? new Date(row.last_powered_at).toISOString() : null,
-      vpnClients: this.#clientsOf(row.user_id),
+      vpnClients: this.#o.vpn.clientsOf(row.user_id),
       openPorts: row.open_ports ?? {},
       owner: { id: row.user_id, handle: row.handle },
       dailyRemainingSeconds: null,

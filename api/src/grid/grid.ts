@@ -2,6 +2,7 @@ import type { AttackService } from '../attacks/service.ts';
 import type { BoxService } from '../boxes/service.ts';
 import type { Orm } from '../db/orm.ts';
 import type { Logger } from '../logger.ts';
+import type { VpnService } from '../vpn/service.ts';
 import type { Blocks } from '../users/blocks.ts';
 import { Geo } from './geo.ts';
 import { Matchmaking, type MmrWindow } from './matchmaking.ts';
@@ -36,6 +37,7 @@ export interface Grid {
 export function createGrid(deps: {
   orm: Orm;
   boxes: BoxService;
+  vpn: VpnService;
   attacks: AttackService;
   logger: Logger;
   settings: GridSettings;
@@ -44,13 +46,14 @@ export function createGrid(deps: {
   /** Made by the caller when services outside the Grid (boxes) send notifications too. */
   notifications?: Notifications;
 }): Grid {
-  const { orm, boxes, attacks, logger, settings, blocks } = deps;
+  const { orm, boxes, vpn, attacks, logger, settings, blocks } = deps;
   const geo = new Geo();
   const presence = new Presence({ geo, graceMs: settings.presenceGraceMs });
   const isOnline = (userId: string) => presence.isOnline(userId);
   const matchmaking = new Matchmaking({
     orm,
     boxes,
+    vpn,
     attacks,
     logger,
     attackSeconds: attacks.timeLimitMs / 1000,
@@ -60,7 +63,7 @@ export function createGrid(deps: {
     noMatchAfterMs: settings.noMatchAfterMs,
     window: settings.window,
   });
-  const pvp = new Pvp({ orm, attacks, boxes, blocks, isOnline, requestMs: settings.pvpRequestMs });
+  const pvp = new Pvp({ orm, attacks, vpn, blocks, isOnline, requestMs: settings.pvpRequestMs });
   const notifications = deps.notifications ?? new Notifications(orm);
   return {
     geo,

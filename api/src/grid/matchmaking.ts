@@ -14,10 +14,12 @@ import type { Orm } from '../db/orm.ts';
 import { Sql } from '../db/sql.ts';
 import { HttpError, conflict, notFound } from '../http/errors.ts';
 import type { Logger } from '../logger.ts';
+import type { VpnService } from '../vpn/service.ts';
 
 export interface MatchmakingOptions {
   orm: Orm;
-  boxes: Pick<BoxService, 'isVpnConnected' | 'whoCanRunFor'>;
+  boxes: Pick<BoxService, 'whoCanRunFor'>;
+  vpn: Pick<VpnService, 'isConnected'>;
   attacks: Pick<AttackService, 'consent' | 'launch'>;
   logger: Logger;
   /** How long an attack runs: a defender's box must be able to pay for that long. */
@@ -140,7 +142,7 @@ export class Matchmaking {
     if (state.in_attack) throw conflict(GRID_MESSAGES.busyAttack);
     if (state.in_proposal) throw conflict(GRID_MESSAGES.busyProposal);
     if (state.box_status !== 'RUNNING') throw conflict(GRID_MESSAGES.needBox);
-    if (!this.#o.boxes.isVpnConnected(userId)) throw conflict(GRID_MESSAGES.needVpn);
+    if (!this.#o.vpn.isConnected(userId)) throw conflict(GRID_MESSAGES.needVpn);
     await sql.run(
       `insert into match_queue (user_id, mmr, last_opponent_id) select u.id, u.mmr, ${LAST_OPPONENT}
          from users u where u.id = ? on conflict do nothing`,
@@ -356,7 +358,7 @@ export class Matchmaking {
         (q) =>
           q.box_running &&
           !busy.has(q.user_id) &&
-          this.#o.boxes.isVpnConnected(q.user_id) &&
+          this.#o.vpn.isConnected(q.user_id) &&
           this.#o.isOnline(q.user_id),
       );
       // Who can defend: a box that cannot pay for a whole attack would end the match at Engage.

@@ -8,7 +8,7 @@ import {
   type PvpIncomingPayload,
 } from '../contracts/index.ts';
 import type { AttackService } from '../attacks/service.ts';
-import type { BoxService } from '../boxes/service.ts';
+import type { VpnService } from '../vpn/service.ts';
 import type { Orm } from '../db/orm.ts';
 import { Sql } from '../db/sql.ts';
 import { HttpError, badRequest, conflict, notFound } from '../http/errors.ts';
@@ -35,7 +35,7 @@ export interface PvpEvents {
 export interface PvpOptions {
   orm: Orm;
   attacks: Pick<AttackService, 'consent' | 'launch' | 'runningFor'>;
-  boxes: Pick<BoxService, 'isVpnConnected'>;
+  vpn: Pick<VpnService, 'isConnected'>;
   blocks: Pick<Blocks, 'eitherBlocked'>;
   isOnline: (userId: string) => boolean;
   /** How long a challenge stays open (the spec's 30 s prompt). */
@@ -65,7 +65,7 @@ export class Pvp {
     if (await this.#o.blocks.eitherBlocked(requesterId, targetId)) throw conflict(GRID_MESSAGES.pvpBlocked);
     const key = keyOf(requesterId, targetId);
     if (this.#requests.has(key)) throw conflict(GRID_MESSAGES.pvpPending);
-    if (!this.#o.boxes.isVpnConnected(requesterId)) throw conflict(ATTACK_MESSAGES.attackerNoVpn);
+    if (!this.#o.vpn.isConnected(requesterId)) throw conflict(ATTACK_MESSAGES.attackerNoVpn);
     if (await this.#o.attacks.runningFor(requesterId)) throw conflict(ATTACK_MESSAGES.attackerBusy);
     if (await this.#o.attacks.runningFor(targetId)) throw conflict(ATTACK_MESSAGES.targetBusy);
     const requester = await this.#sql().one<PlayerRef & { mmr: number }>(

@@ -13,7 +13,7 @@ import type {
   VpnSession,
 } from '../boxes/orchestrator.ts';
 import { BoxHasNoDisk, SnapshotImageGone } from '../boxes/orchestrator.ts';
-import { clientConfig } from '../boxes/local/openvpn.ts';
+import { clientConfig } from '../vpn/client-config.ts';
 import type { CheckResult, ServiceCheck } from '@exploit-grid/operator/catalogue';
 import type { Referee, VerdictSink } from '../referee/host.ts';
 import { apiEvents, apiMethods, hostEvents, hostMethods, type HostState } from './protocol.ts';

@@ -114,7 +114,7 @@ describe('the first-hour checklist (GET /users/me/onboarding)', function () {
     expect((await t.call('GET', `/user-vpn/${user.id}/UDP`, { token: other.token })).status).to.equal(403);
     expect((await done(other)).VPN_CONFIG_DOWNLOADED).to.equal(false);
     // A revoked certificate is a file that no longer works (as after a ban; an unban deletes the identity).
-    await t.platform.boxes.revokeVpn(user.id);
+    await t.platform.vpn.revoke(user.id);
     expect((await done(user)).VPN_CONFIG_DOWNLOADED).to.equal(false);
   });
 
@@ -134,7 +134,7 @@ describe('the first-hour checklist (GET /users/me/onboarding)', function () {
 
     const refused = await t.account();
     await downloadConfig(refused);
-    await t.platform.boxes.revokeVpn(refused.id);
+    await t.platform.vpn.revoke(refused.id);
     expect(await t.orchestrator.connectVpn(refused.id)).to.equal(null);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await done(refused)).TUNNEL_UP).to.equal(false);

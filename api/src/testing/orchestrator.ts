@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { RequestListener } from 'node:http';
 import { AgentEndpoint } from '../boxes/agent-endpoint.ts';
 import type { VpnProtocol } from '../contracts/boxes.ts';
-import { clientConfig } from '../boxes/local/openvpn.ts';
+import { clientConfig } from '../vpn/client-config.ts';
 import type {
   BoxObservation,
   BoxOrchestrator,

@@ -30,7 +30,7 @@ import { VpnPki } from '@exploit-grid/operator/pki';
 import { runChecks, type CheckResult, type ServiceCheck } from '@exploit-grid/operator/catalogue';
 import type { BoxStatus, VpnProtocol } from '../../contracts/boxes.ts';
 import type { Logger } from '../../logger.ts';
-import { clientConfig } from '../local/openvpn.ts';
+import { clientConfig } from '../../vpn/client-config.ts';
 import type {
   BoxObservation,
   BoxOrchestrator,
