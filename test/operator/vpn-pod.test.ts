@@ -459,13 +459,15 @@ describe('A VPN server pod (entrypoint, OpenVPN, hooks, access) in network names
     );
     children.push(web);
     await new Promise((resolve) => web.stdout!.once('data', resolve));
-    // The box counts the SYNs reaching its web application, and those with TTL 64 and MSS 1300.
+    // The box counts the SYNs reaching its web application, those with TTL 64 and MSS 1300, and those with
+    // timestamps (whose clock would be one for all checks).
     await inNs(
       ns.box,
-      `nft 'add table inet watch; add counter inet watch syns; add counter inet watch alike;
+      `nft 'add table inet watch; add counter inet watch syns; add counter inet watch alike; add counter inet watch stamped;
         add chain inet watch input { type filter hook input priority 0; policy accept; };
         add rule inet watch input tcp dport 8080 tcp flags syn counter name syns;
-        add rule inet watch input tcp dport 8080 tcp flags syn ip ttl 64 tcp option maxseg size 1300 counter name alike'`,
+        add rule inet watch input tcp dport 8080 tcp flags syn ip ttl 64 tcp option maxseg size 1300 counter name alike;
+        add rule inet watch input tcp dport 8080 tcp flags syn tcp option timestamp exists counter name stamped'`,
     );
     const syns = async () => {
       const listed = (await inNs(ns.box, 'nft -j list counters table inet watch')).stdout;
@@ -575,6 +577,7 @@ describe('A VPN server pod (entrypoint, OpenVPN, hooks, access) in network names
     const counted = await syns();
     expect(counted.syns, 'SYNs to the web application').to.be.at.least(2);
     expect(counted.alike, 'SYNs with TTL 64 and MSS 1300').to.equal(counted.syns);
+    expect(counted.stamped, 'SYNs with timestamps').to.equal(0);
     await inNs(ns.box, 'nft delete table inet watch');
     await writeAccess({ owners: { [ownerId]: [boxAddress] }, windows: [] });
   });

@@ -93,8 +93,8 @@ describe('attacks: the target’s services checked during the attack', function 
     ).rows[0]!;
   const events = (user: TestAccount, id: string) =>
     t.call<AttackEvent[]>('GET', `/attack/${id}/attack-logs`, { token: user.token }).then((r) => r.body);
-  const answer = (boxId: string, port: number, up: boolean) => {
-    const ports = t.orchestrator.serviceAnswers.get(boxId) ?? new Map<number, boolean>();
+  const answer = (boxId: string, port: number, up: boolean | 'not-run') => {
+    const ports = t.orchestrator.serviceAnswers.get(boxId) ?? new Map<number, boolean | 'not-run'>();
     ports.set(port, up);
     t.orchestrator.serviceAnswers.set(boxId, ports);
   };
@@ -174,6 +174,39 @@ describe('attacks: the target’s services checked during the attack', function 
     // Settled: no more rounds write to it.
     await checks.round();
     expect((await attackRow(attack.id)).service_checks).to.equal(row.service_checks);
+  });
+
+  it('blames nobody for a check it could not make, and judges the others of the round all the same', async () => {
+    const { target, attack } = await fight();
+    answer(target.box.id, 8080, 'not-run');
+    answer(target.box.id, 6379, false);
+    await checks.round();
+    let row = await attackRow(attack.id);
+    expect(row.services.map((s) => [s.port, s.up])).to.deep.equal([
+      [22, true],
+      [6379, false],
+      [8080, null],
+    ]);
+    expect([row.service_checks, row.service_checks_failed]).to.deep.equal([2, 1]);
+    // The service that could not be checked keeps what it was; the one down goes on to the forfeit.
+    answer(target.box.id, 8080, true);
+    await checks.round();
+    answer(target.box.id, 8080, 'not-run');
+    await new Promise((resolve) => setTimeout(resolve, graceMs + 50));
+    await checks.round();
+    row = await attackRow(attack.id);
+    expect(row.services.find((s) => s.port === 8080)!.up).to.equal(true);
+    expect(row.status).to.equal('OWNED');
+    expect((await events(target, attack.id)).map((e) => e.type)).to.deep.equal(['SERVICE_DOWN', 'FORFEIT']);
+  });
+
+  it('checks nothing in a round where no check could be made', async () => {
+    const { attacker, target, attack } = await fight();
+    for (const port of [22, 6379, 8080]) answer(target.box.id, port, 'not-run');
+    await checks.round();
+    const row = await attackRow(attack.id);
+    expect([row.service_checks, row.service_checks_failed, row.status]).to.deep.equal([0, 0, 'PENDING']);
+    await t.platform.attacks.cancel(attacker.id, attack.id);
   });
 
   it('does not count time it saw nothing of (an API stopped for a while) towards the grace period', async () => {

@@ -152,19 +152,21 @@ export class ServiceChecks {
     if (!results || results.length !== services.length) return;
     const now = Date.now();
     const states = this.#next(row.services, services, results, now);
-    const failed = results.filter((r) => !r.ok).length;
+    // Checks the platform could not make count for nobody (their services keep their state).
+    const made = results.filter((r) => !r.notRun).length;
+    const failed = results.filter((r) => !r.ok && !r.notRun).length;
     const sql = this.#sql();
     const updated = await sql.one<{ id: string }>(
       `update attacks set services = ?::jsonb, service_checks = service_checks + ?,
               service_checks_failed = service_checks_failed + ?
         where id = ? and status = 'PENDING' returning id`,
-      [JSON.stringify(states), results.length, failed, row.id],
+      [JSON.stringify(states), made, failed, row.id],
     );
     if (!updated) return;
     const before = new Map(row.services.map((s) => [s.port, s]));
     for (const state of states) {
       const was = before.get(state.port)?.up ?? null;
-      if (!state.up && was !== false)
+      if (state.up === false && was !== false)
         await this.#o.attacks.addEvent(row.id, 'SERVICE_DOWN', {
           message: SERVICE_CHECK_MESSAGES.down(state, state.detail ?? ''),
           service: state.name,
@@ -214,6 +216,17 @@ export class ServiceChecks {
     return services.map((service, i) => {
       const result = results[i]!;
       const prior = before.get(service.port);
+      if (result.notRun)
+        return (
+          prior ?? {
+            name: service.name,
+            port: service.port,
+            up: null,
+            downSince: null,
+            detail: null,
+            checkedAt: null,
+          }
+        );
       const continues =
         prior?.up === false &&
         prior.downSince !== null &&

@@ -45,8 +45,16 @@ const KEEP_MS = 2 * 60 * 60 * 1000;
 const MAX_FLOWS = 500_000;
 /** A flow told again with an opening this much later is a new connection on the same ports. */
 const REUSED_AFTER_MS = 5000;
-/** The platform's own checks' flows are kept out this long (as long as flows are kept). */
-const IGNORE_MS = KEEP_MS;
+
+/** A flow by its four ends (what `ignore` takes). */
+export interface CheckFlow {
+  box: string;
+  client: string;
+  clientPort: number;
+  boxPort: number;
+}
+
+const ignoredKey = (f: CheckFlow) => `${f.box}|${f.client}:${f.clientPort}>${f.boxPort}`;
 
 interface Entry extends WitnessedFlow {
   server: string;
@@ -76,14 +84,13 @@ export class FlowRecord implements RouterWitness {
   }
 
   /**
-   * A flow that is the platform's own service check (made from the attacker's address, docs/game-rules.md):
-   * never one of the attacker's, whatever a router says of it later.
+   * A flow that is the platform's own service check (made from the attacker's address, docs/game-rules.md)
+   * for the next `forMs`: never one of the attacker's, whatever a router says of it meanwhile.
    */
-  ignore(box: string, client: string, clientPort: number, boxPort: number, now = Date.now()): void {
-    const key = `${client}:${clientPort}>${boxPort}`;
-    this.#ignored.delete(`${box}|${key}`);
-    this.#ignored.set(`${box}|${key}`, now + IGNORE_MS);
-    this.#delete(box, key);
+  ignore(flow: CheckFlow, forMs: number, now = Date.now()): void {
+    const key = ignoredKey(flow);
+    this.#ignored.delete(key);
+    this.#ignored.set(key, now + forMs);
     // Oldest first (a Map keeps insertion order): those past their time, then any beyond the cap.
     for (const [ignored, until] of this.#ignored) {
       if (until > now && this.#ignored.size <= this.#maxFlows) break;
@@ -91,12 +98,17 @@ export class FlowRecord implements RouterWitness {
     }
   }
 
+  /** A flow ignored by mistake (the attacker's own after all): reports of it count again. */
+  unignore(flow: CheckFlow): void {
+    this.#ignored.delete(ignoredKey(flow));
+  }
+
   /** A router's whole list, as it stands at `now` (epoch ms). */
   report(server: string, reported: ReportedFlow[], now = Date.now()): void {
     const seen = new Set<string>();
     for (const r of reported) {
       const key = `${r.client}:${r.clientPort}>${r.boxPort}`;
-      if ((this.#ignored.get(`${r.box}|${key}`) ?? 0) > now) continue;
+      if ((this.#ignored.get(`${r.box}|${key}`) ?? 0) > now) continue; // a check's
       seen.add(`${r.box}|${key}`);
       let flows = this.#byBox.get(r.box);
       if (!flows) this.#byBox.set(r.box, (flows = new Map()));

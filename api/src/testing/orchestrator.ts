@@ -16,6 +16,7 @@ import type {
 } from '../boxes/orchestrator.ts';
 import { VpnPki, newTlsCryptKey } from '@exploit-grid/operator/pki';
 import {
+  CheckNotRun,
   runChecks,
   type CheckResult,
   type CheckTransports,
@@ -426,7 +427,7 @@ export class TestOrchestrator implements BoxOrchestrator {
    * Box id → port → whether its service answers a check (tests set it; ports not set answer). An
    * answering service says `SSH-2.0-test ok`, over HTTP with status 200.
    */
-  readonly serviceAnswers = new Map<string, Map<number, boolean>>();
+  readonly serviceAnswers = new Map<string, Map<number, boolean | 'not-run'>>();
   /** Every probe serviceProbe gave: whom it spoke as, to which box. */
   readonly probes: { boxId: string; speakingAs: string }[] = [];
 
@@ -442,6 +443,8 @@ export class TestOrchestrator implements BoxOrchestrator {
     if (!window || window.until <= new Date() || !session) return null;
     this.probes.push({ boxId, speakingAs: session.vpnAddress });
     const answers = (port: number) => {
+      if (this.serviceAnswers.get(boxId)?.get(port) === 'not-run')
+        throw new CheckNotRun('the test’s router let nothing through');
       if (this.serviceAnswers.get(boxId)?.get(port) === false)
         throw Object.assign(new Error(`connect ECONNREFUSED 10.66.1.1:${port}`), { code: 'ECONNREFUSED' });
       return 'SSH-2.0-test ok';

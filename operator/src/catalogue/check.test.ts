@@ -1,7 +1,14 @@
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { runCheck, type CheckTransports, type HttpRequest, type TcpExchange } from './check.ts';
+import {
+  CheckNotRun,
+  runCheck,
+  runChecks,
+  type CheckTransports,
+  type HttpRequest,
+  type TcpExchange,
+} from './check.ts';
 
 /** Node's own fetch, as the platform makes the request. */
 const request: HttpRequest = async (url, init) => {
@@ -161,5 +168,29 @@ describe('service checks', () => {
     );
     expect(down.ok).to.equal(false);
     expect(down.detail).to.match(/^port 1: no answer/);
+  });
+
+  it('keeps a round whose one check the platform could not make, and voids one where none could be', async () => {
+    const checks = [
+      { type: 'tcp' as const, port: 22, send: '', contains: 'SSH-2.0-' },
+      { type: 'tcp' as const, port: 6379, send: 'PING\r\n', contains: '+PONG' },
+    ];
+    const transports = (notRun: number[]): CheckTransports => ({
+      http: () => Promise.reject(new Error('no http here')),
+      tcp: async (_address, port) => {
+        if (notRun.includes(port)) throw new CheckNotRun('the router let nothing through');
+        return port === 22 ? 'SSH-2.0-OpenSSH' : '-ERR';
+      },
+    });
+    expect(await runChecks(checks, '10.0.0.1', transports([6379]))).to.deep.equal([
+      { ok: true, detail: 'port 22: answered as it should' },
+      { ok: false, notRun: true, detail: 'port 6379: not checked (the router let nothing through)' },
+    ]);
+    expect(await runChecks(checks, '10.0.0.1', transports([]))).to.deep.equal([
+      { ok: true, detail: 'port 22: answered as it should' },
+      { ok: false, detail: 'port 6379: the answer lacks what the service must say' },
+    ]);
+    const error = await runChecks(checks, '10.0.0.1', transports([22, 6379])).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(CheckNotRun);
   });
 });

@@ -5,6 +5,8 @@ export interface CheckResult {
   ok: boolean;
   /** What was seen, for the attack's timeline and the defender (never the weakness). */
   detail: string;
+  /** The platform could not make this check (CheckNotRun): nobody's result, the service's state stays. */
+  notRun?: true;
 }
 
 /**
@@ -85,12 +87,26 @@ export async function runCheck(
   return { ok: true, detail: `port ${check.port}: answered as it should` };
 }
 
-/** A round: every check at once from the same place (what a runtime's `checkServices` answers). */
-export function runChecks(
+/**
+ * A round: every check at once from the same place (what a runtime's `checkServices` answers). A check the
+ * platform could not make is `notRun` and the others stand (one that cannot be made must not void a round, or
+ * a defender who could cause it would never be judged); when none could be made, the round throws CheckNotRun.
+ */
+export async function runChecks(
   checks: ServiceCheck[],
   address: string,
   transports: CheckTransports,
   timeoutMs?: number,
 ): Promise<CheckResult[]> {
-  return Promise.all(checks.map((check) => runCheck(check, address, transports, timeoutMs)));
+  const results = await Promise.all(
+    checks.map((check) =>
+      runCheck(check, address, transports, timeoutMs).catch((err: unknown): CheckResult => {
+        if (!(err instanceof CheckNotRun)) throw err;
+        return { ok: false, notRun: true, detail: `port ${check.port}: not checked (${err.message})` };
+      }),
+    ),
+  );
+  if (results.length > 0 && results.every((r) => r.notRun))
+    throw new CheckNotRun(results.map((r) => r.detail).join('; '));
+  return results;
 }

@@ -8,7 +8,13 @@
 import { execFile } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MAX_ANSWER, httpRequest, tcpExchange } from '../catalogue/transports.ts';
-import { CHECKS_POLL_MS, checkJobsSchema, type CheckJob, type CheckOutcome } from './checks.ts';
+import {
+  CHECKS_POLL_MS,
+  checkJobSchema,
+  checkJobsSchema,
+  type CheckJob,
+  type CheckOutcome,
+} from './checks.ts';
 
 export interface CheckerOptions {
   /** The API's internal Service, e.g. http://exploit-grid-api-internal:8089 */
@@ -27,11 +33,20 @@ export interface CheckerOptions {
 }
 
 /** Errors of the server itself, not of the box's service: the check was not made. */
-const NOT_RUN = new Set(['EADDRNOTAVAIL', 'EACCES', 'EPERM', 'EMFILE', 'ENFILE', 'ENOBUFS', 'ENOMEM']);
+const NOT_RUN = new Set(['EACCES', 'EPERM', 'EMFILE', 'ENFILE', 'ENOBUFS', 'ENOMEM']);
+/**
+ * The source port is in use here: bound by another socket (EADDRINUSE), or the same four ends still in
+ * TIME_WAIT (EADDRNOTAVAIL).
+ */
+const PORT_TAKEN = new Set(['EADDRINUSE', 'EADDRNOTAVAIL']);
+/** Jobs waiting here at most; more are checks not made (the server is overloaded). */
+const MAX_WAITING = 4096;
+/** A job that waited here this long is past the API's patience (its timeout and 5 s): not made. */
+const STALE_MS = 5000;
 
 export class VpnChecker {
   readonly #o: Required<Omit<CheckerOptions, 'log'>> & { log: (message: string) => void };
-  readonly #waiting: CheckJob[] = [];
+  readonly #waiting: { job: CheckJob; at: number }[] = [];
   #running = 0;
   #stopped = false;
   #poll: AbortController | undefined;
@@ -41,7 +56,7 @@ export class VpnChecker {
     this.#o = {
       nft: runNft,
       log: () => undefined,
-      maxRunning: 64,
+      maxRunning: 256,
       ...options,
       apiUrl: options.apiUrl.replace(/\/+$/, ''),
     };
@@ -86,20 +101,61 @@ export class VpnChecker {
         signal: this.#poll.signal,
       });
       if (!response.ok) throw new Error(`the API answered ${response.status}`);
-      return checkJobsSchema.parse(await response.json()).jobs;
+      const jobs: CheckJob[] = [];
+      for (const raw of checkJobsSchema.parse(await response.json()).jobs) {
+        const parsed = checkJobSchema.safeParse(raw);
+        if (parsed.success) jobs.push(parsed.data);
+        else {
+          const id = (raw as { id?: unknown } | null)?.id;
+          this.#o.log(`refused a check job: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+          if (typeof id === 'string' && /^[0-9a-f-]{36}$/i.test(id))
+            this.#report({
+              server: this.#o.server,
+              id,
+              outcome: 'not-run',
+              reason: 'the VPN server refused the job',
+            });
+        }
+      }
+      return jobs;
     } finally {
       clearTimeout(timer);
     }
   }
 
   #enqueue(job: CheckJob): void {
-    this.#waiting.push(job);
+    if (this.#waiting.length >= MAX_WAITING) {
+      this.#report({
+        server: this.#o.server,
+        id: job.id,
+        outcome: 'not-run',
+        reason: 'the VPN server is overloaded',
+      });
+      return;
+    }
+    this.#waiting.push({ job, at: Date.now() });
     this.#drain();
+  }
+
+  /** Tells the API, logging what could not be told. */
+  #report(outcome: CheckOutcome): void {
+    void this.#tell(outcome).catch((error: unknown) =>
+      this.#o.log(`check ${outcome.id}: ${describe(error)}`),
+    );
   }
 
   #drain(): void {
     while (this.#running < this.#o.maxRunning && this.#waiting.length > 0) {
-      const job = this.#waiting.shift()!;
+      const { job, at } = this.#waiting.shift()!;
+      if (Date.now() - at > STALE_MS) {
+        this.#report({
+          server: this.#o.server,
+          id: job.id,
+          outcome: 'not-run',
+          reason: 'the VPN server was busy',
+        });
+        continue;
+      }
       this.#running++;
       void this.execute(job)
         .then((outcome) => this.#tell(outcome))
@@ -155,7 +211,7 @@ export class VpnChecker {
       return { ...base, outcome: 'answered', body: clean(said) };
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? '';
-      if (code === 'EADDRINUSE') return { ...base, outcome: 'port-taken' };
+      if (PORT_TAKEN.has(code)) return { ...base, outcome: 'port-taken' };
       if (NOT_RUN.has(code)) return { ...base, outcome: 'not-run', reason: describe(error).slice(0, 500) };
       return { ...base, outcome: 'failed', error: describe(error).slice(0, 500) };
     }

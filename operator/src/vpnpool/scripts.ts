@@ -95,10 +95,12 @@ table inet eg {
   }
   chain forward {
     type filter hook forward priority 0; policy drop;
-    # Into the arena every packet with the same TTL and every SYN with at most the same segment size,
-    # forwarded (players) or the router's own (the checks): a box cannot tell the checks by either.
+    # Into the arena every packet with the same TTL and every SYN with at most the same segment size and no
+    # timestamps (whose clock is one per pair of addresses before the renaming), forwarded (players) or the
+    # router's own (the checks): a box cannot tell the checks by any of them.
     oifname "arena0" ip ttl set 64
     oifname "arena0" tcp flags syn tcp option maxseg size > ${ARENA_MSS} tcp option maxseg size set ${ARENA_MSS}
+    oifname "arena0" tcp flags syn reset tcp option timestamp
     iifname "tun0" oifname "arena0" meta l4proto tcp ct state new ip saddr . ip daddr @windows add @attackers { ip saddr ct count over 4096 } drop
     iifname "arena0" oifname "tun0" meta l4proto tcp tcp flags & (syn | ack) == syn | ack ip daddr . ip saddr @windows update @handshakes { ip daddr limit rate over 20/second burst 200 packets } drop
     iifname "tun0" oifname "arena0" meta l4proto tcp tcp flags & (syn | ack) == syn | ack ip saddr . ip daddr @windows update @handshakes { ip saddr limit rate over 20/second burst 200 packets } drop
@@ -116,6 +118,7 @@ table inet eg {
     type filter hook output priority 0; policy accept;
     oifname "arena0" ip ttl set 64
     oifname "arena0" tcp flags syn tcp option maxseg size > ${ARENA_MSS} tcp option maxseg size set ${ARENA_MSS}
+    oifname "arena0" tcp flags syn reset tcp option timestamp
   }
   chain prerouting {
     type nat hook prerouting priority -100;
@@ -130,8 +133,9 @@ table inet eg {
 NFT
 /bin/sh "$here/access-sync.sh" --loop &
 /bin/sh "$here/access-sync.sh" --flows &
-# The API's service checks during attacks, from this router (Debian's nodejs in the image).
-node "$here/checker.cjs" &
+# The API's service checks during attacks, from this router (Debian's nodejs in the image); started again
+# should it ever end (the readiness probe looks for it).
+( while true; do node "$here/checker.cjs"; echo "the service checker ended; starting it again" >&2; sleep 1; done ) &
 exec openvpn --config "$here/$SERVER_NAME.conf" --cd "$run/openvpn"
 `;
 
@@ -270,7 +274,8 @@ fi
 
 /** Ready while OpenVPN runs with its tun device and the access table is in place. */
 const READY = String.raw`#!/bin/sh
-ip link show tun0 >/dev/null 2>&1 && nft list set inet eg access >/dev/null 2>&1
+ip link show tun0 >/dev/null 2>&1 && nft list set inet eg access >/dev/null 2>&1 &&
+  pgrep -f "${'${'}EG_ETC:-/etc/exploit-grid}/server/checker.cjs" >/dev/null
 `;
 
 export const SCRIPTS: Record<string, string> = {

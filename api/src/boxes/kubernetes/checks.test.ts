@@ -163,7 +163,7 @@ describe('service checks through a VPN server (kubernetes runtime)', () => {
   it('never uses a source port of the attacker’s witnessed flows with the box, and keeps the check’s flow out of the record', async () => {
     startChecker();
     const port = await webApp();
-    // The routers saw the attacker use every port of the range but three.
+    // The routers saw the attacker use every port of the range with that port of the box but three.
     const free = [PROBE_PORTS.first + 7, PROBE_PORTS.first + 5000, PROBE_PORTS.last];
     const flows = [];
     for (let p = PROBE_PORTS.first; p <= PROBE_PORTS.last; p++)
@@ -172,7 +172,7 @@ describe('service checks through a VPN server (kubernetes runtime)', () => {
           client: ATTACKER,
           clientPort: p,
           box: BOX,
-          boxPort: 1,
+          boxPort: port,
           openedSecondsAgo: 1,
           idleSeconds: 0,
         });
@@ -193,14 +193,32 @@ describe('service checks through a VPN server (kubernetes runtime)', () => {
         openedSecondsAgo: 0,
         idleSeconds: 0,
       },
-      { client: ATTACKER, clientPort: 40001, box: BOX, boxPort: port, openedSecondsAgo: 0, idleSeconds: 0 },
     ]);
-    expect(
-      witness
-        .flows(BOX)
-        .filter((f) => f.boxPort === port)
-        .map((f) => f.clientPort),
-    ).to.deep.equal(seenPorts[0] === 40001 ? [] : [40001]);
+    expect(witness.flows(BOX).some((f) => f.clientPort === seenPorts[0])).to.equal(false);
+
+    // Every port taken on another service (an attacker who made a connection from each): no check, at once,
+    // nobody's fault.
+    const other = await webApp();
+    const all = [];
+    for (let p = PROBE_PORTS.first; p <= PROBE_PORTS.last; p++)
+      all.push({
+        client: ATTACKER,
+        clientPort: p,
+        box: BOX,
+        boxPort: other,
+        openedSecondsAgo: 1,
+        idleSeconds: 0,
+      });
+    witness.report('arena-udp-1', all);
+    const started = Date.now();
+    const error = await runCheck(
+      noteCheck(other),
+      BOX,
+      dispatch.transports(SERVER, BOX, ATTACKER),
+      3000,
+    ).catch((err: unknown) => err);
+    expect(error).to.be.instanceOf(CheckNotRun);
+    expect(Date.now() - started).to.be.below(2000);
   });
 
   it('asks again with another port where the router lately saw the attacker use one, and gives up after eight', async () => {
@@ -215,6 +233,19 @@ describe('service checks through a VPN server (kubernetes runtime)', () => {
     expect(asked).to.have.length(3);
     expect(new Set(asked).size).to.equal(3);
     expect(seenPorts).to.have.length(1);
+    // The ports refused were the attacker's own flows, not yet reported: theirs when the router tells them.
+    const refusedPort = Number(/ \. (\d+) \. /.exec(asked[0]!)![1]);
+    witness.report('arena-tcp-0', [
+      {
+        client: ATTACKER,
+        clientPort: refusedPort,
+        box: BOX,
+        boxPort: port,
+        openedSecondsAgo: 0,
+        idleSeconds: 0,
+      },
+    ]);
+    expect(witness.flows(BOX).map((f) => f.clientPort)).to.deep.equal([refusedPort]);
 
     openedHas = () => true;
     const error = await runCheck(
@@ -256,6 +287,65 @@ describe('service checks through a VPN server (kubernetes runtime)', () => {
     expect(await tell({ ...answer, server: SERVER })).to.equal(204);
     expect(await tell({ ...answer, server: SERVER })).to.equal(404);
     expect((await pending).ok).to.equal(true);
+  });
+
+  it('hands a server at most 1,024 checks a poll; the rest wait for its next', async () => {
+    const quick = new CheckDispatch(witness, { pollMs: 100, answerSlackMs: 60_000 });
+    const pending = Array.from({ length: 1100 }, () =>
+      runCheck(noteCheck(1), BOX, quick.transports(SERVER, BOX, ATTACKER), 1000).catch((e: unknown) => e),
+    );
+    expect(await quick.next(SERVER)).to.have.length(1024);
+    expect(await quick.next(SERVER)).to.have.length(76);
+    quick.close();
+    for (const outcome of await Promise.all(pending)) expect(outcome).to.be.instanceOf(CheckNotRun);
+  });
+
+  it('has its checks made by a server that refuses a job it cannot take, and the rest all the same', async () => {
+    // The checker's side: a poll's answer with one job it refuses.
+    const port = await webApp();
+    const told: { id: string; outcome: string }[] = [];
+    const good = {
+      id: '6b0b8a52-7a3e-4c39-9f6c-0a4a3c1b2d11',
+      box: BOX,
+      port,
+      speakingAs: ATTACKER,
+      sourcePort: 40000,
+      timeoutMs: 2000,
+      request: { type: 'http', method: 'POST', path: '/', form: { note: 'x' } },
+    };
+    const bad = { ...good, id: '7c1c9b63-8b4f-4d4a-8a7d-1b5b4d2c3e22', box: '127.0.0.1 } ; flush ruleset' };
+    const fake = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        if (req.url === '/internal/vpn/checks/next') {
+          res.end(JSON.stringify({ jobs: told.length === 0 && !served ? [good, bad] : [] }));
+          served = true;
+        } else {
+          told.push(JSON.parse(body) as { id: string; outcome: string });
+          res.writeHead(204).end();
+        }
+      });
+    });
+    let served = false;
+    services.push(fake as unknown as net.Server);
+    await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+    checker = new VpnChecker({
+      apiUrl: `http://127.0.0.1:${(fake.address() as AddressInfo).port}`,
+      server: SERVER,
+      routerAddress: '127.0.0.1',
+      token: () => TOKEN,
+      nft: async (args) => ({ ok: args[0] !== 'get', stderr: '' }),
+    });
+    checker.start();
+    const deadline = Date.now() + 5000;
+    while (told.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(told.map((t) => [t.id, t.outcome]).sort()).to.deep.equal(
+      [
+        [good.id, 'answered'],
+        [bad.id, 'not-run'],
+      ].sort(),
+    );
   });
 
   it('holds a server’s poll until there is work, and ends it when the server hangs up', async () => {

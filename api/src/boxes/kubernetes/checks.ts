@@ -10,12 +10,36 @@ import { CheckNotRun, PROBE_PORTS, type CheckTransports } from '@exploit-grid/op
 import { CHECKS_POLL_MS, type CheckJob, type CheckOutcome } from '@exploit-grid/operator/kubernetes';
 import type { FlowRecord } from '../witness.ts';
 
+/** A random port of PROBE_PORTS that is not in `used`, or null when there is none. */
+function freePort(used: ReadonlySet<number>): number | null {
+  const size = PROBE_PORTS.last - PROBE_PORTS.first + 1;
+  let taken = 0;
+  for (const port of used) if (port >= PROBE_PORTS.first && port <= PROBE_PORTS.last) taken++;
+  if (taken >= size) return null;
+  // Mostly the first draw is free; once most are taken, the n-th free one of the range.
+  for (let i = 0; i < 16; i++) {
+    const port = randomInt(PROBE_PORTS.first, PROBE_PORTS.last + 1);
+    if (!used.has(port)) return port;
+  }
+  let n = randomInt(0, size - taken);
+  for (let port = PROBE_PORTS.first; port <= PROBE_PORTS.last; port++)
+    if (!used.has(port) && n-- === 0) return port;
+  return null;
+}
+
 /** How long after its own timeout a job waits for the server's word before the check is called not made. */
 const ANSWER_SLACK_MS = 5000;
 /** Attempts with another source port when a server says the port is taken there. */
 const PORT_ATTEMPTS = 8;
 /** Jobs waiting for a server at most (a server that stopped polling must not grow them without end). */
 const MAX_QUEUED = 4096;
+/** Jobs handed to one poll at most (what a server takes in one answer: `checkJobsSchema`). */
+const MAX_HANDED = 1024;
+/**
+ * How long after a check ended its flow is still never the attacker's (the referee judges what the routers
+ * report a few seconds behind; the local runtime's checks are remembered as long).
+ */
+const REMEMBER_MS = 15_000;
 
 interface Waiting {
   job: CheckJob;
@@ -79,7 +103,10 @@ export class CheckDispatch {
     };
   }
 
-  /** One connection, on a source port the server has free (another one while it says it is taken). */
+  /**
+   * One connection, on a source port the server has free (another one while it says it is taken): never one
+   * the routers reported the attacker using with that port of the box.
+   */
   async #check(
     server: string,
     job: Omit<CheckJob, 'id' | 'sourcePort'>,
@@ -87,14 +114,15 @@ export class CheckDispatch {
     const used = new Set(
       this.#witness
         .flows(job.box)
-        .filter((flow) => flow.client === job.speakingAs)
+        .filter((flow) => flow.client === job.speakingAs && flow.boxPort === job.port)
         .map((flow) => flow.clientPort),
     );
     for (let attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
-      let sourcePort = randomInt(PROBE_PORTS.first, PROBE_PORTS.last + 1);
-      while (used.has(sourcePort)) sourcePort = randomInt(PROBE_PORTS.first, PROBE_PORTS.last + 1);
+      const sourcePort = freePort(used);
+      if (sourcePort === null) break;
       used.add(sourcePort);
-      this.#witness.ignore(job.box, job.speakingAs, sourcePort, job.port);
+      const flow = { box: job.box, client: job.speakingAs, clientPort: sourcePort, boxPort: job.port };
+      this.#witness.ignore(flow, job.timeoutMs + this.#slackMs + REMEMBER_MS);
       const outcome = await this.#send(server, { ...job, id: randomUUID(), sourcePort });
       switch (outcome.outcome) {
         case 'answered':
@@ -104,6 +132,8 @@ export class CheckDispatch {
         case 'not-run':
           throw new CheckNotRun(`the VPN server ${server} could not make the check: ${outcome.reason}`);
         case 'port-taken':
+          // The attacker's own flow on that port, not yet reported: theirs after all.
+          this.#witness.unignore(flow);
           continue;
       }
     }
@@ -159,9 +189,10 @@ export class CheckDispatch {
     if (!queue?.length || !polls?.size) return;
     const poll = polls.values().next().value!;
     polls.delete(poll);
-    this.#queued.delete(server);
-    for (const waiting of queue) waiting.taken = true;
-    poll(queue.map((waiting) => waiting.job));
+    const handed = queue.splice(0, MAX_HANDED);
+    if (queue.length === 0) this.#queued.delete(server);
+    for (const waiting of handed) waiting.taken = true;
+    poll(handed.map((waiting) => waiting.job));
   }
 
   /**
@@ -169,6 +200,7 @@ export class CheckDispatch {
    * time, else none. `signal` ends it early (the server hung up).
    */
   next(server: string, signal?: AbortSignal): Promise<CheckJob[]> {
+    if (signal?.aborted) return Promise.resolve([]);
     return new Promise((resolve) => {
       let polls = this.#polls.get(server);
       if (!polls) this.#polls.set(server, (polls = new Set()));

@@ -108,6 +108,33 @@ export function createHooksApp(
     }
     next();
   });
+  // The service checks before the hooks' rate: a check's poll and outcome must not be refused for connects
+  // (a refused outcome would be a check not made, nobody's fault). The servers are the platform's own.
+  app.post('/internal/vpn/checks/next', express.json({ limit: '2kb' }), refuseNul, (req, res, next) => {
+    const parsed = checksPollSchema.safeParse(req.body);
+    if (!parsed.success)
+      return void res
+        .status(400)
+        .json({ statusCode: 400, message: 'Invalid checks poll.', error: 'Bad Request' });
+    const hungUp = new AbortController();
+    res.on('close', () => hungUp.abort());
+    handlers.checks(parsed.data.server, hungUp.signal).then((jobs) => {
+      if (!res.writableEnded && !res.destroyed) res.json({ jobs });
+    }, next);
+  });
+  // An HTTP answer is cut at 256 KiB (in JSON, up to six bytes a character).
+  app.post('/internal/vpn/checks/result', express.json({ limit: '2mb' }), refuseNul, (req, res) => {
+    const parsed = checkOutcomeSchema.safeParse(req.body);
+    if (!parsed.success)
+      return void res
+        .status(400)
+        .json({ statusCode: 400, message: 'Invalid check result.', error: 'Bad Request' });
+    if (!handlers.checkResult(parsed.data))
+      return void res
+        .status(404)
+        .json({ statusCode: 404, message: 'No such check waits for this server.', error: 'Not Found' });
+    res.status(204).end();
+  });
   const limiter = new RateLimiterMemory({ points: options.perSecond ?? HOOKS_PER_SECOND, duration: 1 });
   app.use((_req, res, next) => {
     limiter.consume('all').then(
@@ -138,31 +165,6 @@ export function createHooksApp(
         .status(400)
         .json({ statusCode: 400, message: 'Invalid flows report.', error: 'Bad Request' });
     handlers.flows(parsed.data);
-    res.status(204).end();
-  });
-  app.post('/internal/vpn/checks/next', express.json({ limit: '2kb' }), refuseNul, (req, res, next) => {
-    const parsed = checksPollSchema.safeParse(req.body);
-    if (!parsed.success)
-      return void res
-        .status(400)
-        .json({ statusCode: 400, message: 'Invalid checks poll.', error: 'Bad Request' });
-    const hungUp = new AbortController();
-    res.on('close', () => hungUp.abort());
-    handlers.checks(parsed.data.server, hungUp.signal).then((jobs) => {
-      if (!res.writableEnded && !res.destroyed) res.json({ jobs });
-    }, next);
-  });
-  // An HTTP answer is cut at 256 KiB (in JSON, up to six bytes a character).
-  app.post('/internal/vpn/checks/result', express.json({ limit: '2mb' }), refuseNul, (req, res) => {
-    const parsed = checkOutcomeSchema.safeParse(req.body);
-    if (!parsed.success)
-      return void res
-        .status(400)
-        .json({ statusCode: 400, message: 'Invalid check result.', error: 'Bad Request' });
-    if (!handlers.checkResult(parsed.data))
-      return void res
-        .status(404)
-        .json({ statusCode: 404, message: 'No such check waits for this server.', error: 'Not Found' });
     res.status(204).end();
   });
   app.use(express.json({ limit: '2kb' }));

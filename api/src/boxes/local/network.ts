@@ -215,8 +215,9 @@ export class RouterNetwork {
    *   link, from a source port registered with the box and port they may reach (@probes), and leave
    *   renamed to the attacker's VPN address they were registered with (@probe_as), so that the box
    *   sees them as the attacker's; its answers come back through connection tracking only.
-   * - into the arena, every packet leaves with the same TTL and every SYN with at most ARENA_MSS, so
-   *   that a box cannot tell the platform's checks from its attacker by either.
+   * - into the arena, every packet leaves with the same TTL and every SYN with at most ARENA_MSS and no
+   *   timestamps, so that a box cannot tell the platform's checks from its attacker by any of them (Linux
+   *   keys the timestamps' clock on the addresses before the renaming: the checks' would be one clock).
    * - bridge: a box may only use its own address (no spoofing of another box or the router).
    */
   async #loadBaseRules(): Promise<void> {
@@ -256,6 +257,7 @@ table inet ${TABLE} {
     type filter hook forward priority filter; policy drop;
     oifname "${BRIDGE}" ip ttl set 64
     oifname "${BRIDGE}" tcp flags syn tcp option maxseg size > ${ARENA_MSS} tcp option maxseg size set ${ARENA_MSS}
+    oifname "${BRIDGE}" tcp flags syn reset tcp option timestamp
     iifname { "${TUN_UDP}", "${TUN_TCP}" } oifname "${BRIDGE}" ip saddr . ip daddr @access accept
     iifname "${BRIDGE}" oifname { "${TUN_UDP}", "${TUN_TCP}" } ct direction reply ip daddr . ip saddr @access accept
     iifname "${BRIDGE}" oifname { "${TUN_UDP}", "${TUN_TCP}" } ip daddr . ip saddr @callbacks accept
