@@ -6,7 +6,7 @@ import { Ledger } from '../credits/ledger.ts';
 import type { TestAccount } from '../testing/accounts.ts';
 import { startBoxPlatform, waitFor, type BoxTestPlatform } from '../testing/boxes.ts';
 import { joinGrid } from '../testing/grid-client.ts';
-import { minuteCost, minutesCost } from './service.ts';
+import { minuteCost, minutesCost } from './billing.ts';
 
 const BASIC_HOUR = 40 * 100;
 const HACKER_HOUR = 60 * 100;

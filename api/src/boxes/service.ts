@@ -13,18 +13,15 @@ import {
   ACCOUNT_BANNED,
   ATTACK_MESSAGES,
   BOX_MESSAGES,
-  TIER_PERKS,
   type Box,
   type BoxRuntime,
   type BoxServiceInfo,
   type BoxStatus,
   type BoxUpdatePayload,
-  type Tier,
 } from '../contracts/index.ts';
-import { boxStoppedAlert, lowCreditsAlert } from '../credits/alerts.ts';
 import type { BalanceEvents } from '../credits/balance-events.ts';
-import { Ledger, type LedgerEntry } from '../credits/ledger.ts';
-import type { NewNotification, Notifications } from '../notifications/notifications.ts';
+import { Ledger } from '../credits/ledger.ts';
+import type { Notifications } from '../notifications/notifications.ts';
 import { isUuid } from '../ids.ts';
 import { KeyedLock } from '../keyed-lock.ts';
 import type { Sealer } from '../crypto/sealer.ts';
@@ -37,29 +34,10 @@ import { recordFirstBoxLogin } from '../onboarding/milestones.ts';
 import { agentTokenHash } from './agent-token.ts';
 import type { VpnService } from '../vpn/service.ts';
 import type { BoxObservation, BoxOrchestrator, BoxResources, BoxSpec } from './orchestrator.ts';
+import { BoxBilling } from './billing.ts';
+import { SELECT_BOX, type BoxRow } from './box-row.ts';
 
-export interface BoxRow {
-  id: string;
-  user_id: string;
-  slot: number;
-  hostname: string;
-  ip: string | null;
-  desired_power: boolean;
-  status: BoxStatus;
-  status_reason: string | null;
-  open_ports: Record<string, string>;
-  ssh_password_enc: string;
-  ssh_public_key: string | null;
-  agent_token_enc: string | null;
-  loadout: string[];
-  accumulated_usage_seconds: string;
-  last_powered_at: string | null;
-  usage_counted_until: string | null;
-  session_started_at: string | null;
-  session_charged_minutes: number;
-  handle: string;
-  tier: Tier;
-}
+export type { BoxRow } from './box-row.ts';
 
 export interface BoxServiceOptions {
   orm: Orm;
@@ -93,34 +71,9 @@ export interface BoxServiceEvents {
 
 /** A loadout (entry ids) as a statement parameter: its JSON, made a text[] by the database. */
 export const LOADOUT_PARAM = 'array(select jsonb_array_elements_text(?::jsonb))';
-const SELECT_BOX = `select b.*, u.handle, u.tier from boxes b join users u on u.id = b.user_id`;
-const MINUTE_MS = 60_000;
-
-/** Credits (hundredths) for minute `k` (1-based) of a session at `hourCents` an hour, rounding carried. */
-export function minuteCost(hourCents: number, k: number): number {
-  return Math.floor((hourCents * k) / 60) - Math.floor((hourCents * (k - 1)) / 60);
-}
-
-/** Credits (hundredths) for the first `minutes` minutes of a session (the sum of their minuteCost). */
-export function minutesCost(hourCents: number, minutes: number): number {
-  return Math.floor((hourCents * minutes) / 60);
-}
-
 /**
- * Minutes of a session due at `elapsedMs` into it: every started minute, and never fewer than
- * the minimum charged at each power-on.
- */
-export function dueMinutes(elapsedMs: number, minimumMinutes: number): number {
-  return Math.max(Math.floor(elapsedMs / MINUTE_MS) + 1, minimumMinutes);
-}
-
-const utcDay = (date: Date) => date.toISOString().slice(0, 10);
-const balanceOf = (entry: LedgerEntry) => entry.creditsCents + entry.freeCreditsCents;
-
-/**
- * Boxes: the player's calls, and the loop that converges the runtime to the
- * desired state in the database, counts box time, charges it per minute and enforces the
- * BASIC daily limit.
+ * Boxes: the player's calls, and the loop that converges the runtime to the desired state in the
+ * database and has box time charged (billing.ts: per minute, the BASIC daily limit).
  */
 export class BoxService {
   readonly events = new EventEmitter<BoxServiceEvents>();
@@ -129,6 +82,7 @@ export class BoxService {
   readonly #loadoutSize: LoadoutSize;
   readonly #log: Logger;
   readonly #locks = new KeyedLock();
+  readonly #billing: BoxBilling;
   /** Owners whose first ssh login is recorded (see noteOwnerSsh). */
   readonly #loggedIn = new Set<string>();
   #timer: NodeJS.Timeout | null = null;
@@ -140,6 +94,7 @@ export class BoxService {
     this.#log = options.logger.child({ component: 'boxes' });
     this.#catalogue = options.catalogue ?? loadCatalogue();
     this.#loadoutSize = options.loadout ?? DEFAULT_LOADOUT_SIZE;
+    this.#billing = new BoxBilling(options);
     // A size the catalogue cannot fill is a configuration error: found at start, not at a player's first box.
     chooseLoadout(this.#catalogue, this.#loadoutSize);
     // The box's payload shows the owner's VPN clients.
@@ -286,11 +241,14 @@ export class BoxService {
         throw forbidden(ACCOUNT_BANNED, 'ACCOUNT_BANNED');
       const runtime = this.#o.orchestrator.status();
       if (!runtime.available) throw serviceUnavailable(runtime.reason ?? BOX_MESSAGES.runtimeUnavailable);
-      if (this.#dailyLimitFor(row.tier) !== null && (await this.#dailyRemaining(sql, row)) <= 0)
+      if (
+        this.#billing.dailyLimitFor(row.tier) !== null &&
+        (await this.#billing.dailyRemaining(sql, row)) <= 0
+      )
         throw forbidden(BOX_MESSAGES.dailyLimit, 'DAILY_LIMIT');
       const balances = await Ledger.balances(sql, userId);
       // A start is charged its minimum up front: the owner must be able to pay it.
-      const minimum = minutesCost(TIER_PERKS[row.tier].machineHourCost * 100, this.#o.minimumChargeMinutes);
+      const minimum = this.#billing.minimumCharge(row.tier);
       if (!balances || balances.creditsCents + balances.freeCreditsCents < minimum)
         throw new HttpError(402, BOX_MESSAGES.cannotPay, { code: 'INSUFFICIENT_CREDITS' });
       // The ban is checked again in the same statement: a ban committed since the check above wins.
@@ -596,107 +554,9 @@ export class BoxService {
     if (desired !== row.desired_power) void this.kick(row.id);
   }
 
-  /**
-   * Counts box time up to `now` and charges every started minute of the running session,
-   * in one transaction holding the box row. Stops the box when its owner cannot pay or the
-   * BASIC daily limit is used up.
-   */
+  /** Charges the box's time up to `now` (billing.ts); a box stopped for it converges, one charged is shown. */
   async #account(id: string, now: Date): Promise<void> {
-    let stopped = false;
-    let charged = false;
-    // What the owner is told once the transaction committed: the balance after its last charge, and alerts.
-    const told = await this.#sql().transaction(async (tx) => {
-      const row = await tx.one<BoxRow>(`${SELECT_BOX} where b.id = ? for update of b`, [id]);
-      if (!row || row.status !== 'RUNNING' || !row.session_started_at || !row.usage_counted_until)
-        return null;
-      let lastCharge: LedgerEntry | null = null;
-      const alerts: NewNotification[] = [];
-      const from = new Date(row.usage_counted_until);
-      const seconds = Math.max(0, Math.floor((now.getTime() - from.getTime()) / 1000));
-      const countedUntil = new Date(from.getTime() + seconds * 1000);
-      // Split the interval at UTC midnights so each day gets its own seconds.
-      let cursor = from;
-      while (cursor < countedUntil) {
-        const nextMidnight = new Date(`${utcDay(cursor)}T00:00:00.000Z`);
-        nextMidnight.setUTCDate(nextMidnight.getUTCDate() + 1);
-        const end = nextMidnight < countedUntil ? nextMidnight : countedUntil;
-        const part = Math.round((end.getTime() - cursor.getTime()) / 1000);
-        if (part > 0)
-          await tx.run(
-            `insert into box_daily_usage (user_id, day, seconds) values (?, ?, ?)
-             on conflict (user_id, day) do update set seconds = box_daily_usage.seconds + excluded.seconds`,
-            [row.user_id, utcDay(cursor), part],
-          );
-        cursor = end;
-      }
-      const hourCents = TIER_PERKS[row.tier].machineHourCost * 100;
-      const due = dueMinutes(
-        now.getTime() - new Date(row.session_started_at).getTime(),
-        this.#o.minimumChargeMinutes,
-      );
-      let minutes = row.session_charged_minutes;
-      let stopReason: string | null = null;
-      while (minutes < due) {
-        const minute = minutes + 1;
-        const entry = await Ledger.charge(
-          tx,
-          row.user_id,
-          minuteCost(hourCents, minute),
-          'BOX_TIME',
-          `box:${row.id}:${row.session_started_at}:${minute}`,
-        );
-        if (!entry) {
-          stopReason = BOX_MESSAGES.cannotPay;
-          break;
-        }
-        minutes = minute;
-        lastCharge = entry;
-      }
-      const limit = this.#dailyLimitFor(row.tier);
-      if (!stopReason && limit !== null) {
-        const used = await tx.one<{ seconds: number }>(
-          'select seconds from box_daily_usage where user_id = ? and day = ?',
-          [row.user_id, utcDay(now)],
-        );
-        if ((used?.seconds ?? 0) >= limit) stopReason = BOX_MESSAGES.dailyLimit;
-      }
-      // The platform never stops a defender's box in a fight (starting one checked that it can
-      // pay for the whole time limit): it stops once the attack has ended.
-      if (
-        stopReason &&
-        (await tx.one('select 1 from attacks where box_id = ? and status = ?', [id, 'PENDING']))
-      )
-        stopReason = null;
-      await tx.run(
-        `update boxes set accumulated_usage_seconds = accumulated_usage_seconds + ?, usage_counted_until = ?,
-                session_charged_minutes = ?,
-                desired_power = case when ? then false else desired_power end,
-                status_reason = coalesce(?, status_reason), updated_at = now()
-          where id = ?`,
-        [seconds, countedUntil.toISOString(), minutes, stopReason !== null, stopReason, id],
-      );
-      charged = charged || minutes > row.session_charged_minutes;
-      if (stopReason) {
-        stopped = true;
-        this.#log.info({ box: id, reason: stopReason }, 'Stopping a box');
-        // Told once: a later pass finds the box no longer wanted on.
-        if (row.desired_power)
-          alerts.push(
-            boxStoppedAlert(
-              row.user_id,
-              stopReason === BOX_MESSAGES.cannotPay ? 'outOfCredits' : 'dailyLimit',
-            ),
-          );
-      } else if (lastCharge && (await this.#lowCreditsEpisode(tx, lastCharge, hourCents))) {
-        alerts.push(lowCreditsAlert(row.user_id, balanceOf(lastCharge), hourCents));
-      }
-      return { userId: row.user_id, lastCharge, alerts };
-    });
-    if (told?.lastCharge) this.#o.balances?.publish(told.userId, told.lastCharge);
-    for (const alert of told?.alerts ?? [])
-      void this.#o.notifications
-        ?.send(alert)
-        .catch((err: unknown) => this.#log.error({ err, box: id }, 'Could not send a credit alert'));
+    const { stopped, charged } = await this.#billing.account(id, now);
     if (stopped) void this.kick(id);
     // Balances and usage moved: the owner's pages follow (about once a minute per running box).
     // (Not awaited: a failure is logged, never left as an unhandled rejection that ends the process.)
@@ -706,89 +566,20 @@ export class BoxService {
       );
   }
 
-  /**
-   * Whether this charge begins a low-credits episode: it left less than an hour of box time (`hourCents`), and
-   * the owner was not told yet, or was, but a ledger row since then showed an hour's worth again (they got
-   * credits). Marks the episode in the same transaction as the charge, so it is told once.
-   */
-  async #lowCreditsEpisode(tx: Sql, charge: LedgerEntry, hourCents: number): Promise<boolean> {
-    if (balanceOf(charge) >= hourCents) return false;
-    const marked = await tx.run(
-      `update users u set low_credit_alert_entry_id = ?
-        where u.id = (select user_id from credit_ledger where id = ?)
-          and (u.low_credit_alert_entry_id is null or exists (
-                select 1 from credit_ledger l
-                 where l.user_id = u.id and l.id > u.low_credit_alert_entry_id
-                   and l.credits_after_cents + l.free_credits_after_cents >= ?))`,
-      [charge.id, charge.id, hourCents],
-    );
-    return marked > 0;
+  /** Whether a player's running box can pay for `seconds` more box time (billing.ts). */
+  canRunFor(userId: string, seconds: number): Promise<boolean> {
+    return this.#billing.canRunFor(userId, seconds);
   }
 
-  /**
-   * Whether a player's running box can pay for `seconds` more box time: its credits for every
-   * minute still to charge by then, and what is left of the BASIC daily limit (a defender must
-   * be able to stay up for a whole attack).
-   */
-  async canRunFor(userId: string, seconds: number): Promise<boolean> {
-    return (await this.whoCanRunFor([userId], seconds)).has(userId);
-  }
-
-  /** Of these players, those whose running box can pay for `seconds` more box time (see canRunFor). */
-  async whoCanRunFor(userIds: string[], seconds: number): Promise<Set<string>> {
-    if (userIds.length === 0) return new Set();
-    const rows = await this.#sql().all<{
-      user_id: string;
-      tier: Tier;
-      session_started_at: string;
-      session_charged_minutes: number;
-      balance_cents: string;
-      used_seconds: number;
-    }>(
-      `select b.user_id, u.tier, b.session_started_at, b.session_charged_minutes,
-              u.credits_cents + u.free_credits_cents as balance_cents, coalesce(d.seconds, 0) as used_seconds
-         from boxes b join users u on u.id = b.user_id
-         left join box_daily_usage d on d.user_id = b.user_id and d.day = ?
-        where b.user_id in (select value::uuid from jsonb_array_elements_text(?::jsonb))
-          and b.status = 'RUNNING' and b.session_started_at is not null`,
-      [utcDay(new Date()), JSON.stringify(userIds)],
-    );
-    const until = Date.now() + seconds * 1000;
-    const can = new Set<string>();
-    for (const row of rows) {
-      const limit = this.#dailyLimitFor(row.tier);
-      if (limit !== null && limit - row.used_seconds < seconds) continue;
-      // Minutes still to charge by then, at the tier's rate (their costs telescope).
-      const hourCents = TIER_PERKS[row.tier].machineHourCost * 100;
-      const due = dueMinutes(
-        until - new Date(row.session_started_at).getTime(),
-        this.#o.minimumChargeMinutes,
-      );
-      const charged = row.session_charged_minutes;
-      const cost = due > charged ? minutesCost(hourCents, due) - minutesCost(hourCents, charged) : 0;
-      if (Number(row.balance_cents) >= cost) can.add(row.user_id);
-    }
-    return can;
-  }
-
-  #dailyLimitFor(tier: Tier): number | null {
-    return TIER_PERKS[tier].dailyBoxLimited ? this.#o.basicDailyLimitSeconds : null;
-  }
-
-  async #dailyRemaining(sql: Sql, row: Pick<BoxRow, 'user_id' | 'tier'>): Promise<number> {
-    const limit = this.#dailyLimitFor(row.tier);
-    if (limit === null) return Number.POSITIVE_INFINITY;
-    const used = await sql.one<{ seconds: number }>(
-      'select seconds from box_daily_usage where user_id = ? and day = ?',
-      [row.user_id, utcDay(new Date())],
-    );
-    return Math.max(0, limit - (used?.seconds ?? 0));
+  /** Of these players, those whose running box can pay for `seconds` more box time (billing.ts). */
+  whoCanRunFor(userIds: string[], seconds: number): Promise<Set<string>> {
+    return this.#billing.whoCanRunFor(userIds, seconds);
   }
 
   // ---- views --------------------------------------------------------------------------
 
   async #toBox(row: BoxRow): Promise<Box> {
-    const remaining = await this.#dailyRemaining(this.#sql(), row);
+    const remaining = await this.#billing.dailyRemaining(this.#sql(), row);
     const runtime = this.#o.orchestrator.status();
     return {
       id: row.id,

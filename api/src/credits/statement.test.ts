@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { LedgerEntryView, LedgerPage } from '../contracts/index.ts';
-import { minutesCost } from '../boxes/service.ts';
+import { minutesCost } from '../boxes/billing.ts';
 import type { TestAccount } from '../testing/accounts.ts';
 import { startBoxPlatform, type BoxTestPlatform } from '../testing/boxes.ts';
 import { Ledger } from './ledger.ts';
