@@ -168,7 +168,17 @@ describe('the Grid in two browsers: find each other, match, engage, fight for re
     );
     const active = attackerPage.getByRole('region', { name: ACTIVE_ATTACK });
     expect(await active.getByRole('button', { name: TOO_HARD }).isVisible()).to.equal(true);
-    // Nothing lies over it (the operators' list once did, under a tall card): a trial click reaches it.
+    // Nothing lies over it (the operators' list once did, under a tall card): a trial click reaches it, with
+    // the target's services on the card (the first round of checks), the tallest it gets.
+    await active.getByTestId('attack-services').waitFor({ timeout: 30_000 });
+    // In view as the page is, without scrolling the column: what lies at the button's middle is the button.
+    expect(
+      await active.getByRole('button', { name: TOO_HARD }).evaluate((button) => {
+        const box = button.getBoundingClientRect();
+        const hit = document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2);
+        return hit !== null && button.contains(hit);
+      }),
+    ).to.equal(true);
     await active.getByRole('button', { name: TOO_HARD }).click({ trial: true, timeout: 10_000 });
     await defenderPage.getByRole('region', { name: UNDER_ATTACK }).waitFor();
     expect(await defenderPage.getByRole('region', { name: UNDER_ATTACK }).textContent()).to.include(

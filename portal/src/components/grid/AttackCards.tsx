@@ -86,10 +86,11 @@ function ActiveAttackCard({ attack, onCancel }: { attack: Attack; onCancel: () =
         {ATTACK_HINT}
       </Typography>
       <Unrated attack={attack} />
-      <CheckedServices attack={attack} hint={SERVICES_ATTACKER_HINT} />
+      {/* The way out above the services: a tall list must not push it out of the column's view. */}
       <Button variant="outlined" color="error" onClick={onCancel}>
         {TOO_HARD}
       </Button>
+      <CheckedServices attack={attack} hint={SERVICES_ATTACKER_HINT} />
     </GridCard>
   );
 }
