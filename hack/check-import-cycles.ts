@@ -2,15 +2,16 @@
 // modules only where that folder does not import it back, directly or around a loop. Type-only imports count:
 // they tie the folders' designs together as much. Tests are left out.
 //
-// KNOWN lists the cycles that are still there, to be taken apart (issue 21); a new one fails, and so does a
-// known one that is gone (take it off the list).
+// KNOWN lists cycles that are still there, to be taken apart; a new one fails, and so does a known one that is
+// gone (take it off the list). Files directly in api/src (server.ts, orchestrator-factory.ts, ...) compose the
+// folders and are no folder's.
 //
 //   node hack/check-import-cycles.ts
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 
 const src = path.resolve(import.meta.dirname, '../api/src');
-const KNOWN = [['attacks', 'boxes', 'host', 'referee']];
+const KNOWN: string[][] = [];
 
 /** Folder → the folders its modules import. */
 const graph = new Map<string, Set<string>>();
@@ -71,5 +72,7 @@ if (added.length || gone.length) {
   process.exit(1);
 }
 console.log(
-  `check-import-cycles: no new import cycle between api/src folders (${known.length} known, to go)`,
+  known.length
+    ? `check-import-cycles: no new import cycle between api/src folders (${known.length} known, to go)`
+    : 'check-import-cycles: no import cycle between api/src folders',
 );

@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
-import { createOrchestrator } from './boxes/factory.ts';
+import { createOrchestrator } from './orchestrator-factory.ts';
 
 /**
  * `make boxes-down`: stops every box and VPN server of the local runtime and removes what it

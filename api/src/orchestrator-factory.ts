@@ -1,14 +1,14 @@
-import type { Config } from '../config.ts';
-import { BOX_MESSAGES } from '../contracts/boxes.ts';
-import type { Logger } from '../logger.ts';
+import type { Config } from './config.ts';
+import { BOX_MESSAGES } from './contracts/boxes.ts';
+import type { Logger } from './logger.ts';
 import { readFileSync } from 'node:fs';
 import * as k8s from '@kubernetes/client-node';
-import { KubernetesRuntime } from './kubernetes/runtime.ts';
-import { LocalRuntime } from './local/runtime.ts';
-import type { BoxOrchestrator } from './orchestrator.ts';
-import { UnavailableOrchestrator } from './unavailable.ts';
-import { HostOrchestrator } from '../host/client.ts';
-import { HOST_CHANNEL_ENV } from '../host/protocol.ts';
+import { KubernetesRuntime } from './boxes/kubernetes/runtime.ts';
+import { LocalRuntime } from './boxes/local/runtime.ts';
+import type { BoxOrchestrator } from './boxes/orchestrator.ts';
+import { UnavailableOrchestrator } from './boxes/unavailable.ts';
+import { HostOrchestrator } from './host/client.ts';
+import { HOST_CHANNEL_ENV } from './host/protocol.ts';
 
 /**
  * What players read when boxes cannot run: never the configuration's names or the host's problem, which go to

@@ -32,7 +32,7 @@ import { BoxService } from './boxes/service.ts';
 import { AttackService } from './attacks/service.ts';
 import { createAgentApp } from './attacks/agent-app.ts';
 import { AgentIngest } from './attacks/ingest.ts';
-import { createOrchestrator } from './boxes/factory.ts';
+import { createOrchestrator } from './orchestrator-factory.ts';
 import { Sealer } from './crypto/sealer.ts';
 import proxyaddr from 'proxy-addr';
 import { createGrid, type Grid } from './grid/grid.ts';

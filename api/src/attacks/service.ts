@@ -92,18 +92,9 @@ export interface AttackServiceEvents {
   attackServices: [{ attackId: string; attackerId: string; targetId: string; services: ServiceState[] }];
 }
 
-/** A program of the attacker's as the referee or an agent saw it (see recordCommands). */
-export interface RecordedCommand {
-  /** Names the exec it came from (the same exec told twice is stored once); null: not known. */
-  key: string | null;
-  time: Date | string;
-  user: string;
-  uid: number;
-  cwd: string;
-  command: string;
-  pid: number;
-  peer: string | null;
-}
+import type { RecordedCommand } from '../referee/host.ts';
+
+export type { RecordedCommand };
 
 /** How long settlement waits for the referee to catch up at most (a stuck one must not hold attacks open). */
 const REFEREE_SETTLE_MS = 5000;

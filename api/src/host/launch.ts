@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
-import { createOrchestrator } from '../boxes/factory.ts';
+import { createOrchestrator } from '../orchestrator-factory.ts';
 import type { BoxOrchestrator } from '../boxes/orchestrator.ts';
 import { HOST_CHANNEL_ENV } from './protocol.ts';
 import { serveRuntime } from './serve.ts';

@@ -20,9 +20,8 @@ import {
   type HeldConnection,
 } from '@exploit-grid/operator/judge';
 import { listensOn, socketInodes, tcpTable, type TcpConnection } from '@exploit-grid/operator/proc';
-import type { RecordedCommand } from '../attacks/service.ts';
 import type { Attack } from '../contracts/index.ts';
-import type { VpnSession } from '../boxes/orchestrator.ts';
+import type { VpnSession } from '../vpn/port.ts';
 import { KeyedLock } from '../keyed-lock.ts';
 import type { Logger } from '../logger.ts';
 import {
@@ -64,6 +63,19 @@ export interface RefereeHost {
    * check of a service, made from the attacker's address (boxes/local/probe.ts): never the attacker's.
    */
   isProbe?(peerAddress: string, peerPort: number, boxPort: number): boolean;
+}
+
+/** A program of the attacker's as the referee or an agent saw it (see recordCommands). */
+export interface RecordedCommand {
+  /** Names the exec it came from (the same exec told twice is stored once); null: not known. */
+  key: string | null;
+  time: Date | string;
+  user: string;
+  uid: number;
+  cwd: string;
+  command: string;
+  pid: number;
+  peer: string | null;
 }
 
 /** Where verdicts go (the attack service). */

@@ -33,7 +33,7 @@ class FlakyReferee implements Referee {
   }
 }
 
-const attacksServed = (): JudgedAttacks => ({
+const attacksServed = (): JudgedAttacks & { events: EventEmitter<AttackServiceEvents> } => ({
   events: new EventEmitter<AttackServiceEvents>(),
   refereeProblem: null,
   refereeSettled: null,

@@ -1,10 +1,18 @@
-import { ATTACK_MESSAGES } from '../contracts/index.ts';
-import type { AttackService } from '../attacks/service.ts';
+import { ATTACK_MESSAGES, type Attack } from '../contracts/index.ts';
 import type { Logger } from '../logger.ts';
 import type { Referee } from './host.ts';
 
-/** The part of the attack service the referee serves. */
-export type JudgedAttacks = Pick<AttackService, 'events' | 'refereeProblem' | 'refereeSettled'>;
+/** The part of the attack service the referee serves (attacks/service.ts). */
+export interface JudgedAttacks {
+  readonly events: {
+    on(event: 'attackStarted', listener: (attack: Attack) => void): unknown;
+    on(event: 'attackEnded', listener: (ended: { attackId: string }) => void): unknown;
+  };
+  /** Why attacks are refused now (the referee cannot watch), or null. */
+  refereeProblem: string | null;
+  /** Waits for the referee's verdicts so far (settlement calls it). */
+  refereeSettled: (() => Promise<void>) | null;
+}
 
 /** The first wait before starting a failed referee again, doubled each time up to `maxRetryMs`. */
 const RETRY_MS = 5000;

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, openSync, watch, type FSWatcher } from 'node:fs';
 import { mkdir, open, readFile, stat, truncate, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { run } from '../boxes/local/command.ts';
+import { run } from '../command.ts';
 import type { Logger } from '../logger.ts';
 import { TraceParser, type TraceEvent } from './trace.ts';
 

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../../logger.ts';
-import { run } from './command.ts';
+import { run } from '../../command.ts';
 
 /**
  * IPv4 forwarding on the host, shared by every local runtime on it (a `make run` and test runs).

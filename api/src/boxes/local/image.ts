@@ -4,7 +4,7 @@ import { chmod, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/
 import path from 'node:path';
 import type { Logger } from '../../logger.ts';
 import { cataloguePackages, loadCatalogue } from '@exploit-grid/operator/catalogue';
-import { run, runStreaming } from './command.ts';
+import { run, runStreaming } from '../../command.ts';
 
 /** Debian packages of every box, besides debootstrap's minbase and the catalogue's (CATALOGUE_PACKAGES). */
 const BASE_PACKAGES = [

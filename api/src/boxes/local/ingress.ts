@@ -4,7 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import type { Logger } from '../../logger.ts';
 import { freeTcpUdpPort } from '../../net.ts';
-import { run } from './command.ts';
+import { run } from '../../command.ts';
 import { acquireForwarding, releaseForwarding } from './forwarding.ts';
 import type { RouterNetwork } from './network.ts';
 

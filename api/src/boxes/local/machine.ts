@@ -29,7 +29,7 @@ import {
 import { BOX_NETWORK_FILE } from './image.ts';
 import { BoxHasNoDisk } from '../orchestrator.ts';
 import { BoxCgroup, type BoxLimits } from './cgroups.ts';
-import { run } from './command.ts';
+import { run } from '../../command.ts';
 import { parseBoxSockets, type BoxSockets } from './sockets.ts';
 import { BOX_INIT_PATH, DENIED_SYSCALLS } from './syscall-filter.ts';
 

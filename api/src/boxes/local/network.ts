@@ -4,7 +4,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../../logger.ts';
 import { formatNetwork, hostAddress, netmask, type Ipv4Network } from './addressing.ts';
-import { CommandError, run } from './command.ts';
+import { CommandError, run } from '../../command.ts';
 import { ARENA_MSS } from '@exploit-grid/operator/catalogue';
 
 export interface RouterLayout {

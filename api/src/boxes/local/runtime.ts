@@ -29,7 +29,7 @@ import { BoxHasNoDisk, SnapshotImageGone } from '../orchestrator.ts';
 import { isUuid } from '../../ids.ts';
 import { KeyedLock } from '../../keyed-lock.ts';
 import { hostAddress, networkSize, parseNetwork } from './addressing.ts';
-import { run, which } from './command.ts';
+import { run, which } from '../../command.ts';
 import { BaseImage } from './image.ts';
 import {
   DiskSpaceError,

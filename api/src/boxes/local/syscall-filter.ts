@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { run } from './command.ts';
+import { run } from '../../command.ts';
 
 /**
  * What box root may not call, on top of systemd-nspawn's own allow-list (which already refuses
