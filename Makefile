@@ -83,6 +83,10 @@ portal/dist/index.html: $(PORTAL_SOURCES) $(API_SOURCES) node_modules/.package-l
 	npm run build --workspace @exploit-grid/portal
 
 # KUBEVIRT_SPEC: a path or URL of KubeVirt's swagger.json (default: the pinned release's, upstream).
+.PHONY: generate-crd-types
+generate-crd-types: deps ## Regenerate the resources' TypeScript types (operator/src/generated/crds.ts) from crds/*.yaml.
+	node hack/generate-crd-types.ts
+
 .PHONY: generate-kubevirt
 generate-kubevirt: deps ## Regenerate the operator's typed KubeVirt API (operator/src/generated/kubevirt.ts).
 	node hack/generate-kubevirt-client.ts $(KUBEVIRT_SPEC)
@@ -187,7 +191,8 @@ test-api-fuzz: build ## Schemathesis over the OpenAPI document as a signed-in pl
 	@st="$$(hack/ensure-schemathesis.sh)"; node test/fuzz/api.ts "$$st"
 
 .PHONY: lint
-lint: deps ## Type-check everything, ESLint and Prettier; every path the docs name exists; no new import cycle between API folders.
+lint: deps ## Type-check everything, ESLint and Prettier; every path the docs name exists; no import cycle between API folders; generated types current.
+	node hack/generate-crd-types.ts --check
 	tsc -b
 	tsc -p api/tsconfig.test.json
 	tsc -p operator/tsconfig.test.json

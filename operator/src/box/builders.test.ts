@@ -23,6 +23,8 @@ const box = (over: Partial<Box['spec']> = {}): Box => ({
     resources: { memoryMiB: 768, cpuMillis: 1500 },
     features: { persistentIp: false },
     secretRef: { name: 'box-1-secrets' },
+    loadout: [],
+    ownerAddresses: [],
     attackWindows: [],
     ...over,
   },

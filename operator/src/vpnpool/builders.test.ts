@@ -291,6 +291,8 @@ describe('Access config', () => {
       resources: { memoryMiB: 512, cpuMillis: 500 },
       features: { persistentIp: false },
       secretRef: { name: `${name}-secrets` },
+      loadout: [],
+      ownerAddresses: [],
       attackWindows: windows,
     },
   });
