@@ -51,11 +51,10 @@ describe('password strength', () => {
     const tail = 'quartz violet harbor lantern';
     expect(passwordWeakness(`${'a'.repeat(CHECKED_LENGTH)}${tail}`)).to.match(/Repeated characters/);
     expect(passwordWeakness(`${tail}${'a'.repeat(100)}`)).to.equal(null);
-    // Unbounded, a 128-character mix took 1 to 3 s of the event loop on 2 busy cores; bounded, milliseconds.
+    // Unbounded, a 128-character mix took 1 to 3 s of the event loop on 2 busy cores. What is judged of one is
+    // its first characters only: the same verdict as for them alone (a clock here would measure the machine).
     const mixed = 'aZ4$e3!I1o0s5Ks9pQ2#vLm@7t'.repeat(5).slice(0, 128);
-    const started = performance.now();
-    passwordWeakness(mixed, alice);
-    expect(performance.now() - started).to.be.below(500);
+    expect(passwordWeakness(mixed, alice)).to.equal(passwordWeakness(mixed.slice(0, CHECKED_LENGTH), alice));
   });
 
   it('refuses with the 400 of an invalid field, naming the field', () => {

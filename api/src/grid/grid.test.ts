@@ -215,12 +215,24 @@ describe('grid: the /grid socket, matchmaking, PvP and notifications', function 
       const bob = await player({ box: false, vpn: false });
       const a = await join(alice);
       const b = await join(bob);
-      b.socket.emit('logout');
-      await sleep(50);
-      const before = Date.now();
+      // The logout reaches presence (which takes a logged-out player off at once: presence.test.ts) ...
+      const presence = t.platform.grid.presence;
+      const loggedOut: string[] = [];
+      const original = presence.loggedOut.bind(presence);
+      presence.loggedOut = (userId: string) => {
+        loggedOut.push(userId);
+        original(userId);
+      };
+      try {
+        b.socket.emit('logout');
+        for (let i = 0; i < 200 && !loggedOut.includes(bob.id); i++) await sleep(10);
+        expect(loggedOut).to.include(bob.id);
+      } finally {
+        presence.loggedOut = original;
+      }
+      // ... and the closed socket takes them off the globe.
       b.socket.close();
       await a.next<string>('playerOffline', (id) => id === bob.id);
-      expect(Date.now() - before).to.be.below(350);
     });
 
     it("places a player at their profile country's centroid", async () => {
@@ -349,7 +361,13 @@ describe('grid: the /grid socket, matchmaking, PvP and notifications', function 
       expect(await b.next<MatchProposal>('match:found')).to.deep.equal(found);
       expect(found.attacker.id).to.equal(alice.id); // waited longer
       expect(found.defender).to.deep.equal({ id: bob.id, handle: bob.handle });
-      expect(Date.parse(found.expiresAt) - Date.now()).to.be.within(500, 1600);
+      // Open for MATCH_PROPOSAL_SECONDS from when it was made (the database's clock, both in one statement).
+      const made = await t.db.query<{ seconds: string; expires_at: Date }>(
+        'select extract(epoch from expires_at - created_at) as seconds, expires_at from match_proposals where id = $1',
+        [found.proposalId],
+      );
+      expect(Number(made.rows[0]!.seconds)).to.equal(1.5);
+      expect(Date.parse(found.expiresAt)).to.be.closeTo(made.rows[0]!.expires_at.getTime(), 1);
       expect(await estimate(alice)).to.equal(-1); // out of the queue while the proposal is open
 
       // A stranger cannot engage it.

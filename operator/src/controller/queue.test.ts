@@ -1,14 +1,27 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import FakeTimers, { type Clock } from '@sinonjs/fake-timers';
 import { expect } from 'chai';
 import { WorkQueue } from './queue.ts';
 
+/**
+ * The queue on a fake clock: the handlers' work takes the (fake) time each test says, and the tests move the
+ * clock on, so every count below is exact however busy the machine is.
+ */
 describe('WorkQueue', () => {
+  let clock: Clock;
+  /** Work that takes `ms` on the fake clock. */
+  const work = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+  beforeEach(() => {
+    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  });
+  afterEach(() => clock.uninstall());
+
   it('handles a key once however often it is added while waiting', async () => {
     const seen: string[] = [];
     const queue = new WorkQueue(
       async (key) => {
         seen.push(key);
-        await sleep(10);
+        await work(10);
       },
       { concurrency: 1 },
       () => {},
@@ -18,7 +31,7 @@ describe('WorkQueue', () => {
     queue.add('b');
     queue.add('a');
     queue.add('b');
-    await sleep(60);
+    await clock.tickAsync(1000);
     expect(seen).to.deep.equal(['busy', 'a', 'b']);
   });
 
@@ -31,17 +44,17 @@ describe('WorkQueue', () => {
         running += 1;
         most = Math.max(most, running);
         runs += 1;
-        await sleep(30);
+        await work(30);
         running -= 1;
       },
       { concurrency: 4 },
       () => {},
     );
     queue.add('a');
-    await sleep(5);
+    await clock.tickAsync(5);
     queue.add('a'); // in flight: marked, runs again after
     queue.add('a');
-    await sleep(100);
+    await clock.tickAsync(1000);
     expect(most).to.equal(1);
     expect(runs).to.equal(2);
   });
@@ -57,9 +70,10 @@ describe('WorkQueue', () => {
       { concurrency: 1, baseRetryMs: 20 },
       (_key, _error, retryInMs) => delays.push(retryInMs),
     );
+    const start = Date.now();
     queue.add('a');
-    await sleep(150);
-    expect(attempts).to.have.length(3);
+    await clock.tickAsync(1000);
+    expect(attempts.map((at) => at - start)).to.deep.equal([0, 20, 60]);
     expect(delays).to.deep.equal([20, 40]);
   });
 
@@ -68,23 +82,29 @@ describe('WorkQueue', () => {
     const queue = new WorkQueue(
       async () => {
         runs += 1;
-        await sleep(20);
+        await work(20);
         return runs === 1 ? { requeueAfterMs: 30 } : undefined;
       },
       { concurrency: 1 },
       () => {},
     );
     queue.add('a');
-    await sleep(35);
+    await clock.tickAsync(49); // the first run ends at 20, the next is due at 50
     expect(runs).to.equal(1);
-    await sleep(40);
+    await clock.tickAsync(1);
     expect(runs).to.equal(2);
+    await clock.tickAsync(100);
     queue.add('b');
-    await sleep(5);
-    await queue.stop();
+    const stopped = queue.stop();
+    let done = false;
+    void stopped.then(() => (done = true));
+    await clock.tickAsync(19);
+    expect(done).to.equal(false); // b is still in flight
+    await clock.tickAsync(1);
+    expect(done).to.equal(true);
     expect(runs).to.equal(3);
     queue.add('c');
-    await sleep(30);
+    await clock.tickAsync(1000);
     expect(runs).to.equal(3);
   });
 });
