@@ -71,11 +71,11 @@ async function main(): Promise<void> {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'stopping');
+    logger.info({ signal }, 'Stopping');
     operator.stop().then(
       () => process.exit(0),
       (error: unknown) => {
-        logger.error({ err: error }, 'stopping failed');
+        logger.error({ err: error }, 'Failed to stop');
         process.exit(1);
       },
     );

@@ -198,7 +198,7 @@ export class Operator {
     await Promise.all(informers.map((informer) => informer.start()));
     await Promise.all(informers.map((informer) => informer.synced()));
     this.#synced = true;
-    logger.info({ namespace: this.#options.namespace, port: this.#http.port }, 'operator started');
+    logger.info({ namespace: this.#options.namespace, port: this.#http.port }, 'Started the operator');
     if (this.#elector) this.#elector.start();
     else this.#startLeading();
     const resyncMs = this.#options.resyncMs ?? 5 * 60_000;
@@ -218,7 +218,7 @@ export class Operator {
     await this.#elector?.stop();
     await Promise.all([this.#boxes, this.#vms, this.#pools, this.#deployments].map((i) => i.stop()));
     await this.#http?.close();
-    this.#options.logger.info('operator stopped');
+    this.#options.logger.info('Stopped the operator');
   }
 
   #startLeading(): void {
@@ -256,7 +256,7 @@ export class Operator {
       },
       { concurrency: this.#options.concurrency ?? 4 },
       (key, error, retryInMs) =>
-        logger.warn({ controller, key, error: describeError(error), retryInMs }, 'reconcile failed'),
+        logger.warn({ controller, key, error: describeError(error), retryInMs }, 'Failed to reconcile'),
     );
     return queue;
   }

@@ -99,7 +99,7 @@ try {
     child.once('exit', (code) => reject(new Error(`the operator exited with ${code}`)));
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const entry = JSON.parse(line) as { msg?: string; port?: number; level?: number };
-      if (entry.msg === 'operator started' && entry.port) resolve(entry.port);
+      if (entry.msg === 'Started the operator' && entry.port) resolve(entry.port);
       else if ((entry.level ?? 0) >= 50) console.error(line);
     });
   });

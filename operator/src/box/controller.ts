@@ -61,25 +61,20 @@ export class BoxController {
     this.#options = options;
   }
 
+  /**
+   * Converges one Box: gone → nothing (its finalizer saw to its children); deleting → its children go first;
+   * else its finalizer and address, its Secret, its children, its status, each phase returning early when it
+   * cannot go on.
+   */
   async reconcile(key: string): Promise<HandlerResult> {
     const [namespace, name] = splitKey(key);
     const box = this.#options.boxes.get(name, namespace);
-    if (!box) return; // gone: its finalizer made sure its children went first
-    const logger = this.#options.logger.child({ box: key });
-    if (box.metadata.deletionTimestamp) return this.#finalize(box, logger);
+    if (!box) return;
+    const logger = this.#options.logger.child({ kind: 'Box', box: key });
+    if (box.metadata.deletionTimestamp) return this.#reconcileDelete(box, logger);
 
-    const { kube } = this.#options;
-    // The finalizer and the address go on in one write, before anything is made.
-    const address = this.#address(box);
+    const address = await this.#reconcileAddress(box);
     if (!address) return this.#problem(box, 'NoAddress', 'No arena address is free for this box.', 30_000);
-    const hasFinalizer = box.metadata.finalizers?.includes(FINALIZER) ?? false;
-    if (!hasFinalizer || box.metadata.annotations?.[ANNOTATIONS.address] !== address) {
-      await kube.patchMetadata(box, {
-        finalizers: hasFinalizer ? box.metadata.finalizers : [...(box.metadata.finalizers ?? []), FINALIZER],
-        annotations: { [ANNOTATIONS.address]: address },
-      });
-    }
-
     const secrets = await this.#secrets(box);
     if (!secrets) {
       return this.#problem(
@@ -89,44 +84,74 @@ export class BoxController {
         SECRET_RETRY_MS,
       );
     }
-
     const now = this.#options.now?.() ?? new Date();
+    await this.#reconcileChildren(box, { address, secrets, now }, logger);
+    return this.#reconcileStatus(box, address, now);
+  }
+
+  /** The finalizer and the box's address, on in one write before anything is made. */
+  async #reconcileAddress(box: Box): Promise<string | undefined> {
+    const address = this.#address(box);
+    if (!address) return undefined;
+    const hasFinalizer = box.metadata.finalizers?.includes(FINALIZER) ?? false;
+    if (!hasFinalizer || box.metadata.annotations?.[ANNOTATIONS.address] !== address) {
+      await this.#options.kube.patchMetadata(box, {
+        finalizers: hasFinalizer ? box.metadata.finalizers : [...(box.metadata.finalizers ?? []), FINALIZER],
+        annotations: { [ANNOTATIONS.address]: address },
+      });
+    }
+    return address;
+  }
+
+  /**
+   * The VM, its cloud-init Secret, the Service and the NetworkPolicy, applied when what they are made of
+   * changed since the last apply (a periodic resync and a deleted child make the controller apply them anyway).
+   */
+  async #reconcileChildren(
+    box: Box,
+    input: { address: string; secrets: { rootPassword: string; agentToken: string }; now: Date },
+    logger: Logger,
+  ): Promise<void> {
+    const { kube } = this.#options;
+    const { address, secrets, now } = input;
     const agentUrl = this.#options.agentApiUrl();
-    const routes = this.#options.routes(namespace);
+    const routes = this.#options.routes(box.metadata.namespace);
     const agentEndpoint = { cidr: `${new URL(agentUrl).hostname}/32`, port: 80 };
     const policy = networkPolicyFor(box, { now, agentEndpoint });
-    // What the children are made of: when none of it changed since the last apply, the children
-    // are as wanted (a periodic resync and a deleted VM make the controller apply them anyway).
     const inputs = createHash('sha256')
       .update(JSON.stringify([box.spec, address, secrets, agentUrl, routes, policy.spec]))
       .digest('hex');
-    if (this.#applied.get(box.metadata.uid) !== inputs) {
-      await Promise.all([
-        kube.apply(
-          cloudInitSecretFor(box, {
-            ...secrets,
-            agent: { bundle: this.#options.agentBundle, apiUrl: agentUrl },
-            address,
-            prefixLength: this.#options.arenaSubnet.prefixLength,
-            routes,
-            loadout: loadoutFiles(box.spec.loadout ?? [], undefined, (id) =>
-              logger.warn({ entry: id }, 'A loadout entry the catalogue does not have is left out'),
-            ),
-          }),
-        ),
-        kube.apply(
-          virtualMachineFor(box, { arenaNetwork: this.#options.arenaNetwork }) as k8s.KubernetesObject,
-        ),
-        kube.apply(serviceFor(box)),
-        kube.apply(policy),
-      ]);
-      this.#applied.set(box.metadata.uid, inputs);
-    }
+    if (this.#applied.get(box.metadata.uid) === inputs) return;
+    await Promise.all([
+      kube.apply(
+        cloudInitSecretFor(box, {
+          ...secrets,
+          agent: { bundle: this.#options.agentBundle, apiUrl: agentUrl },
+          address,
+          prefixLength: this.#options.arenaSubnet.prefixLength,
+          routes,
+          loadout: loadoutFiles(box.spec.loadout, undefined, (id) =>
+            logger.warn({ entry: id }, 'Left out a loadout entry the catalogue does not have'),
+          ),
+        }),
+      ),
+      kube.apply(
+        virtualMachineFor(box, { arenaNetwork: this.#options.arenaNetwork }) as k8s.KubernetesObject,
+      ),
+      kube.apply(serviceFor(box)),
+      kube.apply(policy),
+    ]);
+    this.#applied.set(box.metadata.uid, inputs);
+    logger.info(
+      { virtualMachine: box.metadata.name, address },
+      'Applied VirtualMachine, cloud-init Secret, Service and NetworkPolicy',
+    );
+  }
 
-    const vm = this.#options.vms.get(name, namespace);
+  /** The status from the VM's; looked at again when the next attack window ends (the policy drops it then). */
+  async #reconcileStatus(box: Box, address: string, now: Date): Promise<HandlerResult> {
+    const vm = this.#options.vms.get(box.metadata.name, box.metadata.namespace);
     await this.#writeStatus(box, boxStatusFor(box, { vm, address }, now));
-
-    // Look again when the next attack window ends (the policy drops it then).
     const next = openWindows(box, now)[0];
     if (next) return { requeueAfterMs: new Date(next.until).getTime() - now.getTime() + 50 };
   }
@@ -188,7 +213,7 @@ export class BoxController {
     await this.#options.kube.applyStatus(BOX_RESOURCE, box.metadata.namespace, box.metadata.name, status);
   }
 
-  async #finalize(box: Box, logger: Logger): Promise<HandlerResult> {
+  async #reconcileDelete(box: Box, logger: Logger): Promise<HandlerResult> {
     if (!box.metadata.finalizers?.includes(FINALIZER)) return;
     const { kube } = this.#options;
     const { namespace, name } = box.metadata;
@@ -211,7 +236,7 @@ export class BoxController {
     }
     this.#pending.delete(box.metadata.uid);
     this.#applied.delete(box.metadata.uid);
-    logger.info('box deleted with its children');
+    logger.info('Deleted the Box’s VirtualMachine, Secrets, Service and NetworkPolicy');
   }
 }
 

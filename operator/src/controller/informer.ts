@@ -91,7 +91,7 @@ export class Informer<T extends k8s.KubernetesObject> {
     this.#restartMs = Math.min(MAX_RESTART_MS, this.#restartMs * 2);
     this.#options.logger.warn(
       { kind: this.#options.kind, error: describeError(error), retryInMs: delay },
-      'watch failed; listing again after a delay',
+      'Watch failed; listing again after a delay',
     );
     clearTimeout(this.#restartTimer);
     this.#restartTimer = setTimeout(() => {

@@ -73,7 +73,7 @@ export class LeaderElector {
         });
       }
     } catch (error) {
-      this.#options.logger.warn({ error: describeError(error) }, 'could not release the leader lease');
+      this.#options.logger.warn({ error: describeError(error) }, 'Failed to release the leader Lease');
     }
   }
 
@@ -96,16 +96,13 @@ export class LeaderElector {
       if (acquired) this.#lastRenew = Date.now();
       if (acquired && !this.#leading) {
         this.#leading = true;
-        this.#options.logger.info({ identity: this.#options.identity }, 'became the leader');
+        this.#options.logger.info({ identity: this.#options.identity }, 'Became the leader');
         this.#options.onStartedLeading();
       } else if (!acquired && this.#leading) {
         this.#lose('another replica holds the lease');
       }
     } catch (error) {
-      this.#options.logger.warn(
-        { error: describeError(error) },
-        'leader election: could not reach the lease',
-      );
+      this.#options.logger.warn({ error: describeError(error) }, 'Failed to reach the leader Lease');
       // Keep leading only while the lease we hold is surely still ours.
       if (this.#leading && Date.now() - this.#lastRenew > this.#options.leaseDurationMs * 0.66) {
         this.#lose('could not renew the lease in time');
@@ -116,7 +113,7 @@ export class LeaderElector {
 
   #lose(reason: string): void {
     this.#leading = false;
-    this.#options.logger.warn({ identity: this.#options.identity, reason }, 'stopped leading');
+    this.#options.logger.warn({ identity: this.#options.identity, reason }, 'Stopped leading');
     this.#options.onStoppedLeading();
   }
 

@@ -177,7 +177,7 @@ export class VpnPoolController {
         namespace: pool.metadata.namespace,
         body: await pkiSecretFor(pool),
       });
-      this.#options.logger.info({ pool: pool.metadata.name }, 'made the pool’s PKI');
+      this.#options.logger.info({ pool: pool.metadata.name }, 'Created VpnPool PKI Secret');
     } catch (error) {
       if (statusOf(error) !== 409) throw error; // made meanwhile: keep that one
     }
@@ -234,6 +234,9 @@ export class VpnPoolController {
     }
     for (const id of this.#applied.keys())
       if (id.startsWith(`${pool.metadata.uid}/`)) this.#applied.delete(id);
-    this.#options.logger.info({ pool: pool.metadata.name }, 'pool deleted with its children');
+    this.#options.logger.info(
+      { pool: pool.metadata.name },
+      'Deleted the VpnPool’s servers, Services and ConfigMaps',
+    );
   }
 }
