@@ -10,7 +10,6 @@ import {
   type AttackEndedPayload,
   type AttackOutcome,
   type BlockedUser,
-  type GlobalChatMessage,
   type GridClientToServerEvents,
   type GridInitialState,
   type GridNotification,
@@ -117,7 +116,6 @@ export class GridStore {
   readonly players = observable.map<string, GridPlayer>([], { deep: false });
   readonly attacks = observable.map<string, Attack>([], { deep: false });
   blockedUsers: readonly BlockedUser[] = [];
-  globalChatMessages: readonly GlobalChatMessage[] = [];
   /** `initialState` has arrived on the current socket. */
   initialized = false;
   activeAttack: Attack | null = null;
@@ -174,7 +172,6 @@ export class GridStore {
       | 'restore'
     >(this, {
       blockedUsers: observableRef,
-      globalChatMessages: observableRef,
       initialized: observable,
       activeAttack: observableRef,
       attackResult: observableRef,
@@ -355,7 +352,6 @@ export class GridStore {
     this.players.replace(state.players.map((player) => [player.id, player]));
     this.attacks.replace(state.attacks.map((attack) => [attack.id, attack]));
     this.blockedUsers = state.blockedUsers;
-    this.globalChatMessages = state.globalChatMessages;
     this.initialized = true;
     // The attack kept from before survives only if it still runs; one of ours that runs is the active one.
     const me = this.me;
@@ -816,7 +812,6 @@ export class GridStore {
     this.players.clear();
     this.attacks.clear();
     this.blockedUsers = [];
-    this.globalChatMessages = [];
     this.initialized = false;
     this.activeAttack = null;
     this.attackResult = null;
