@@ -175,7 +175,7 @@ describe('the Grid in two browsers: find each other, match, engage, fight for re
     expect(
       await active.getByRole('button', { name: TOO_HARD }).evaluate((button) => {
         const box = button.getBoundingClientRect();
-        const hit = document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2);
+        const hit = button.ownerDocument.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2);
         return hit !== null && button.contains(hit);
       }),
     ).to.equal(true);
