@@ -2,8 +2,8 @@
  * The service checks of the Kubernetes runtime (operator/src/vpnpool/checks.ts): the API's side of the
  * exchange. A check's transport hands each connection to the VPN server holding the attacker's session as a
  * job, and waits for its outcome: the servers fetch their jobs with a long poll and post what came of each.
- * The source port is chosen here, never one of the attacker's flows with the box that the routers reported,
- * and each check's flow is marked in the witness so that it never counts as the attacker's.
+ * The source port is chosen here, never one the routers reported the attacker using with that port of the box,
+ * and each check's flow is marked in the witness while it lasts so that it never counts as the attacker's.
  */
 import { randomInt, randomUUID } from 'node:crypto';
 import { CheckNotRun, PROBE_PORTS, type CheckTransports } from '@exploit-grid/operator/catalogue';
