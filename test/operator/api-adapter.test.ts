@@ -372,10 +372,18 @@ describe('The API’s kubernetes adapter on a real API server', function () {
       }),
     ).to.deep.equal({ status: 204, body: null });
     expect(await results).to.deep.equal([{ ok: true, detail: 'port 8080: answered as it should' }]);
-    // A server that says the box did not answer: the defender's failure.
+    // A server that says the box did not answer: the defender's failure. (The VM restarting, the operator
+    // shows the box Provisioning: it is checked all the same, at its address.)
+    await cluster.writeVmStatus(name, { created: true, ready: false, printableStatus: 'Starting' });
+    await until('Provisioning', async () => (await readBox(name)).status?.phase === 'Provisioning');
+    await until(
+      'the runtime seeing it',
+      async () => (await runtime.applyBox(spec())).phase === 'PROVISIONING',
+    );
     const failing = runtime.checkServices(attacker, boxId, [check], 2000);
     const [second] = ((await hook('checks/next', { server: 'arena-tcp-0' })).body as { jobs: CheckJob[] })
       .jobs;
+    expect(second).to.deep.include({ box: running.ip });
     await hook('checks/result', {
       server: 'arena-tcp-0',
       id: second!.id,

@@ -12,6 +12,7 @@ import { isIP, type AddressInfo } from 'node:net';
 import * as k8s from '@kubernetes/client-node';
 import type { Informer } from '@exploit-grid/operator/kubernetes';
 import {
+  ANNOTATIONS,
   BOX_RESOURCE,
   GROUP,
   VERSION,
@@ -446,7 +447,7 @@ export class KubernetesRuntime implements BoxOrchestrator {
   /**
    * Checks a box's services as its attacker is seen there: made by the VPN server holding the attacker's
    * latest session, from its arena address renamed to the attacker's VPN address (operator/src/vpnpool/
-   * checks.ts). Null while the window is closed, the attacker has no session, or the box has no address.
+   * checks.ts). Null while the window is closed, the attacker has no session, or the box has no address yet.
    */
   async checkServices(
     attackerUserId: string,
@@ -456,8 +457,10 @@ export class KubernetesRuntime implements BoxOrchestrator {
   ): Promise<CheckResult[] | null> {
     const until = this.#windows.get(boxId)?.get(attackerUserId);
     if (this.#unavailable || !until || until.getTime() <= Date.now()) return null;
+    // The box's arena address, kept for its lifetime: a box the operator shows Provisioning (its VM restarting)
+    // is checked all the same, as on the local runtime (ServiceChecks leaves out boxes that are down).
     const box = this.#boxes.get(boxName(boxId), this.#o.namespace);
-    const address = box?.status?.phase === 'Running' ? box.status.ip : undefined;
+    const address = box?.status?.ip ?? box?.metadata.annotations?.[ANNOTATIONS.address];
     if (!address) return null;
     const session = [...this.#sessions]
       .filter(([, s]) => s.userId === attackerUserId)
