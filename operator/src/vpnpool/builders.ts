@@ -292,7 +292,9 @@ export function deploymentFor(pool: VpnPool, server: VpnServer, options: Deploym
                 exec: { command: ['/bin/sh', '/etc/exploit-grid/server/ready.sh'] },
                 periodSeconds: 5,
               },
-              resources: { requests: { cpu: '100m', memory: '64Mi' }, limits: { memory: '256Mi' } },
+              // OpenVPN, the sync loops and the service checker (128 checks at once, each answer up to
+              // 256 KiB held while it is told to the API: about 220 MB at worst).
+              resources: { requests: { cpu: '100m', memory: '96Mi' }, limits: { memory: '512Mi' } },
               volumeMounts: [
                 { name: 'pki', mountPath: '/etc/exploit-grid/pki', readOnly: true },
                 { name: 'server', mountPath: '/etc/exploit-grid/server', readOnly: true },

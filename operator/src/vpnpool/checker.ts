@@ -56,7 +56,8 @@ export class VpnChecker {
     this.#o = {
       nft: runNft,
       log: () => undefined,
-      maxRunning: 256,
+      // Each holds its answer (up to 256 KiB) until told: 128 stay well inside the pod's memory.
+      maxRunning: 128,
       ...options,
       apiUrl: options.apiUrl.replace(/\/+$/, ''),
     };
