@@ -83,6 +83,14 @@ export class FlowRecord implements RouterWitness {
     return [...flows.values()].map(({ server: _server, ...flow }) => ({ ...flow }));
   }
 
+  /** The ports `client` was seen using with port `boxPort` of the box at `boxAddress` (no copies of the flows). */
+  clientPorts(boxAddress: string, client: string, boxPort: number): Set<number> {
+    const ports = new Set<number>();
+    for (const flow of this.#byBox.get(boxAddress)?.values() ?? [])
+      if (flow.client === client && flow.boxPort === boxPort) ports.add(flow.clientPort);
+    return ports;
+  }
+
   /**
    * A flow that is the platform's own service check (made from the attacker's address, docs/game-rules.md)
    * for the next `forMs`: never one of the attacker's, whatever a router says of it meanwhile.

@@ -12,19 +12,14 @@ import type { FlowRecord } from '../witness.ts';
 
 /** A random port of PROBE_PORTS that is not in `used`, or null when there is none. */
 function freePort(used: ReadonlySet<number>): number | null {
-  const size = PROBE_PORTS.last - PROBE_PORTS.first + 1;
-  let taken = 0;
-  for (const port of used) if (port >= PROBE_PORTS.first && port <= PROBE_PORTS.last) taken++;
-  if (taken >= size) return null;
-  // Mostly the first draw is free; once most are taken, the n-th free one of the range.
+  // Mostly the first draw is free; where an attacker used most of them, one of those left.
   for (let i = 0; i < 16; i++) {
     const port = randomInt(PROBE_PORTS.first, PROBE_PORTS.last + 1);
     if (!used.has(port)) return port;
   }
-  let n = randomInt(0, size - taken);
-  for (let port = PROBE_PORTS.first; port <= PROBE_PORTS.last; port++)
-    if (!used.has(port) && n-- === 0) return port;
-  return null;
+  const free: number[] = [];
+  for (let port = PROBE_PORTS.first; port <= PROBE_PORTS.last; port++) if (!used.has(port)) free.push(port);
+  return free.length > 0 ? free[randomInt(free.length)]! : null;
 }
 
 /** How long after its own timeout a job waits for the server's word before the check is called not made. */
@@ -111,12 +106,7 @@ export class CheckDispatch {
     server: string,
     job: Omit<CheckJob, 'id' | 'sourcePort'>,
   ): Promise<Extract<CheckOutcome, { outcome: 'answered' }>> {
-    const used = new Set(
-      this.#witness
-        .flows(job.box)
-        .filter((flow) => flow.client === job.speakingAs && flow.boxPort === job.port)
-        .map((flow) => flow.clientPort),
-    );
+    const used = this.#witness.clientPorts(job.box, job.speakingAs, job.port);
     for (let attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
       const sourcePort = freePort(used);
       if (sourcePort === null) break;
