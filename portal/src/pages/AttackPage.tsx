@@ -46,7 +46,7 @@ export type AttackPageProps = Record<string, never>;
  */
 export const AttackPage = observer(function AttackPage(_props: AttackPageProps) {
   usePageMeta({ title: GRID_TITLE, description: GRID_DESCRIPTION });
-  const { grid, realtime, chat } = useStores();
+  const { grid, matchmaking, realtime, chat } = useStores();
   const webgl = useMemo(hasWebGL, []);
   const select = useCallback((id: string) => grid.select(id), [grid]);
   const theme = useTheme();
@@ -115,7 +115,7 @@ export const AttackPage = observer(function AttackPage(_props: AttackPageProps) 
         {heading}
         <Box sx={{ position: 'relative', height: '40vh', minHeight: 240, overflow: 'hidden' }}>{globe}</Box>
         <Stack spacing={2} sx={{ p: 2, pb: 12 }}>
-          <MatchmakingPanel grid={grid} />
+          <MatchmakingPanel matchmaking={matchmaking} />
           {cards}
           <Tabs
             value={sheet}
@@ -154,7 +154,7 @@ export const AttackPage = observer(function AttackPage(_props: AttackPageProps) 
       {globe}
       {/* Left: matchmaking. Right: the attack, the challenges, the target and the operators. */}
       <Stack spacing={2} sx={{ position: 'absolute', top: 16, left: 16, zIndex: 2, pointerEvents: 'none' }}>
-        <MatchmakingPanel grid={grid} />
+        <MatchmakingPanel matchmaking={matchmaking} />
       </Stack>
       {/* One column on the right: the cards on top, the operators below; they never overlap, however
           tall the cards grow. */}

@@ -3,16 +3,19 @@ import type { HttpClient } from '../api/http.ts';
 import { isUnauthorized } from '../api/ApiError.ts';
 import { loadContracts } from '../api/contracts.ts';
 import { log } from '../logging.ts';
+import type { SoundPlayer } from '../notifications/sounds.ts';
 import type { SocketFactory } from '../realtime/sockets.ts';
 import { paths } from '../routes/paths.ts';
 import type { AuthStore, RefreshLocks } from './AuthStore.ts';
 import type { BoxStore, FileSaver } from './BoxStore.ts';
 import type { ChatStore } from './ChatStore.ts';
 import type { DashboardStore } from './DashboardStore.ts';
-import type { GridStore, SoundPlayer } from './GridStore.ts';
+import type { GridStore } from './GridStore.ts';
 import type { HistoryStore } from './HistoryStore.ts';
 import type { LeaderboardStore } from './LeaderboardStore.ts';
 import type { LedgerStore } from './LedgerStore.ts';
+import type { MatchmakingStore } from './MatchmakingStore.ts';
+import type { NotificationsStore } from './NotificationsStore.ts';
 import type { OnboardingStore } from './OnboardingStore.ts';
 import type * as PlansStoreCode from './PlansStore.ts';
 import type { PlansStore } from './PlansStore.ts';
@@ -106,7 +109,7 @@ export async function loadPlansStore(): Promise<void> {
  * The stores, each made once: the UI store at once, the others made on first use, whose code loads only
  * with the pages that need it (route-level code splitting reaching the stores): the session's
  * (`SessionStores`: api and ai clients, auth) after `loadSessionStores()`, the plans after
- * `loadPlansStore()`, the signed-in ones (`SignedInStores`: realtime, box, grid, chat, ...) after
+ * `loadPlansStore()`, the signed-in ones (`SignedInStores`: realtime, box, grid, matchmaking, chat, ...) after
  * `loadSignedInStores()`. Using a store whose code has not loaded throws.
  */
 export class RootStore {
@@ -167,6 +170,14 @@ export class RootStore {
 
   get grid(): GridStore {
     return this.signedIn.grid;
+  }
+
+  get matchmaking(): MatchmakingStore {
+    return this.signedIn.matchmaking;
+  }
+
+  get notifications(): NotificationsStore {
+    return this.signedIn.notifications;
   }
 
   get chat(): ChatStore {

@@ -5,7 +5,7 @@ import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
 import { Link as RouterLink } from 'react-router';
 import { paths } from '../../routes/paths.ts';
-import type { GridStore } from '../../stores/GridStore.ts';
+import type { MatchmakingStore } from '../../stores/MatchmakingStore.ts';
 import {
   DISMISS,
   ENGAGE,
@@ -24,17 +24,17 @@ import {
 import { Stack } from '../Stack.tsx';
 import { GridCard } from './GridCard.tsx';
 
-export type MatchmakingPanelProps = { grid: GridStore };
+export type MatchmakingPanelProps = { matchmaking: MatchmakingStore };
 
 /**
  * Find a Mark, the queue status card and the Match Found card (core-app sections 2 and 4). Find a Mark is
  * disabled while connecting, queued, matched, attacking or attacked, and until the player's box runs and
  * their VPN is connected (what the server requires), with the reason and where to fix it beside it.
  */
-export const MatchmakingPanel = observer(function MatchmakingPanel({ grid }: MatchmakingPanelProps) {
-  const blocker = grid.queueBlocker;
-  const { queue, proposal } = grid;
-  const me = grid.me;
+export const MatchmakingPanel = observer(function MatchmakingPanel({ matchmaking }: MatchmakingPanelProps) {
+  const blocker = matchmaking.queueBlocker;
+  const { queue, proposal } = matchmaking;
+  const me = matchmaking.me;
   return (
     <Stack spacing={2} sx={{ pointerEvents: 'none' }}>
       <Stack spacing={0.5} sx={{ pointerEvents: 'auto', alignSelf: 'flex-start' }}>
@@ -43,7 +43,7 @@ export const MatchmakingPanel = observer(function MatchmakingPanel({ grid }: Mat
           size="large"
           disabled={blocker !== null}
           aria-describedby={blocker ? 'find-a-mark-why' : undefined}
-          onClick={() => void grid.findMark()}
+          onClick={() => void matchmaking.findMark()}
         >
           {FIND_A_MARK}
         </Button>
@@ -70,7 +70,7 @@ export const MatchmakingPanel = observer(function MatchmakingPanel({ grid }: Mat
           <Typography variant="body2" data-testid="queue-estimate">
             {queueEstimate(queue.secondsLeft)}
           </Typography>
-          <Button size="small" color="inherit" sx={{ mt: 1 }} onClick={() => void grid.leaveQueue()}>
+          <Button size="small" color="inherit" sx={{ mt: 1 }} onClick={() => void matchmaking.leaveQueue()}>
             {LEAVE_QUEUE}
           </Button>
         </GridCard>
@@ -84,9 +84,9 @@ export const MatchmakingPanel = observer(function MatchmakingPanel({ grid }: Mat
             {matchRole(proposal.attacker.id === me ? 'attacker' : 'defender')}
           </Typography>
           <Typography variant="body2" data-testid="match-countdown">
-            {matchCountdown(grid.proposalSecondsLeft)}
+            {matchCountdown(matchmaking.proposalSecondsLeft)}
           </Typography>
-          {grid.engaged ? (
+          {matchmaking.engaged ? (
             <Typography variant="body2" color="warning.main" sx={{ mt: 1 }} role="status">
               {WAITING_FOR_OPPONENT}
             </Typography>
@@ -95,12 +95,16 @@ export const MatchmakingPanel = observer(function MatchmakingPanel({ grid }: Mat
               <Button
                 variant="contained"
                 color="warning"
-                disabled={grid.engaging}
-                onClick={() => void grid.engage()}
+                disabled={matchmaking.engaging}
+                onClick={() => void matchmaking.engage()}
               >
                 {ENGAGE}
               </Button>
-              <Button color="inherit" disabled={grid.engaging} onClick={() => void grid.dismiss()}>
+              <Button
+                color="inherit"
+                disabled={matchmaking.engaging}
+                onClick={() => void matchmaking.dismiss()}
+              >
                 {DISMISS}
               </Button>
             </Stack>
