@@ -2,13 +2,13 @@ import {
   CHAT_MESSAGES_PAGE_SIZE,
   CHAT_NOTICES,
   CHAT_REQUEST_PROMPT_MS,
-  CHAT_SEND_TIMEOUT_MS,
   GLOBAL_CHAT_PAGE_SIZE,
   chatMessageSchema,
   chatSchema,
   checkChatText,
   type Chat,
   type ChatMessage,
+  type ChatTextCheck,
   type EventAnswer,
   type GlobalChatMessage,
   type GlobalChatMessageEvent,
@@ -32,6 +32,7 @@ import {
   socketErrorToast,
 } from '../strings/chat.ts';
 import { notificationText } from '../strings/grid.ts';
+import { MessageThread, type ChatEntry } from './MessageThread.ts';
 import type { RootStore } from './RootStore.ts';
 
 /** How long an answer to a chat request may take before it counts as failed. */
@@ -39,24 +40,6 @@ export const CHAT_ANSWER_TIMEOUT_MS = 10_000;
 
 /** The global channel keeps at most this many messages in memory (the newest); older ones load again on scroll. */
 export const GLOBAL_CHAT_KEPT = 500;
-
-/** A message as the portal shows it (core-app section 4 "Chat message states"). */
-export type MessageStatus = 'optimistic' | 'confirmed' | 'failed';
-
-/** One message of the global channel or of a private chat, sent by this operator or received. */
-export type ChatEntry = {
-  /** Stable for the list: the first tempId of a message sent here, or the server's id. */
-  key: string;
-  /** The server's id, once confirmed. */
-  id: string | null;
-  /** This client's id of a message it sent, until the echo confirms it (a retry takes a new one). */
-  tempId: string | null;
-  sender: PlayerRef;
-  /** As stored or typed: components display it through stripTags. */
-  content: string;
-  at: string;
-  status: MessageStatus;
-};
 
 /** The private chat open in a panel, and its messages (null while they load). */
 export type OpenChat = { chatId: string; loading: boolean };
@@ -96,12 +79,12 @@ const fromPrivate = (message: ChatMessage): ChatEntry => ({
 
 /**
  * Chat (core-app sections 2, 4, 5, 7, 8): the global channel of the Grid, private chats (requests, answers,
- * messages) and optimistic sending. Messages sent here show at once ('optimistic'), are confirmed by the
- * server's echo carrying their tempId, and fail after 15 s without one (or on `chat:privateMessageFailed`);
- * a failed message is retried with a new tempId. The RealtimeStore hands it the /grid socket.
+ * messages) and optimistic sending. Each list of messages is a MessageThread: messages sent here show at once
+ * ('optimistic'), are confirmed by the server's echo carrying their tempId, and fail after 15 s without one
+ * (or on `chat:privateMessageFailed`, or the global channel's `error`); a failed message is retried with a new
+ * tempId. The RealtimeStore hands it the /grid socket.
  */
 export class ChatStore {
-  globalMessages: readonly ChatEntry[] = [];
   /** The server said there are older global messages (true until an older page says otherwise). */
   hasOlderGlobal = true;
   loadingOlder = false;
@@ -109,7 +92,6 @@ export class ChatStore {
   chats: readonly Chat[] = [];
   /** PENDING chats: requests to this operator, and their own waiting for an answer. */
   requests: readonly Chat[] = [];
-  readonly messages = observable.map<string, readonly ChatEntry[]>([], { deep: false });
   /** Chats whose last page was full: there may be older messages (asked for with `?before=`). */
   readonly olderPrivate = observable.set<string>();
   loadingOlderPrivate = false;
@@ -119,7 +101,12 @@ export class ChatStore {
 
   private readonly root: RootStore;
   private socket: GridSocket | null = null;
-  private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
+  private readonly global = new MessageThread(
+    (content, tempId) => this.emit('chat:global', { message: content, tempId }),
+    { kept: GLOBAL_CHAT_KEPT },
+  );
+  /** The messages of the private chats opened or written to, by chat id. */
+  private readonly threads = observable.map<string, MessageThread>([], { deep: false });
   private readonly promptTimers = new Map<string, ReturnType<typeof setTimeout>>();
   /** Bumped by every chat opened, and by a reset, so that an overtaken answer is dropped. */
   private revision = 0;
@@ -134,12 +121,10 @@ export class ChatStore {
       | 'applyGlobal'
       | 'applyOlder'
       | 'applyPrivate'
-      | 'markFailed'
       | 'addPrompt'
       | 'removePrompt'
       | 'forgetRequestsOf'
     >(this, {
-      globalMessages: observableRef,
       hasOlderGlobal: observable,
       loadingOlder: observable,
       chats: observableRef,
@@ -160,7 +145,6 @@ export class ChatStore {
       applyGlobal: action,
       applyOlder: action,
       applyPrivate: action,
-      markFailed: action,
       addPrompt: action,
       removePrompt: action,
       forgetRequestsOf: action,
@@ -175,6 +159,10 @@ export class ChatStore {
 
   get me(): string | null {
     return this.root.auth.user?.id ?? null;
+  }
+
+  get globalMessages(): readonly ChatEntry[] {
+    return this.global.entries;
   }
 
   /** The global channel without the messages of blocked operators. */
@@ -200,7 +188,7 @@ export class ChatStore {
   }
 
   messagesOf(chatId: string): readonly ChatEntry[] {
-    return this.messages.get(chatId) ?? [];
+    return this.threads.get(chatId)?.entries ?? [];
   }
 
   // ---- the socket ---------------------------------------------------------------------------
@@ -211,11 +199,7 @@ export class ChatStore {
       runInAction(() => {
         // Messages sent here and not confirmed yet stay after the server's page.
         const server = state.globalChatMessages.map(fromGlobal);
-        const ids = new Set(server.map((entry) => entry.id));
-        const mine = this.globalMessages.filter(
-          (entry) => entry.status !== 'confirmed' && !ids.has(entry.id),
-        );
-        this.globalMessages = [...server, ...mine];
+        this.global.load(server, (entry) => entry.status !== 'confirmed');
         // The server sends its newest page: a shorter one is all there is.
         this.hasOlderGlobal = server.length >= GLOBAL_CHAT_PAGE_SIZE;
         this.loadingOlder = false;
@@ -224,11 +208,11 @@ export class ChatStore {
     socket.on('globalChatMessage', (...messages) => this.applyGlobal(messages));
     socket.on('olderGlobalChatMessages', ({ messages, hasMore }) => this.applyOlder(messages, hasMore));
     socket.on('chat:privateMessage', (message) => this.applyPrivate(message));
-    socket.on('chat:privateMessageFailed', ({ tempId }) => this.markFailed(tempId));
+    socket.on('chat:privateMessageFailed', ({ tempId }) => this.fail(tempId));
     socket.on('userBlocked', ({ id }) => this.forgetRequestsOf(id));
     // A refused global message comes back as `error` with its tempId (the RealtimeStore toasts the text).
     socket.on('error', ({ tempId }) => {
-      if (tempId) this.markFailed(tempId);
+      if (tempId) this.fail(tempId);
     });
     socket.on('chat:started', (chat) => {
       runInAction(() => {
@@ -260,62 +244,25 @@ export class ChatStore {
    * then shown at once and emitted with a new tempId.
    */
   sendGlobal(raw: string): SendResult {
-    const check = checkChatText(raw);
-    if (!check.ok) return { sent: false, error: check.message };
-    if (!this.canSend()) return { sent: false, error: null };
-    const tempId = crypto.randomUUID();
-    const me = this.root.auth.user;
-    this.globalMessages = [
-      ...this.globalMessages,
-      {
-        key: tempId,
-        id: null,
-        tempId,
-        sender: { id: me?.id ?? '', handle: me?.handle ?? '' },
-        content: check.text,
-        at: new Date().toISOString(),
-        status: 'optimistic',
-      },
-    ];
-    this.emit('chat:global', { message: check.text, tempId });
-    this.startTimer(tempId);
-    return { sent: true };
+    return this.send(this.global, checkChatText(raw));
   }
 
   /** Asks for the page of global messages before the oldest one shown. */
   loadOlder() {
-    const oldest = this.globalMessages.find((entry) => entry.id !== null);
-    if (!oldest?.id || !this.hasOlderGlobal || this.loadingOlder) return;
-    if (this.emit('chat:getOlderGlobalMessages', { cursor: oldest.id })) this.loadingOlder = true;
+    const oldest = this.global.oldestId();
+    if (!oldest || !this.hasOlderGlobal || this.loadingOlder) return;
+    if (this.emit('chat:getOlderGlobalMessages', { cursor: oldest })) this.loadingOlder = true;
   }
 
   /** Messages of the global channel as they arrive: one, or several that travelled together, in order. */
   private applyGlobal(messages: GlobalChatMessageEvent[]) {
-    let list = this.globalMessages;
-    for (const message of messages) {
-      if (list.some((entry) => entry.id === message.id)) continue;
-      const entry = fromGlobal(message);
-      const mine = message.tempId ? list.findIndex((e) => e.tempId === message.tempId && e.id === null) : -1;
-      if (mine >= 0) {
-        const sent = list[mine];
-        if (sent?.tempId) this.clearTimer(sent.tempId);
-        list = list.map((e, i) => (i === mine ? { ...entry, key: e.key } : e));
-      } else {
-        list = [...list, entry];
-      }
-    }
+    for (const message of messages) this.global.receive(fromGlobal(message), message.tempId);
     // A busy channel does not grow the page without end: the oldest leave (scrolling up brings them back).
-    if (list.length > GLOBAL_CHAT_KEPT) {
-      list = list.slice(list.length - GLOBAL_CHAT_KEPT);
-      this.hasOlderGlobal = true;
-    }
-    this.globalMessages = list;
+    if (this.global.trim()) this.hasOlderGlobal = true;
   }
 
   private applyOlder(messages: GlobalChatMessage[], hasMore: boolean) {
-    const ids = new Set(this.globalMessages.map((entry) => entry.id));
-    const older = messages.filter((message) => !ids.has(message.id)).map(fromGlobal);
-    this.globalMessages = [...older, ...this.globalMessages];
+    this.global.prepend(messages.map(fromGlobal));
     this.hasOlderGlobal = hasMore;
     this.loadingOlder = false;
   }
@@ -358,11 +305,8 @@ export class ChatStore {
       const loaded = await this.root.api.get(`/chat/${encodeURIComponent(chatId)}/messages`, messagesAnswer);
       if (revision !== this.revision) return;
       runInAction(() => {
-        const entries = oldestFirst(loaded);
-        const ids = new Set(entries.map((entry) => entry.id));
         // Messages sent or received while the page was on its way stay.
-        const kept = this.messagesOf(chatId).filter((entry) => !ids.has(entry.id));
-        this.messages.set(chatId, [...entries, ...kept]);
+        this.thread(chatId).load(oldestFirst(loaded));
         this.setOlderPrivate(chatId, loaded.length >= CHAT_MESSAGES_PAGE_SIZE);
         this.open = { chatId, loading: false };
       });
@@ -377,11 +321,11 @@ export class ChatStore {
   async loadOlderPrivate(): Promise<void> {
     const chatId = this.open?.chatId;
     if (!chatId || this.open?.loading || this.loadingOlderPrivate || !this.olderPrivate.has(chatId)) return;
-    const oldest = this.messagesOf(chatId).find((entry) => entry.id !== null);
-    if (!oldest?.id) return;
+    const oldest = this.threads.get(chatId)?.oldestId();
+    if (!oldest) return;
     const revision = this.revision;
     runInAction(() => (this.loadingOlderPrivate = true));
-    const query = new URLSearchParams({ before: oldest.id, limit: String(CHAT_MESSAGES_PAGE_SIZE) });
+    const query = new URLSearchParams({ before: oldest, limit: String(CHAT_MESSAGES_PAGE_SIZE) });
     try {
       const loaded = await this.root.api.get(
         `/chat/${encodeURIComponent(chatId)}/messages?${query.toString()}`,
@@ -389,10 +333,7 @@ export class ChatStore {
       );
       if (revision !== this.revision) return;
       runInAction(() => {
-        const list = this.messagesOf(chatId);
-        const ids = new Set(list.map((entry) => entry.id));
-        const older = oldestFirst(loaded).filter((entry) => !ids.has(entry.id));
-        this.messages.set(chatId, [...older, ...list]);
+        this.thread(chatId).prepend(oldestFirst(loaded));
         this.setOlderPrivate(chatId, loaded.length >= CHAT_MESSAGES_PAGE_SIZE);
       });
     } catch (error) {
@@ -466,50 +407,21 @@ export class ChatStore {
 
   /** Sends a private message, like the global channel but with the private wording of the HTML rule. */
   sendPrivate(chatId: string, raw: string): SendResult {
-    const check = checkChatText(raw, { privateChat: true });
-    if (!check.ok) return { sent: false, error: check.message };
-    if (!this.canSend()) return { sent: false, error: null };
-    const tempId = crypto.randomUUID();
-    const me = this.root.auth.user;
-    this.messages.set(chatId, [
-      ...this.messagesOf(chatId),
-      {
-        key: tempId,
-        id: null,
-        tempId,
-        sender: { id: me?.id ?? '', handle: me?.handle ?? '' },
-        content: check.text,
-        at: new Date().toISOString(),
-        status: 'optimistic',
-      },
-    ]);
-    this.emit('chat:privateMessage', { chatId, content: check.text, tempId });
-    this.startTimer(tempId);
-    return { sent: true };
+    return this.send(this.thread(chatId), checkChatText(raw, { privateChat: true }));
   }
 
   private applyPrivate(message: ChatMessage & { tempId?: string }) {
-    const list = this.messagesOf(message.chatId);
-    if (list.some((entry) => entry.id === message.id)) return;
-    const entry = fromPrivate(message);
-    const mine = message.tempId ? list.findIndex((e) => e.tempId === message.tempId && e.id === null) : -1;
-    if (mine >= 0) {
-      if (message.tempId) this.clearTimer(message.tempId);
-      this.messages.set(
-        message.chatId,
-        list.map((e, i) => (i === mine ? { ...entry, key: e.key } : e)),
-      );
-    } else {
-      this.messages.set(message.chatId, [...list, entry]);
-      // From the other player, and not in view: said as the PRIVATE_MESSAGE notification would be (section 8:
-      // not on /chats). The server sends that notification only to a player with no socket.
-      if (
-        message.sender.id !== this.me &&
-        this.open?.chatId !== message.chatId &&
-        !this.root.currentPath().startsWith(paths.chats)
-      )
-        toast.info(notificationText(CHAT_NOTICES.messageTitle, CHAT_NOTICES.message(message.sender.handle)));
-    }
+    const received = this.thread(message.chatId).receive(fromPrivate(message), message.tempId);
+    if (received === 'known') return;
+    // From the other player, and not in view: said as the PRIVATE_MESSAGE notification would be (section 8:
+    // not on /chats). The server sends that notification only to a player with no socket.
+    if (
+      received === 'added' &&
+      message.sender.id !== this.me &&
+      this.open?.chatId !== message.chatId &&
+      !this.root.currentPath().startsWith(paths.chats)
+    )
+      toast.info(notificationText(CHAT_NOTICES.messageTitle, CHAT_NOTICES.message(message.sender.handle)));
     this.chats = this.chats.map((chat) =>
       chat.id === message.chatId ? { ...chat, messages: [message], updatedAt: message.createdAt } : chat,
     );
@@ -536,54 +448,40 @@ export class ChatStore {
 
   // ---- sending, failures, retries -----------------------------------------------------------
 
+  /** A message typed, to the global channel or a private chat, once the rule has checked it. */
+  private send(thread: MessageThread, check: ChatTextCheck): SendResult {
+    if (!check.ok) return { sent: false, error: check.message };
+    if (!this.canSend()) return { sent: false, error: null };
+    const me = this.root.auth.user;
+    thread.send({ id: me?.id ?? '', handle: me?.handle ?? '' }, check.text);
+    return { sent: true };
+  }
+
   /** Sends a failed message again, with a new tempId. */
   retry(tempId: string) {
     if (!this.canSend()) return;
-    const fresh = crypto.randomUUID();
-    const again = (entry: ChatEntry): ChatEntry => ({ ...entry, tempId: fresh, status: 'optimistic' });
-    const global = this.globalMessages.find((e) => e.tempId === tempId && e.status === 'failed');
-    if (global) {
-      this.globalMessages = this.globalMessages.map((e) => (e === global ? again(e) : e));
-      this.emit('chat:global', { message: global.content, tempId: fresh });
-      this.startTimer(fresh);
-      return;
-    }
-    for (const [chatId, list] of this.messages) {
-      const failed = list.find((e) => e.tempId === tempId && e.status === 'failed');
-      if (!failed) continue;
-      this.messages.set(
-        chatId,
-        list.map((e) => (e === failed ? again(e) : e)),
+    for (const thread of this.allThreads()) if (thread.retry(tempId)) return;
+  }
+
+  /** The message sent with this tempId was refused. */
+  private fail(tempId: string) {
+    for (const thread of this.allThreads()) thread.fail(tempId);
+  }
+
+  /** The thread of a private chat, made when first needed. */
+  private thread(chatId: string): MessageThread {
+    let thread = this.threads.get(chatId);
+    if (!thread) {
+      thread = new MessageThread((content, tempId) =>
+        this.emit('chat:privateMessage', { chatId, content, tempId }),
       );
-      this.emit('chat:privateMessage', { chatId, content: failed.content, tempId: fresh });
-      this.startTimer(fresh);
-      return;
+      this.threads.set(chatId, thread);
     }
+    return thread;
   }
 
-  private markFailed(tempId: string) {
-    this.clearTimer(tempId);
-    const fail = (entry: ChatEntry): ChatEntry =>
-      entry.tempId === tempId && entry.status === 'optimistic' ? { ...entry, status: 'failed' } : entry;
-    if (this.globalMessages.some((e) => e.tempId === tempId)) {
-      this.globalMessages = this.globalMessages.map(fail);
-      return;
-    }
-    for (const [chatId, list] of this.messages)
-      if (list.some((e) => e.tempId === tempId)) this.messages.set(chatId, list.map(fail));
-  }
-
-  private startTimer(tempId: string) {
-    this.timers.set(
-      tempId,
-      setTimeout(() => this.markFailed(tempId), CHAT_SEND_TIMEOUT_MS),
-    );
-  }
-
-  private clearTimer(tempId: string) {
-    const timer = this.timers.get(tempId);
-    if (timer) clearTimeout(timer);
-    this.timers.delete(tempId);
+  private allThreads(): MessageThread[] {
+    return [this.global, ...this.threads.values()];
   }
 
   /** The socket is there and up; otherwise a toast says why nothing is sent. */
@@ -609,20 +507,19 @@ export class ChatStore {
   }
 
   private reset() {
-    for (const timer of [...this.timers.values(), ...this.promptTimers.values()]) clearTimeout(timer);
-    this.timers.clear();
+    for (const timer of this.promptTimers.values()) clearTimeout(timer);
     this.promptTimers.clear();
+    for (const thread of this.allThreads()) thread.clear();
+    this.threads.clear();
     this.answering.clear();
     this.requestPrompts = [];
     this.olderPrivate.clear();
     this.loadingOlderPrivate = false;
     this.revision += 1;
-    this.globalMessages = [];
     this.hasOlderGlobal = true;
     this.loadingOlder = false;
     this.chats = [];
     this.requests = [];
-    this.messages.clear();
     this.open = null;
   }
 }

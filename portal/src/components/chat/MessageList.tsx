@@ -4,7 +4,7 @@ import Button from '@mui/material/Button';
 import Typography from '@mui/material/Typography';
 import { observer } from 'mobx-react-lite';
 import { useLayoutEffect, useRef, type UIEvent } from 'react';
-import type { ChatEntry } from '../../stores/ChatStore.ts';
+import type { ChatEntry } from '../../stores/MessageThread.ts';
 import { formatDateTime, formatTimeOfDay } from '../history/format.ts';
 import { LOAD_OLDER, RETRY, SEND_FAILED, SENDING } from '../../strings/chat.ts';
 import { Stack } from '../Stack.tsx';
