@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A kind cluster with KubeVirt (software emulation), Multus and the bridge CNI plugins, the
+# A kind cluster with KubeVirt (software emulation), CDI (the boxes' disks), Multus and the bridge CNI plugins, the
 # platform's images built and loaded, PostgreSQL, and the chart installed. One node with kind's own
 # CNI (kindnet, hack/kind/cluster.yaml): Multus adds the arena beside it, and on one node the arena
 # bridge needs no VXLAN. Idempotent: run it again to rebuild the images and upgrade the release.
@@ -15,6 +15,7 @@ CLUSTER=${CLUSTER:-exploit-grid}
 NAMESPACE=${NAMESPACE:-exploit-grid}
 KIND_NODE_IMAGE=kindest/node:v1.34.0
 KUBEVIRT_VERSION=v1.9.0
+CDI_VERSION=v1.62.0
 MULTUS_VERSION=v4.2.2
 CNI_PLUGINS_VERSION=v1.8.0
 TAG=${TAG:-dev}
@@ -55,6 +56,12 @@ kubectl apply -f "https://github.com/kubevirt/kubevirt/releases/download/$KUBEVI
 kubectl wait crd/kubevirts.kubevirt.io --for condition=Established --timeout=60s
 kubectl apply -f hack/kind/kubevirt-cr.yaml
 kubectl -n kubevirt wait kv/kubevirt --for condition=Available --timeout=900s
+
+step "CDI $CDI_VERSION (the boxes' disks: DataVolumes imported from the box image)"
+kubectl apply -f "https://github.com/kubevirt/containerized-data-importer/releases/download/$CDI_VERSION/cdi-operator.yaml"
+kubectl wait crd/cdis.cdi.kubevirt.io --for condition=Established --timeout=60s
+kubectl apply -f "https://github.com/kubevirt/containerized-data-importer/releases/download/$CDI_VERSION/cdi-cr.yaml"
+kubectl wait cdi/cdi --for condition=Available --timeout=600s
 
 step "building and loading the images (tag $TAG)"
 docker build -f api/Dockerfile -t "exploit-grid/api:$TAG" .

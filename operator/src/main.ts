@@ -2,7 +2,8 @@
  * The operator's process: `node operator/dist/main.js`. Configuration from the environment
  * (docs/kubernetes.md): WATCH_NAMESPACE, KUBECONFIG (else in-cluster), ARENA_NETWORK,
  * ARENA_SUBNET, AGENT_API_URL, AGENT_BUNDLE, HTTP_PORT, LEADER_ELECTION, POD_NAME, LOG_LEVEL,
- * RECONCILE_CONCURRENCY, OPENVPN_IMAGE, API_INTERNAL_URL.
+ * RECONCILE_CONCURRENCY, OPENVPN_IMAGE, API_INTERNAL_URL, BOX_DISK_SIZE, BOX_STORAGE_CLASS, BOX_SPARES,
+ * BOX_IMAGE, BOX_LOADOUT_IN, BOX_LOADOUT_UP.
  * SIGTERM and SIGINT stop it gracefully (work in flight ends, the Lease is released).
  */
 import { readFileSync } from 'node:fs';
@@ -10,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { createLogger } from './controller/log.ts';
+import { DEFAULT_BOX_IMAGE } from './box/disk.ts';
 import { Operator } from './operator.ts';
 
 const env = (name: string, fallback: string) => process.env[name]?.trim() || fallback;
@@ -33,6 +35,16 @@ async function main(): Promise<void> {
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
     throw new Error('RECONCILE_CONCURRENCY must be a whole number from 1 to 64');
   }
+  const whole = (name: string, fallback: string, max: number): number => {
+    const value = Number(env(name, fallback));
+    if (!Number.isInteger(value) || value < 0 || value > max)
+      throw new Error(`${name} must be a whole number from 0 to ${max}`);
+    return value;
+  };
+  const diskSize = env('BOX_DISK_SIZE', '4Gi');
+  if (!/^[1-9][0-9]{0,5}(Mi|Gi|Ti)$/.test(diskSize))
+    throw new Error('BOX_DISK_SIZE must be a size such as 4Gi (Mi, Gi or Ti)');
+  const storageClass = process.env.BOX_STORAGE_CLASS?.trim() || undefined;
   const leaderElection = env('LEADER_ELECTION', 'true');
   if (!['true', 'false'].includes(leaderElection)) throw new Error('LEADER_ELECTION must be true or false');
   const bundle = (setting: string, file: string, what: string): Buffer => {
@@ -66,6 +78,12 @@ async function main(): Promise<void> {
     },
     logger,
     concurrency,
+    disk: { size: diskSize, ...(storageClass ? { storageClass } : {}) },
+    spares: {
+      count: whole('BOX_SPARES', '2', 100),
+      image: env('BOX_IMAGE', DEFAULT_BOX_IMAGE),
+      loadoutSize: { in: whole('BOX_LOADOUT_IN', '3', 8), up: whole('BOX_LOADOUT_UP', '2', 8) },
+    },
   });
   let stopping = false;
   const stop = (signal: string) => {

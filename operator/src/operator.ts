@@ -8,6 +8,18 @@ import type { Logger } from 'pino';
 import { parseSubnet, toAddress } from './box/addresses.ts';
 import { ANNOTATIONS, LABELS, MANAGER, VM_RESOURCE, type VirtualMachine } from './box/builders.ts';
 import { BOX_RESOURCE, BoxController, keyOf } from './box/controller.ts';
+import {
+  DATA_VOLUME_RESOURCE,
+  DEFAULT_BOX_IMAGE,
+  DEFAULT_DISK_SIZE,
+  type DataVolume,
+  type DiskSettings,
+} from './box/disk.ts';
+import { SpareController } from './box/spare-controller.ts';
+import { SPARE_STATE } from './box/spares.ts';
+import { loadCatalogue } from './catalogue/catalogue.ts';
+import { DEFAULT_LOADOUT_SIZE, type LoadoutSize } from './catalogue/loadout.ts';
+import { statusOf } from './controller/errors.ts';
 import type { Box } from './box/types.ts';
 import { POOL_LABELS, routesFor, serverSlices } from './vpnpool/builders.ts';
 import { VPNPOOL_RESOURCE, VpnPoolController } from './vpnpool/controller.ts';
@@ -54,6 +66,13 @@ export interface OperatorOptions {
   concurrency?: number;
   /** Every object is looked at again this often, whatever happened (drift in children). */
   resyncMs?: number;
+  /** The boxes' disks (BOX_DISK_SIZE, BOX_STORAGE_CLASS); 4Gi of the default StorageClass when absent. */
+  disk?: DiskSettings;
+  /**
+   * Prepared spare disks (BOX_SPARES, BOX_IMAGE, BOX_LOADOUT_IN, BOX_LOADOUT_UP): none when absent. The
+   * image and loadout sizes must be those the API gives new Boxes, or no Box takes a spare.
+   */
+  spares?: { count: number; image: string; loadoutSize?: LoadoutSize; prepareTimeoutMs?: number };
 }
 
 export class Operator {
@@ -64,14 +83,17 @@ export class Operator {
   readonly #vms: Informer<VirtualMachine & k8s.KubernetesObject>;
   readonly #pools: Informer<VpnPool>;
   readonly #deployments: Informer<k8s.V1Deployment & k8s.KubernetesObject>;
+  readonly #disks: Informer<DataVolume & k8s.KubernetesObject>;
   readonly #elector: LeaderElector | undefined;
   readonly #boxController: BoxController;
   readonly #poolController: VpnPoolController;
+  readonly #spareController: SpareController;
   /** Per Box and per pool, what the other controller depends on, as last seen (see #changed). */
   readonly #boxAccess = new Map<string, string>();
   readonly #poolRoutes = new Map<string, string>();
   #boxQueue: WorkQueue | undefined;
   #poolQueue: WorkQueue | undefined;
+  #spareQueue: WorkQueue | undefined;
   #http: { port: number; close: () => Promise<void> } | undefined;
   #resync: NodeJS.Timeout | undefined;
   #leading = false;
@@ -126,6 +148,7 @@ export class Operator {
       labelSelector: `${LABELS.managedBy}=${MANAGER}`,
       logger,
       onChange: (vm, event) => {
+        if (vm.metadata?.labels?.[SPARE_STATE]) this.#enqueueSpares();
         const box = vm.metadata?.labels?.[LABELS.box];
         if (!box) return;
         // A VM deleted under a Box that still wants it: applied again (not just looked at).
@@ -133,6 +156,18 @@ export class Operator {
         this.#boxQueue?.add(`${namespace}/${box}`);
       },
     });
+    this.#disks = customResourceInformer<DataVolume & k8s.KubernetesObject>(config, DATA_VOLUME_RESOURCE, {
+      namespace,
+      labelSelector: `${LABELS.managedBy}=${MANAGER}`,
+      logger,
+      onChange: (disk) => {
+        // Spares come and go, and a spare a Box took is one fewer.
+        this.#enqueueSpares();
+        const box = disk.metadata?.labels?.[LABELS.box];
+        if (box) this.#boxQueue?.add(`${namespace}/${box}`);
+      },
+    });
+    const diskSettings = options.disk ?? { size: DEFAULT_DISK_SIZE };
     const firstRouter = toAddress(subnet.network + 10);
     this.#boxController = new BoxController({
       kube: this.#kube,
@@ -151,6 +186,35 @@ export class Operator {
       agentBundle: options.agentBundle,
       boxes: { get: (name, ns) => this.#boxes.get(name, ns), list: () => this.#boxes.list() },
       vms: { get: (name, ns) => this.#vms.get(name, ns) },
+      disks: { list: () => this.#disks.list() },
+      disk: diskSettings,
+    });
+    const objects = k8s.KubernetesObjectApi.makeApiClient(config);
+    this.#spareController = new SpareController({
+      kube: this.#kube,
+      logger: logger.child({ controller: 'spare' }),
+      namespace,
+      count: options.spares?.count ?? 0,
+      image: options.spares?.image ?? DEFAULT_BOX_IMAGE,
+      disk: diskSettings,
+      loadoutSize: options.spares?.loadoutSize ?? DEFAULT_LOADOUT_SIZE,
+      catalogue: options.spares?.count ? loadCatalogue() : [],
+      ...(options.spares?.prepareTimeoutMs ? { prepareTimeoutMs: options.spares.prepareTimeoutMs } : {}),
+      disks: { list: () => this.#disks.list() },
+      vms: { get: (name, ns) => this.#vms.get(name, ns) },
+      instancePhase: async (name) => {
+        try {
+          const vmi = (await objects.read({
+            apiVersion: 'kubevirt.io/v1',
+            kind: 'VirtualMachineInstance',
+            metadata: { name, namespace },
+          })) as { status?: { phase?: string } };
+          return vmi.status?.phase;
+        } catch (error) {
+          if (statusOf(error) === 404) return undefined;
+          throw error;
+        }
+      },
     });
     this.#poolController = new VpnPoolController({
       kube: this.#kube,
@@ -194,7 +258,7 @@ export class Operator {
           ? { ok: true, reason: this.#leading ? 'leading' : 'following' }
           : { ok: false, reason: 'caches not synced yet' },
     });
-    const informers = [this.#boxes, this.#vms, this.#pools, this.#deployments];
+    const informers = [this.#boxes, this.#vms, this.#pools, this.#deployments, this.#disks];
     await Promise.all(informers.map((informer) => informer.start()));
     await Promise.all(informers.map((informer) => informer.synced()));
     this.#synced = true;
@@ -207,6 +271,7 @@ export class Operator {
       this.#poolController.forget();
       this.#enqueueBoxes();
       this.#enqueuePools();
+      this.#enqueueSpares();
     }, resyncMs);
     this.#resync.unref();
   }
@@ -216,7 +281,9 @@ export class Operator {
     clearInterval(this.#resync);
     await this.#stopLeading();
     await this.#elector?.stop();
-    await Promise.all([this.#boxes, this.#vms, this.#pools, this.#deployments].map((i) => i.stop()));
+    await Promise.all(
+      [this.#boxes, this.#vms, this.#pools, this.#deployments, this.#disks].map((i) => i.stop()),
+    );
     await this.#http?.close();
     this.#options.logger.info('Stopped the operator');
   }
@@ -230,8 +297,10 @@ export class Operator {
     this.#poolController.forget();
     this.#boxQueue = this.#queue('box', (key) => this.#boxController.reconcile(key));
     this.#poolQueue = this.#queue('vpnpool', (key) => this.#poolController.reconcile(key));
+    this.#spareQueue = this.#queue('spare', () => this.#spareController.reconcile());
     this.#enqueuePools();
     this.#enqueueBoxes();
+    this.#enqueueSpares();
   }
 
   /** A controller's work queue, measured. */
@@ -265,9 +334,10 @@ export class Operator {
     if (!this.#leading) return;
     this.#leading = false;
     this.metrics.leader.set(0);
-    const queues = [this.#boxQueue, this.#poolQueue];
+    const queues = [this.#boxQueue, this.#poolQueue, this.#spareQueue];
     this.#boxQueue = undefined;
     this.#poolQueue = undefined;
+    this.#spareQueue = undefined;
     await Promise.all(queues.map((queue) => queue?.stop()));
   }
 
@@ -294,5 +364,10 @@ export class Operator {
 
   #enqueuePools(): void {
     for (const pool of this.#pools.list()) this.#poolQueue?.add(keyOf(pool));
+  }
+
+  /** The spares are one piece of work for the namespace. */
+  #enqueueSpares(): void {
+    this.#spareQueue?.add(`${this.#options.namespace}/spares`);
   }
 }

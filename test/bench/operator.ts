@@ -19,7 +19,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import * as k8s from '@kubernetes/client-node';
 import pLimit from 'p-limit';
 import { reuseConnections } from '../../operator/src/controller/kube.ts';
-import { installCrds, kubevirtVirtualMachineCrd, projectCrds, startControlPlane } from '../support/kube.ts';
+import { installCrds, kubevirtCrds, projectCrds, startControlPlane } from '../support/kube.ts';
 
 const GOALS = { totalMs: 30_000, p95Ms: 200, memoryMB: 250 };
 const count = Number(process.env.BENCH_BOXES ?? 500);
@@ -35,7 +35,7 @@ const OPERATOR_NODE_FLAGS =
 const plane = await startControlPlane();
 let operatorPid: number | undefined;
 try {
-  await installCrds(plane.kubeconfig, [...(await projectCrds()), kubevirtVirtualMachineCrd]);
+  await installCrds(plane.kubeconfig, [...(await projectCrds()), ...kubevirtCrds]);
   const config = new k8s.KubeConfig();
   config.loadFromFile(plane.kubeconfig);
   reuseConnections(config); // the baseline's client as fast as the operator's

@@ -10,6 +10,8 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import { KubernetesRuntime } from '../../api/src/boxes/kubernetes/runtime.ts';
 import type { BoxSpec } from '../../api/src/boxes/orchestrator.ts';
+import { LABELS } from '../../operator/src/box/builders.ts';
+import { SPARE_STATE, spareDiskFor } from '../../operator/src/box/spares.ts';
 import type { Box } from '../../operator/src/box/types.ts';
 import { Operator } from '../../operator/src/operator.ts';
 import type { CheckJob } from '../../operator/src/vpnpool/checks.ts';
@@ -492,6 +494,34 @@ describe('The API’s kubernetes adapter on a real API server', function () {
     await report([]);
     expect(runtime.witness.flows('172.30.1.9')).to.deep.equal([{ ...seen, lastActiveAt: null }]);
     expect(runtime.witness.flows('172.30.1.10')).to.deep.equal([]);
+  });
+
+  it('gives a new box the loadout of a ready spare of its image, oldest first, and not the same spare twice', async () => {
+    const disks = {
+      group: 'cdi.kubevirt.io',
+      version: 'v1beta1',
+      namespace: NAMESPACE,
+      plural: 'datavolumes',
+    };
+    const spare = async (name: string, image: string, loadout: string[], state: 'preparing' | 'ready') => {
+      const disk = spareDiskFor({ name, namespace: NAMESPACE, image, settings: { size: '4Gi' }, loadout });
+      // Not the operator's (its own count of spares here is none): labelled ready, as it labels them.
+      const { [LABELS.managedBy]: _, ...labels } = disk.metadata.labels!;
+      disk.metadata.labels = { ...labels, [SPARE_STATE]: state };
+      await custom.createNamespacedCustomObject({ ...disks, body: disk });
+      await sleep(1100); // creation times are whole seconds
+    };
+    expect(await runtime.spareLoadout()).to.equal(null);
+    await spare('spare-old', 'exploit-grid/box-debian:test', ['cmd-inject', 'sudo-rule'], 'ready');
+    await spare('spare-other-image', 'exploit-grid/box-debian:older', ['sqli-login', 'cron-root'], 'ready');
+    await spare('spare-busy', 'exploit-grid/box-debian:test', ['sqli-login', 'suid-helper'], 'preparing');
+    await spare('spare-new', 'exploit-grid/box-debian:test', ['path-traversal', 'cron-root'], 'ready');
+    expect(await runtime.spareLoadout()).to.deep.equal(['cmd-inject', 'sudo-rule']);
+    expect(await runtime.spareLoadout()).to.deep.equal(['path-traversal', 'cron-root']);
+    // Both handed out (the operator has not taken them yet): none left to offer.
+    expect(await runtime.spareLoadout()).to.equal(null);
+    for (const name of ['spare-old', 'spare-other-image', 'spare-busy', 'spare-new'])
+      await custom.deleteNamespacedCustomObject({ ...disks, name });
   });
 
   it('deletes a box and its Secret (the operator removes its children first)', async () => {

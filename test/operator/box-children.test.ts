@@ -6,6 +6,14 @@ import {
   virtualMachineFor,
   type VirtualMachine,
 } from '../../operator/src/box/builders.ts';
+import type { DataVolume } from '../../operator/src/box/disk.ts';
+import {
+  spareCloudInitFor,
+  spareDiskFor,
+  spareLoadoutOf,
+  spareStateOf,
+  spareVirtualMachineFor,
+} from '../../operator/src/box/spares.ts';
 import type { Box } from '../../operator/src/box/types.ts';
 import {
   LOADOUT_INSTALLER,
@@ -15,7 +23,7 @@ import {
 } from '../../operator/src/catalogue/index.ts';
 import {
   installCrds,
-  kubevirtVirtualMachineCrd,
+  kubevirtCrds,
   projectCrds,
   startControlPlane,
   type ControlPlane,
@@ -38,7 +46,7 @@ describe('Box children on a real API server', function () {
   before(async function () {
     this.timeout(45 * 60_000); // the first run builds kube-apiserver and etcd
     plane = await startControlPlane();
-    await installCrds(plane.kubeconfig, [...(await projectCrds()), kubevirtVirtualMachineCrd]);
+    await installCrds(plane.kubeconfig, [...(await projectCrds()), ...kubevirtCrds]);
     const config = new k8s.KubeConfig();
     config.loadFromFile(plane.kubeconfig);
     objects = k8s.KubernetesObjectApi.makeApiClient(config);
@@ -82,7 +90,12 @@ describe('Box children on a real API server', function () {
       },
     })) as Box;
 
-    await apply(virtualMachineFor(box, { arenaNetwork: `${NAMESPACE}/arena` }) as k8s.KubernetesObject);
+    await apply(
+      virtualMachineFor(box, {
+        arenaNetwork: `${NAMESPACE}/arena`,
+        disk: 'trinity-disk',
+      }) as k8s.KubernetesObject,
+    );
     await apply(
       cloudInitSecretFor(box, {
         rootPassword: 'red pill',
@@ -123,11 +136,50 @@ describe('Box children on a real API server', function () {
     await apply(
       virtualMachineFor(
         { ...box, spec: { ...box.spec, power: 'Off' } },
-        { arenaNetwork: `${NAMESPACE}/arena` },
+        { arenaNetwork: `${NAMESPACE}/arena`, disk: 'trinity-disk' },
       ) as k8s.KubernetesObject,
     );
     const halted = await readVm('trinity');
     expect(halted.spec!.runStrategy).to.equal('Halted');
     expect(halted.metadata!.uid).to.equal(vm.metadata!.uid);
+  });
+
+  it('takes a prepared spare: its disk, and a VM with no network whose cloud-init holds a whole loadout', async () => {
+    const loadout = chooseLoadout(loadCatalogue());
+    const settings = { size: '4Gi', storageClass: 'fast' };
+    await apply(
+      spareDiskFor({
+        name: 'spare-1',
+        namespace: NAMESPACE,
+        image: 'exploit-grid/box-debian:bookworm',
+        settings,
+        loadout,
+      }) as k8s.KubernetesObject,
+    );
+    await apply(spareCloudInitFor('spare-1', NAMESPACE, loadoutFiles(loadout)) as k8s.KubernetesObject);
+    await apply(spareVirtualMachineFor('spare-1', NAMESPACE) as k8s.KubernetesObject);
+    const disk = (await custom.getNamespacedCustomObject({
+      group: 'cdi.kubevirt.io',
+      version: 'v1beta1',
+      namespace: NAMESPACE,
+      plural: 'datavolumes',
+      name: 'spare-1',
+    })) as DataVolume;
+    expect(disk.spec.source).to.deep.equal({
+      registry: { url: 'docker://exploit-grid/box-debian:bookworm' },
+    });
+    expect(disk.spec.storage).to.deep.include({ storageClassName: 'fast' });
+    expect(spareLoadoutOf(disk)).to.deep.equal(loadout);
+    expect(spareStateOf(disk)).to.equal('preparing');
+    const vm = await readVm('spare-1');
+    expect(vm.spec!.runStrategy).to.equal('Once');
+    expect(vm.spec!.template.spec!.networks).to.deep.equal([]);
+    expect(vm.spec!.template.spec!.domain.devices.autoattachPodInterface).to.equal(false);
+    const secret = await core.readNamespacedSecret({ name: 'spare-1-cloud-init', namespace: NAMESPACE });
+    const userData = Buffer.from(secret.data!.userdata!, 'base64').toString();
+    expect(userData).to.include(LOADOUT_INSTALLER).and.include('poweroff');
+    // Nothing of a box's identity, and root stays locked.
+    expect(userData).to.not.include('chpasswd');
+    expect(userData).to.not.include('ssh_authorized_keys');
   });
 });

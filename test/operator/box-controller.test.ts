@@ -4,7 +4,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import * as k8s from '@kubernetes/client-node';
 import { expect } from 'chai';
 import type { VirtualMachine } from '../../operator/src/box/builders.ts';
+import type { DataVolume } from '../../operator/src/box/disk.ts';
+import { spareLoadoutOf, spareStateOf } from '../../operator/src/box/spares.ts';
 import type { Box } from '../../operator/src/box/types.ts';
+import { LOADOUT_INSTALLER } from '../../operator/src/catalogue/index.ts';
 import { Operator, type OperatorOptions } from '../../operator/src/operator.ts';
 import { startTestCluster, testOperatorOptions, type TestCluster } from '../support/cluster.ts';
 import type { ControlPlane } from '../support/kube.ts';
@@ -104,6 +107,43 @@ describe('Box controller on a real API server', function () {
   const writeVmStatus = (name: string, status: NonNullable<VirtualMachine['status']>) =>
     cluster.writeVmStatus(name, status);
   const phaseOf = async (name: string) => (await readBox(name)).status?.phase;
+  const DISKS = { group: 'cdi.kubevirt.io', version: 'v1beta1', namespace: NAMESPACE, plural: 'datavolumes' };
+  const readDisk = async (name: string) =>
+    (await custom.getNamespacedCustomObject({ ...DISKS, name })) as DataVolume;
+  const listDisks = async (labelSelector?: string) =>
+    (
+      (await custom.listNamespacedCustomObject({
+        ...DISKS,
+        ...(labelSelector ? { labelSelector } : {}),
+      })) as {
+        items: DataVolume[];
+      }
+    ).items;
+  const spares = (state?: 'preparing' | 'ready') =>
+    listDisks(state ? `exploitgrid.io/spare-state=${state}` : 'exploitgrid.io/spare-state');
+  /** What KubeVirt writes when a spare's preparing VM ends: its instance's phase, and the VM stopped. */
+  const endPreparation = async (spare: string, phase: 'Succeeded' | 'Failed') => {
+    const vmis = {
+      group: 'kubevirt.io',
+      version: 'v1',
+      namespace: NAMESPACE,
+      plural: 'virtualmachineinstances',
+    };
+    await custom.createNamespacedCustomObject({
+      ...vmis,
+      body: {
+        apiVersion: 'kubevirt.io/v1',
+        kind: 'VirtualMachineInstance',
+        metadata: { name: spare },
+        spec: {},
+      },
+    });
+    await custom.patchNamespacedCustomObjectStatus(
+      { ...vmis, name: spare, body: { status: { phase } } },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+    );
+    await writeVmStatus(spare, { created: false, ready: false, printableStatus: 'Stopped' });
+  };
 
   it('makes the VM, cloud-init Secret, Service and NetworkPolicy of a Box, and Running once the VM is ready', async () => {
     const operator = await startOperator();
@@ -130,6 +170,25 @@ describe('Box controller on a real API server', function () {
       .and.include('ssh-ed25519 AAAAC3Nza');
     const networkData = Buffer.from(cloudInit.data!.networkdata!, 'base64').toString();
     expect(networkData).to.include(`${address}/16`);
+    // Its own disk, imported from the image, noted on the Box and owned by it.
+    const disk = await readDisk(`${name}-disk`);
+    expect(disk.spec.source).to.deep.equal({
+      registry: { url: 'docker://exploit-grid/box-debian:bookworm' },
+    });
+    expect(disk.spec.storage!.resources!.requests).to.deep.equal({ storage: '4Gi' });
+    expect(disk.metadata.ownerReferences![0]).to.deep.include({ kind: 'Box', name });
+    expect(disk.metadata.labels!['exploitgrid.io/box']).to.equal(name);
+    expect(vm.spec!.template.spec!.volumes!.find((v) => v.name === 'system')!.dataVolume).to.deep.equal({
+      name: `${name}-disk`,
+    });
+    const noted = await until('the disk noted', async () => {
+      const b = await readBox(name);
+      return b.metadata.annotations?.['exploitgrid.io/disk'] ? b : false;
+    });
+    expect(noted.metadata.annotations).to.include({
+      'exploitgrid.io/disk': `${name}-disk`,
+      'exploitgrid.io/disk-prepared': 'false',
+    });
     const service = await core.readNamespacedService({ name, namespace: NAMESPACE });
     expect(service.spec!.clusterIP).to.equal('None');
     const policy = await networking.readNamespacedNetworkPolicy({ name, namespace: NAMESPACE });
@@ -236,6 +295,7 @@ describe('Box controller on a real API server', function () {
       await gone(() => core.readNamespacedSecret({ name: `${name}-cloud-init`, namespace: NAMESPACE })),
     ).to.equal(true);
     expect(await gone(() => core.readNamespacedService({ name, namespace: NAMESPACE }))).to.equal(true);
+    expect(await gone(() => readDisk(`${name}-disk`))).to.equal(true);
     expect(await gone(() => networking.readNamespacedNetworkPolicy({ name, namespace: NAMESPACE }))).to.equal(
       true,
     );
@@ -243,6 +303,110 @@ describe('Box controller on a real API server', function () {
     expect(
       await gone(() => core.readNamespacedSecret({ name: `${name}-secrets`, namespace: NAMESPACE })),
     ).to.equal(false);
+  });
+
+  it('keeps prepared spares; a Box with a ready one’s loadout takes it, once, and installs nothing', async () => {
+    const operator = new Operator(
+      testOperatorOptions(cluster, {
+        spares: { count: 2, image: 'exploit-grid/box-debian:bookworm', loadoutSize: { in: 2, up: 1 } },
+      }),
+    );
+    running.push(operator);
+    await operator.start();
+    const preparing = await until('two spares preparing', async () => {
+      const list = await spares('preparing');
+      return list.length === 2 && list;
+    });
+    for (const spare of preparing) {
+      const vm = await until('its preparing VM', () => readVm(spare.metadata.name));
+      expect(vm.spec!.runStrategy).to.equal('Once');
+      expect(vm.spec!.template.spec!.networks).to.deep.equal([]);
+      expect(spareLoadoutOf(spare)).to.have.length(3);
+    }
+    const [first, second] = preparing as [DataVolume, DataVolume];
+    const loadout = spareLoadoutOf(first)!;
+
+    // Prepared: ready, its VM and cloud-init gone (the disk is free for a box).
+    await endPreparation(first.metadata.name, 'Succeeded');
+    await until(
+      'the first spare ready',
+      async () => spareStateOf(await readDisk(first.metadata.name)) === 'ready',
+    );
+    await until('its VM gone', async () => !(await vmExists(first.metadata.name)));
+    await until('its cloud-init gone', () =>
+      core.readNamespacedSecret({ name: `${first.metadata.name}-cloud-init`, namespace: NAMESPACE }).then(
+        () => false,
+        () => true,
+      ),
+    );
+
+    // A Box with that loadout (in another order) takes the spare: relabelled, owned, noted.
+    const name = await createBox({ loadout: [...loadout].reverse() });
+    const box = await until('the Box with its disk', async () => {
+      const b = await readBox(name);
+      return b.metadata.annotations?.['exploitgrid.io/disk'] ? b : false;
+    });
+    expect(box.metadata.annotations).to.include({
+      'exploitgrid.io/disk': first.metadata.name,
+      'exploitgrid.io/disk-prepared': 'true',
+    });
+    const taken = await readDisk(first.metadata.name);
+    expect(spareStateOf(taken)).to.equal(undefined);
+    expect(taken.metadata.labels!['exploitgrid.io/box']).to.equal(name);
+    expect(taken.metadata.ownerReferences![0]).to.deep.include({ kind: 'Box', name });
+    const vm = await until('the Box’s VM', () => readVm(name));
+    expect(vm.spec!.template.spec!.volumes!.find((v) => v.name === 'system')!.dataVolume!.name).to.equal(
+      first.metadata.name,
+    );
+    // Its cloud-init gives it its identity and installs nothing: the spare has its loadout.
+    const cloudInit = await core.readNamespacedSecret({ name: `${name}-cloud-init`, namespace: NAMESPACE });
+    const userData = Buffer.from(cloudInit.data!.userdata!, 'base64').toString();
+    expect(userData).to.include('neo-box').and.include(`token of ${name}`);
+    expect(userData).to.not.include(LOADOUT_INSTALLER);
+    expect(await listDisks(), 'no disk made for it').to.satisfy((disks: DataVolume[]) =>
+      disks.every((d) => d.metadata.name !== `${name}-disk`),
+    );
+
+    // Taken, it no longer counts: another spare is made.
+    await until('two spares again', async () => (await spares()).length === 2);
+
+    // A second Box with the same loadout finds no ready spare: a disk of its own, and cloud-init installs.
+    const other = await createBox({ loadout });
+    await until('its own disk noted', async () => {
+      const b = await readBox(other);
+      return b.metadata.annotations?.['exploitgrid.io/disk'] === `${other}-disk`;
+    });
+    const otherInit = await until('its cloud-init', () =>
+      core.readNamespacedSecret({ name: `${other}-cloud-init`, namespace: NAMESPACE }),
+    );
+    expect(Buffer.from(otherInit.data!.userdata!, 'base64').toString()).to.include(LOADOUT_INSTALLER);
+
+    // A preparation that failed is removed (and made again later).
+    await endPreparation(second.metadata.name, 'Failed');
+    await until('the failed spare gone', () =>
+      readDisk(second.metadata.name).then(
+        () => false,
+        () => true,
+      ),
+    );
+    expect(await vmExists(second.metadata.name)).to.equal(false);
+
+    // The Box deleted: the spare it took goes with it.
+    await custom.deleteNamespacedCustomObject({ ...BOXES, name });
+    await until('the taken disk gone', () =>
+      readDisk(first.metadata.name).then(
+        () => false,
+        () => true,
+      ),
+    );
+
+    // No spares wanted any more: those there are go; boxes' disks stay.
+    await stopAll();
+    const none = new Operator(testOperatorOptions(cluster, { spares: { count: 0, image: 'x' } }));
+    running.push(none);
+    await none.start();
+    await until('no spares', async () => (await spares()).length === 0);
+    expect((await readDisk(`${other}-disk`)).metadata.name).to.equal(`${other}-disk`);
   });
 
   it('keeps working after the API server was down a while (watches start again)', async () => {
@@ -294,6 +458,7 @@ describe('Box controller on a real API server', function () {
             LEADER_ELECTION: 'false',
             AGENT_BUNDLE: path.join(repoRoot, 'package.json'), // any file: the content is not looked at here
             LOG_LEVEL: 'warn',
+            BOX_SPARES: '0',
           },
           stdio: ['ignore', 'ignore', 'inherit'],
         },

@@ -15,7 +15,7 @@ import type { Box } from '../../operator/src/box/types.ts';
 import type { VpnPool } from '../../operator/src/vpnpool/types.ts';
 import {
   installCrds,
-  kubevirtVirtualMachineCrd,
+  kubevirtCrds,
   multusNetworkAttachmentDefinitionCrd,
   projectCrds,
   serviceAccountConfig,
@@ -53,6 +53,11 @@ const NEEDS: Record<'operator' | 'api', Rule[]> = {
       verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'],
     },
     { group: 'kubevirt.io', resource: 'virtualmachineinstances', verbs: ['get', 'list', 'watch'] },
+    {
+      group: 'cdi.kubevirt.io',
+      resource: 'datavolumes',
+      verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'],
+    },
     ...[
       ['', 'secrets'],
       ['', 'services'],
@@ -80,6 +85,7 @@ const NEEDS: Record<'operator' | 'api', Rule[]> = {
       resource: 'secrets',
       verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'],
     },
+    { group: 'cdi.kubevirt.io', resource: 'datavolumes', verbs: ['get', 'list'] },
   ],
 };
 
@@ -136,7 +142,7 @@ describe('The Helm chart', function () {
     plane = await startControlPlane();
     await installCrds(plane.kubeconfig, [
       ...(await projectCrds()),
-      kubevirtVirtualMachineCrd,
+      ...kubevirtCrds,
       multusNetworkAttachmentDefinitionCrd,
     ]);
     admin = new k8s.KubeConfig();

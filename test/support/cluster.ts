@@ -2,13 +2,7 @@ import * as k8s from '@kubernetes/client-node';
 import { pino } from 'pino';
 import type { VirtualMachine } from '../../operator/src/box/builders.ts';
 import type { OperatorOptions } from '../../operator/src/operator.ts';
-import {
-  installCrds,
-  kubevirtVirtualMachineCrd,
-  projectCrds,
-  startControlPlane,
-  type ControlPlane,
-} from './kube.ts';
+import { installCrds, kubevirtCrds, projectCrds, startControlPlane, type ControlPlane } from './kube.ts';
 
 /** A started control plane with the project's CRDs and KubeVirt's VM resource, clients, and a namespace. */
 export interface TestCluster {
@@ -27,7 +21,7 @@ export interface TestCluster {
 export async function startTestCluster(namespace: string): Promise<TestCluster> {
   const plane = await startControlPlane();
   try {
-    await installCrds(plane.kubeconfig, [...(await projectCrds()), kubevirtVirtualMachineCrd]);
+    await installCrds(plane.kubeconfig, [...(await projectCrds()), ...kubevirtCrds]);
     const config = new k8s.KubeConfig();
     config.loadFromFile(plane.kubeconfig);
     const custom = config.makeApiClient(k8s.CustomObjectsApi);

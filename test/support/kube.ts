@@ -250,6 +250,54 @@ export const kubevirtVirtualMachineCrd: k8s.V1CustomResourceDefinition = {
   },
 };
 
+/** A namespaced resource of someone else's stored as the API server needs it (schemaless, a status subresource). */
+function storedOnly(
+  group: string,
+  version: string,
+  kind: string,
+  plural: string,
+): k8s.V1CustomResourceDefinition {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.${group}` },
+    spec: {
+      group,
+      scope: 'Namespaced',
+      names: { kind, plural, singular: kind.toLowerCase() },
+      versions: [
+        {
+          name: version,
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: {
+                spec: { type: 'object', x_kubernetes_preserve_unknown_fields: true },
+                status: { type: 'object', x_kubernetes_preserve_unknown_fields: true },
+              },
+            },
+          },
+        },
+      ],
+    },
+  };
+}
+
+/** KubeVirt's VirtualMachineInstance (the test writes the phase KubeVirt would). */
+export const kubevirtInstanceCrd = storedOnly(
+  'kubevirt.io',
+  'v1',
+  'VirtualMachineInstance',
+  'virtualmachineinstances',
+);
+/** CDI's DataVolume (the boxes' disks; no CDI imports here, the test writes the status). */
+export const cdiDataVolumeCrd = storedOnly('cdi.kubevirt.io', 'v1beta1', 'DataVolume', 'datavolumes');
+/** What the operator needs of KubeVirt and CDI on a real API server. */
+export const kubevirtCrds = [kubevirtVirtualMachineCrd, kubevirtInstanceCrd, cdiDataVolumeCrd];
+
 /** Multus's NetworkAttachmentDefinition resource (k8s.cni.cncf.io/v1), schemaless as in Multus. */
 export const multusNetworkAttachmentDefinitionCrd: k8s.V1CustomResourceDefinition = {
   apiVersion: 'apiextensions.k8s.io/v1',

@@ -31,22 +31,26 @@ const box = (over: Partial<Box['spec']> = {}): Box => ({
 });
 
 describe('Box → VirtualMachine', () => {
-  const vm = (b: Box): VirtualMachine => virtualMachineFor(b, { arenaNetwork: 'arena/arena-net' });
+  const vm = (b: Box): VirtualMachine =>
+    virtualMachineFor(b, { arenaNetwork: 'arena/arena-net', disk: 'box-1-disk' });
 
   it('runs a powered-on box and halts a powered-off one', () => {
     expect(vm(box()).spec!.runStrategy).to.equal('Always');
     expect(vm(box({ power: 'Off' })).spec!.runStrategy).to.equal('Halted');
   });
 
-  it('gives the VM the box’s CPU, memory, disk image and hostname', () => {
+  it('gives the VM the box’s CPU, memory, disk and hostname', () => {
     const spec = vm(box()).spec!.template.spec!;
     expect(spec.hostname).to.equal('neo-box');
     expect(spec.domain.cpu!.cores).to.equal(2);
     expect(spec.domain.resources!.requests).to.deep.equal({ memory: '768Mi', cpu: '1500m' });
     expect(spec.domain.resources!.limits).to.deep.equal({ memory: '768Mi', cpu: '1500m' });
-    expect(spec.volumes!.find((v) => v.name === 'system')!.containerDisk!.image).to.equal(
-      'exploit-grid/box-debian:bookworm',
-    );
+    // Its own disk (a DataVolume that outlives a stop), not the image's ephemeral container disk.
+    expect(spec.volumes!.find((v) => v.name === 'system')).to.deep.equal({
+      name: 'system',
+      dataVolume: { name: 'box-1-disk' },
+    });
+    expect(spec.volumes!.some((v) => v.containerDisk)).to.equal(false);
     // Every volume has its disk.
     expect(spec.domain.devices.disks!.map((d) => d.name)).to.have.members(spec.volumes!.map((v) => v.name));
   });

@@ -25,6 +25,8 @@ export const LABELS = {
   component: 'app.kubernetes.io/component',
   partOf: 'app.kubernetes.io/part-of',
   box: 'exploitgrid.io/box',
+  /** On a spare's preparing VM and its pod: the spare's name. */
+  spare: 'exploitgrid.io/spare',
   owner: 'exploitgrid.io/owner',
   /** On the Box (set by the API): the platform's id of the box. */
   boxId: 'exploitgrid.io/box-id',
@@ -33,6 +35,10 @@ export const LABELS = {
 export const ANNOTATIONS = {
   /** The box's arena address, allocated once by the operator and kept for the Box's lifetime. */
   address: 'exploitgrid.io/address',
+  /** The box's disk (a DataVolume), made for it or a spare it took, kept for the Box's lifetime. */
+  disk: 'exploitgrid.io/disk',
+  /** `true` when the disk came with the box's loadout installed (a prepared spare): cloud-init leaves it out. */
+  diskPrepared: 'exploitgrid.io/disk-prepared',
 } as const;
 
 /** Held on a Box until the operator has removed its children (no garbage collector is assumed). */
@@ -90,11 +96,11 @@ function childMetadata(box: Box, name: string) {
 export const cloudInitSecretName = (box: Box) => `${box.metadata.name}-cloud-init`;
 
 /**
- * The KubeVirt VirtualMachine of a box: its Debian container disk, its cloud-init from a Secret,
+ * The KubeVirt VirtualMachine of a box: its disk (a DataVolume, disk.ts), its cloud-init from a Secret,
  * one interface on the arena network (Multus, the VM's only network: no pod network, nothing of
  * the cluster in reach), CPU and memory from the spec, and power as the run strategy.
  */
-export function virtualMachineFor(box: Box, options: { arenaNetwork: string }): VirtualMachine {
+export function virtualMachineFor(box: Box, options: { arenaNetwork: string; disk: string }): VirtualMachine {
   const { resources } = box.spec;
   const compute = { memory: `${resources.memoryMiB}Mi`, cpu: `${resources.cpuMillis}m` };
   return {
@@ -121,7 +127,7 @@ export function virtualMachineFor(box: Box, options: { arenaNetwork: string }): 
           },
           networks: [{ name: 'arena', multus: { networkName: options.arenaNetwork, default: true } }],
           volumes: [
-            { name: 'system', containerDisk: { image: box.spec.image } },
+            { name: 'system', dataVolume: { name: options.disk } },
             {
               name: 'cloud-init',
               cloudInitNoCloud: {

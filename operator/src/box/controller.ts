@@ -16,16 +16,27 @@ import { loadoutFiles } from '../catalogue/bundle.ts';
 import {
   ANNOTATIONS,
   FINALIZER,
+  LABELS,
+  boxLabels,
   boxStatusFor,
   cloudInitSecretFor,
   cloudInitSecretName,
   networkPolicyFor,
   openWindows,
+  ownerReferenceTo,
   serviceFor,
   virtualMachineFor,
   type Observed,
   type VirtualMachine,
 } from './builders.ts';
+import {
+  DATA_VOLUME_API_VERSION,
+  dataVolumeFor,
+  diskFits,
+  type DataVolume,
+  type DiskSettings,
+} from './disk.ts';
+import { SPARE_STATE, sameLoadout, spareLoadoutOf, spareStateOf } from './spares.ts';
 import { GROUP, VERSION, type Box, type BoxStatus } from './types.ts';
 
 export const BOX_RESOURCE = { group: GROUP, version: VERSION, plural: 'boxes', kind: 'Box' } as const;
@@ -47,8 +58,14 @@ export interface BoxControllerOptions {
   agentBundle: Buffer;
   boxes: { get(name: string, namespace: string): Box | undefined; list(): readonly Box[] };
   vms: { get(name: string, namespace: string): VirtualMachine | undefined };
+  /** The DataVolumes the operator made (boxes' disks and spares). */
+  disks: { list(): readonly DataVolume[] };
+  disk: DiskSettings;
   now?: () => Date;
 }
+
+/** The disk a Box gets when it takes no spare. */
+export const boxDiskName = (box: Box) => `${box.metadata.name}-disk`;
 
 export class BoxController {
   readonly #options: BoxControllerOptions;
@@ -84,8 +101,9 @@ export class BoxController {
         SECRET_RETRY_MS,
       );
     }
+    const disk = await this.#reconcileDisk(box, logger);
     const now = this.#options.now?.() ?? new Date();
-    await this.#reconcileChildren(box, { address, secrets, now }, logger);
+    await this.#reconcileChildren(box, { address, disk, secrets, now }, logger);
     return this.#reconcileStatus(box, address, now);
   }
 
@@ -104,22 +122,114 @@ export class BoxController {
   }
 
   /**
+   * The box's disk, chosen once and kept in its annotations: a ready spare with its loadout and image
+   * (taken by relabelling it, guarded by its resourceVersion, so that two Boxes never take one spare), else
+   * one made for it from the image. A spare this Box took before the operator could note it is found by
+   * its label.
+   */
+  async #reconcileDisk(box: Box, logger: Logger): Promise<{ name: string; prepared: boolean }> {
+    const annotations = box.metadata.annotations ?? {};
+    const kept = annotations[ANNOTATIONS.disk];
+    const { kube } = this.#options;
+    if (kept) {
+      const prepared = annotations[ANNOTATIONS.diskPrepared] === 'true';
+      const there = this.#options.disks.list().some((disk) => disk.metadata.name === kept);
+      // Deleted by hand: made again from the image (409, nothing made, when the cache only lagged).
+      if (there || !(await kube.createIfMissing(this.#boxDisk(box, kept)))) return { name: kept, prepared };
+      logger.warn({ disk: kept }, 'Created the Box’s missing DataVolume again from its image');
+      if (prepared) await this.#noteDisk(box, { name: kept, prepared: false });
+      return { name: kept, prepared: false };
+    }
+    const taken =
+      this.#options.disks
+        .list()
+        .find(
+          (disk) =>
+            disk.metadata.namespace === box.metadata.namespace &&
+            disk.metadata.labels?.[LABELS.box] === box.metadata.name &&
+            disk.metadata.name !== boxDiskName(box) &&
+            !spareStateOf(disk),
+        ) ?? (await this.#takeSpare(box));
+    let disk: { name: string; prepared: boolean };
+    if (taken) {
+      disk = { name: taken.metadata.name, prepared: true };
+      logger.info({ spare: taken.metadata.name }, 'Took a prepared spare DataVolume as the Box’s disk');
+    } else {
+      disk = { name: boxDiskName(box), prepared: false };
+      await kube.createIfMissing(this.#boxDisk(box, disk.name));
+    }
+    await this.#noteDisk(box, disk);
+    return disk;
+  }
+
+  #boxDisk(box: Box, name: string): DataVolume {
+    return dataVolumeFor({
+      name,
+      namespace: box.metadata.namespace,
+      image: box.spec.image,
+      settings: this.#options.disk,
+      labels: boxLabels(box),
+      ownerReferences: [ownerReferenceTo(box)],
+    });
+  }
+
+  /** Only these two annotations, whatever else changed meanwhile: no resourceVersion guard is needed. */
+  async #noteDisk(box: Box, disk: { name: string; prepared: boolean }): Promise<void> {
+    await this.#options.kube.patchMetadata(
+      { ...box, metadata: { ...box.metadata, resourceVersion: undefined } },
+      { annotations: { [ANNOTATIONS.disk]: disk.name, [ANNOTATIONS.diskPrepared]: String(disk.prepared) } },
+    );
+  }
+
+  /** Takes a ready spare that fits the Box (its loadout, image and disk size), oldest first; none: undefined. */
+  async #takeSpare(box: Box): Promise<DataVolume | undefined> {
+    const fitting = this.#options.disks
+      .list()
+      .filter(
+        (disk) =>
+          disk.metadata.namespace === box.metadata.namespace &&
+          !disk.metadata.deletionTimestamp &&
+          spareStateOf(disk) === 'ready' &&
+          diskFits(disk, box.spec.image, this.#options.disk) &&
+          sameLoadout(spareLoadoutOf(disk) ?? [''], box.spec.loadout ?? []),
+      )
+      .sort((a, b) => created(a) - created(b));
+    for (const spare of fitting) {
+      try {
+        await this.#options.kube.patchMetadata(spare, {
+          labels: { ...boxLabels(box), [SPARE_STATE]: null },
+          ownerReferences: [ownerReferenceTo(box)],
+        });
+        return spare;
+      } catch (error) {
+        if (statusOf(error) !== 409 && statusOf(error) !== 404) throw error; // taken or gone meanwhile
+      }
+    }
+    return undefined;
+  }
+
+  /**
    * The VM, its cloud-init Secret, the Service and the NetworkPolicy, applied when what they are made of
    * changed since the last apply (a periodic resync and a deleted child make the controller apply them anyway).
    */
   async #reconcileChildren(
     box: Box,
-    input: { address: string; secrets: { rootPassword: string; agentToken: string }; now: Date },
+    input: {
+      address: string;
+      disk: { name: string; prepared: boolean };
+      secrets: { rootPassword: string; agentToken: string };
+      now: Date;
+    },
     logger: Logger,
   ): Promise<void> {
     const { kube } = this.#options;
-    const { address, secrets, now } = input;
+    const { address, disk, secrets, now } = input;
     const agentUrl = this.#options.agentApiUrl();
     const routes = this.#options.routes(box.metadata.namespace);
     const agentEndpoint = { cidr: `${new URL(agentUrl).hostname}/32`, port: 80 };
     const policy = networkPolicyFor(box, { now, agentEndpoint });
     const inputs = createHash('sha256')
-      .update(JSON.stringify([box.spec, address, secrets, agentUrl, routes, policy.spec]))
+      .update(JSON.stringify([box.spec, address, disk, secrets, agentUrl, routes, policy.spec]))
       .digest('hex');
     if (this.#applied.get(box.metadata.uid) === inputs) return;
     await Promise.all([
@@ -130,20 +240,26 @@ export class BoxController {
           address,
           prefixLength: this.#options.arenaSubnet.prefixLength,
           routes,
-          loadout: loadoutFiles(box.spec.loadout, undefined, (id) =>
-            logger.warn({ entry: id }, 'Left out a loadout entry the catalogue does not have'),
-          ),
+          // A prepared spare has its loadout installed: a new instance must not install it again.
+          loadout: disk.prepared
+            ? []
+            : loadoutFiles(box.spec.loadout, undefined, (id) =>
+                logger.warn({ entry: id }, 'Left out a loadout entry the catalogue does not have'),
+              ),
         }),
       ),
       kube.apply(
-        virtualMachineFor(box, { arenaNetwork: this.#options.arenaNetwork }) as k8s.KubernetesObject,
+        virtualMachineFor(box, {
+          arenaNetwork: this.#options.arenaNetwork,
+          disk: disk.name,
+        }) as k8s.KubernetesObject,
       ),
       kube.apply(serviceFor(box)),
       kube.apply(policy),
     ]);
     this.#applied.set(box.metadata.uid, inputs);
     logger.info(
-      { virtualMachine: box.metadata.name, address },
+      { virtualMachine: box.metadata.name, address, disk: disk.name },
       'Applied VirtualMachine, cloud-init Secret, Service and NetworkPolicy',
     );
   }
@@ -223,6 +339,12 @@ export class BoxController {
       ['v1', 'Service', name],
       ['networking.k8s.io/v1', 'NetworkPolicy', name],
     ];
+    // Its disk, whichever it is: made for it, noted, or a spare it took before it could note it.
+    const disks = new Set([boxDiskName(box), box.metadata.annotations?.[ANNOTATIONS.disk]]);
+    for (const disk of this.#options.disks.list())
+      if (disk.metadata.namespace === namespace && disk.metadata.labels?.[LABELS.box] === name)
+        disks.add(disk.metadata.name);
+    for (const disk of disks) if (disk) children.push([DATA_VOLUME_API_VERSION, 'DataVolume', disk]);
     for (const [apiVersion, kind, child] of children)
       await kube.deleteIfPresent(apiVersion, kind, namespace, child);
     // The VM may hold on (KubeVirt stops its instance first): the finalizer stays until it is gone.
@@ -236,9 +358,11 @@ export class BoxController {
     }
     this.#pending.delete(box.metadata.uid);
     this.#applied.delete(box.metadata.uid);
-    logger.info('Deleted the Box’s VirtualMachine, Secrets, Service and NetworkPolicy');
+    logger.info('Deleted the Box’s VirtualMachine, DataVolume, Secrets, Service and NetworkPolicy');
   }
 }
+
+const created = (disk: DataVolume) => new Date(disk.metadata.creationTimestamp ?? 0).getTime();
 
 export function splitKey(key: string): [string, string] {
   const slash = key.indexOf('/');

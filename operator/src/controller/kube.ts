@@ -71,7 +71,13 @@ export class Kube {
       kind: string;
       metadata: { name: string; namespace: string; resourceVersion?: string };
     },
-    metadata: { finalizers?: string[]; annotations?: Record<string, string> },
+    metadata: {
+      finalizers?: string[];
+      /** A null value removes the key (JSON merge patch). */
+      annotations?: Record<string, string | null>;
+      labels?: Record<string, string | null>;
+      ownerReferences?: k8s.V1OwnerReference[];
+    },
   ): Promise<void> {
     await this.objects.patch(
       {
@@ -82,7 +88,7 @@ export class Kube {
           namespace: object.metadata.namespace,
           resourceVersion: object.metadata.resourceVersion,
           ...metadata,
-        },
+        } as k8s.V1ObjectMeta, // nulls remove keys in a merge patch
       },
       undefined,
       undefined,
@@ -90,6 +96,17 @@ export class Kube {
       undefined,
       k8s.PatchStrategy.MergePatch,
     );
+  }
+
+  /** Creates the object unless one of its name is there already; answers whether it made it. */
+  async createIfMissing(object: k8s.KubernetesObject): Promise<boolean> {
+    try {
+      await this.objects.create(object, undefined, undefined, this.fieldManager);
+      return true;
+    } catch (error) {
+      if (statusOf(error) === 409) return false;
+      throw error;
+    }
   }
 
   /** Deletes the object if it is there; answers whether it was. */

@@ -14,7 +14,11 @@ import type { Informer } from '@exploit-grid/operator/kubernetes';
 import {
   ANNOTATIONS,
   BOX_RESOURCE,
+  DATA_VOLUME_RESOURCE,
+  DEFAULT_BOX_IMAGE,
+  DISK_ANNOTATIONS,
   GROUP,
+  SPARE_STATE,
   VERSION,
   Kube,
   VPNPOOL_RESOURCE,
@@ -23,8 +27,10 @@ import {
   describeError,
   pkiSecretName,
   reuseConnections,
+  spareLoadoutOf,
   vpnServerName,
   type Box,
+  type DataVolume,
   type VpnPool,
 } from '@exploit-grid/operator/kubernetes';
 import { VpnPki } from '@exploit-grid/operator/pki';
@@ -50,6 +56,8 @@ export const API_FIELD_MANAGER = 'exploit-grid-api';
 const RETRY_MS = 5_000;
 /** The pool's PKI Secret is read again this often (the pool itself is watched). */
 const RELOAD_MS = 60_000;
+/** A spare whose loadout was given to a new box is not offered again for this long (the operator takes it). */
+const SPARE_HANDED_OUT_MS = 2 * 60_000;
 
 export interface KubernetesRuntimeOptions {
   config: k8s.KubeConfig;
@@ -114,6 +122,8 @@ export class KubernetesRuntime implements BoxOrchestrator {
   readonly #specs = new Map<string, BoxSpec>();
   /** Attack windows per box id: attacker user id → until. */
   readonly #windows = new Map<string, Map<string, Date>>();
+  /** Spares whose loadout a new box was given, and when (see spareLoadout). */
+  readonly #sparesGiven = new Map<string, number>();
   #publishTimer: NodeJS.Timeout | undefined;
   #servers: http.Server[] = [];
 
@@ -320,6 +330,42 @@ export class KubernetesRuntime implements BoxOrchestrator {
     const { namespace } = this.#o;
     await this.#kube.deleteIfPresent(`${GROUP}/${VERSION}`, 'Box', namespace, boxName(id));
     await this.#kube.deleteIfPresent('v1', 'Secret', namespace, secretName(id));
+  }
+
+  /**
+   * The loadout of a ready spare disk the operator prepared (docs/kubernetes.md, "Disks and prepared
+   * spares"), oldest first, or null. The box is given it; the operator gives the Box that spare (same
+   * loadout and image) instead of a new disk to install. Not the same spare twice within two minutes;
+   * should two boxes still want one spare (two API replicas), the second gets a new disk with that loadout.
+   */
+  async spareLoadout(): Promise<string[] | null> {
+    const list = (await this.#kube.custom.listNamespacedCustomObject({
+      group: DATA_VOLUME_RESOURCE.group,
+      version: DATA_VOLUME_RESOURCE.version,
+      namespace: this.#o.namespace,
+      plural: DATA_VOLUME_RESOURCE.plural,
+      labelSelector: `${SPARE_STATE}=ready`,
+    })) as { items: DataVolume[] };
+    const now = Date.now();
+    for (const [name, at] of this.#sparesGiven)
+      if (now - at > SPARE_HANDED_OUT_MS) this.#sparesGiven.delete(name);
+    const image = this.#o.boxImage ?? DEFAULT_BOX_IMAGE;
+    const spare = list.items
+      .filter(
+        (disk) =>
+          !disk.metadata.deletionTimestamp &&
+          disk.metadata.annotations?.[DISK_ANNOTATIONS.image] === image &&
+          !this.#sparesGiven.has(disk.metadata.name) &&
+          spareLoadoutOf(disk),
+      )
+      .sort(
+        (a, b) =>
+          new Date(a.metadata.creationTimestamp ?? 0).getTime() -
+          new Date(b.metadata.creationTimestamp ?? 0).getTime(),
+      )[0];
+    if (!spare) return null;
+    this.#sparesGiven.set(spare.metadata.name, now);
+    return spareLoadoutOf(spare) ?? null;
   }
 
   async boxIds(): Promise<string[]> {
