@@ -201,7 +201,7 @@ export class Operator {
       catalogue: options.spares?.count ? loadCatalogue() : [],
       ...(options.spares?.prepareTimeoutMs ? { prepareTimeoutMs: options.spares.prepareTimeoutMs } : {}),
       disks: { list: () => this.#disks.list() },
-      vms: { get: (name, ns) => this.#vms.get(name, ns) },
+      vms: { get: (name, ns) => this.#vms.get(name, ns), list: () => this.#vms.list() },
       instancePhase: async (name) => {
         try {
           const vmi = (await objects.read({

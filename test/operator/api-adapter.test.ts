@@ -504,14 +504,24 @@ describe('The API’s kubernetes adapter on a real API server', function () {
       plural: 'datavolumes',
     };
     const spare = async (name: string, image: string, loadout: string[], state: 'preparing' | 'ready') => {
-      const disk = spareDiskFor({ name, namespace: NAMESPACE, image, settings: { size: '4Gi' }, loadout });
+      const disk = spareDiskFor({
+        name,
+        namespace: NAMESPACE,
+        image,
+        settings: { size: '4Gi' },
+        loadout,
+        catalogue: 'digest',
+      });
       // Not the operator's (its own count of spares here is none): labelled ready, as it labels them.
       const { [LABELS.managedBy]: _, ...labels } = disk.metadata.labels!;
       disk.metadata.labels = { ...labels, [SPARE_STATE]: state };
       await custom.createNamespacedCustomObject({ ...disks, body: disk });
       await sleep(1100); // creation times are whole seconds
     };
-    expect(await runtime.spareLoadout()).to.equal(null);
+    // (The API server may still be settling from the test before, which stopped it.)
+    expect(await until('an answer', async () => ({ loadout: await runtime.spareLoadout() }))).to.deep.equal({
+      loadout: null,
+    });
     await spare('spare-old', 'exploit-grid/box-debian:test', ['cmd-inject', 'sudo-rule'], 'ready');
     await spare('spare-other-image', 'exploit-grid/box-debian:older', ['sqli-login', 'cron-root'], 'ready');
     await spare('spare-busy', 'exploit-grid/box-debian:test', ['sqli-login', 'suid-helper'], 'preparing');

@@ -154,6 +154,7 @@ describe('Box children on a real API server', function () {
         image: 'exploit-grid/box-debian:bookworm',
         settings,
         loadout,
+        catalogue: 'digest',
       }) as k8s.KubernetesObject,
     );
     await apply(spareCloudInitFor('spare-1', NAMESPACE, loadoutFiles(loadout)) as k8s.KubernetesObject);
@@ -166,7 +167,7 @@ describe('Box children on a real API server', function () {
       name: 'spare-1',
     })) as DataVolume;
     expect(disk.spec.source).to.deep.equal({
-      registry: { url: 'docker://exploit-grid/box-debian:bookworm' },
+      registry: { url: 'docker://exploit-grid/box-debian:bookworm', pullMethod: 'node' },
     });
     expect(disk.spec.storage).to.deep.include({ storageClassName: 'fast' });
     expect(spareLoadoutOf(disk)).to.deep.equal(loadout);

@@ -173,7 +173,7 @@ describe('Box controller on a real API server', function () {
     // Its own disk, imported from the image, noted on the Box and owned by it.
     const disk = await readDisk(`${name}-disk`);
     expect(disk.spec.source).to.deep.equal({
-      registry: { url: 'docker://exploit-grid/box-debian:bookworm' },
+      registry: { url: 'docker://exploit-grid/box-debian:bookworm', pullMethod: 'node' },
     });
     expect(disk.spec.storage!.resources!.requests).to.deep.equal({ storage: '4Gi' });
     expect(disk.metadata.ownerReferences![0]).to.deep.include({ kind: 'Box', name });
@@ -322,6 +322,16 @@ describe('Box controller on a real API server', function () {
       expect(vm.spec!.runStrategy).to.equal('Once');
       expect(vm.spec!.template.spec!.networks).to.deep.equal([]);
       expect(spareLoadoutOf(spare)).to.have.length(3);
+      // Its preparation installs the loadout drawn for it (its files and the installer, then power off).
+      const init = await core.readNamespacedSecret({
+        name: `${spare.metadata.name}-cloud-init`,
+        namespace: NAMESPACE,
+      });
+      const userData = Buffer.from(init.data!.userdata!, 'base64').toString();
+      expect(userData).to.include(LOADOUT_INSTALLER).and.include('poweroff');
+      expect(
+        userData.match(/"path": "\/var\/lib\/exploit-grid\/loadout\/0[1-3]\/install\.sh"/g),
+      ).to.have.length(3);
     }
     const [first, second] = preparing as [DataVolume, DataVolume];
     const loadout = spareLoadoutOf(first)!;

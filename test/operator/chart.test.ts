@@ -56,7 +56,7 @@ const NEEDS: Record<'operator' | 'api', Rule[]> = {
     {
       group: 'cdi.kubevirt.io',
       resource: 'datavolumes',
-      verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'],
+      verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
     },
     ...[
       ['', 'secrets'],
@@ -85,7 +85,7 @@ const NEEDS: Record<'operator' | 'api', Rule[]> = {
       resource: 'secrets',
       verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'],
     },
-    { group: 'cdi.kubevirt.io', resource: 'datavolumes', verbs: ['get', 'list'] },
+    { group: 'cdi.kubevirt.io', resource: 'datavolumes', verbs: ['list'] },
   ],
 };
 

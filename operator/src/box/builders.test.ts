@@ -51,6 +51,8 @@ describe('Box → VirtualMachine', () => {
       dataVolume: { name: 'box-1-disk' },
     });
     expect(spec.volumes!.some((v) => v.containerDisk)).to.equal(false);
+    // One machine (and cloud-init instance) per Box: the same at every start, new after a reset.
+    expect(spec.domain.firmware!.uuid).to.equal(box().metadata.uid);
     // Every volume has its disk.
     expect(spec.domain.devices.disks!.map((d) => d.name)).to.have.members(spec.volumes!.map((v) => v.name));
   });
@@ -112,6 +114,8 @@ describe('Box → cloud-init Secret', () => {
     expect(userData.startsWith('#cloud-config\n')).to.equal(true);
     const config = JSON.parse(userData.slice('#cloud-config\n'.length)) as Record<string, unknown>;
     expect(config).to.deep.include({ hostname: 'neo-box', ssh_pwauth: true, disable_root: false });
+    // The box's own disk outlives its first boot: the network (routes of a resized pool) again at every boot.
+    expect(config.updates).to.deep.equal({ network: { when: ['boot'] } });
     expect(config.chpasswd).to.deep.equal({
       expire: false,
       users: [{ name: 'root', password: 's3cret pass', type: 'text' }],

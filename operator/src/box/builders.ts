@@ -115,6 +115,9 @@ export function virtualMachineFor(box: Box, options: { arenaNetwork: string; dis
           hostname: box.spec.hostname,
           terminationGracePeriodSeconds: 30,
           domain: {
+            // The machine's identity is the Box's: cloud-init's instance (KubeVirt's NoCloud instance id follows
+            // the firmware UUID) is the same at every start of this Box, and new for a new Box on a spare's disk.
+            firmware: { uuid: box.metadata.uid },
             cpu: { cores: Math.max(1, Math.ceil(resources.cpuMillis / 1000)) },
             resources: { requests: compute, limits: compute },
             devices: {
@@ -168,6 +171,9 @@ export interface CloudInitInput {
 export function cloudInitSecretFor(box: Box, input: CloudInitInput): V1Secret {
   const { loadout } = input;
   const userData = {
+    // The disk outlives the instance's first boot: the arena address and routes (a VPN pool resized) are
+    // applied again at every boot; nothing else is (the owner's changes stay).
+    updates: { network: { when: ['boot'] } },
     hostname: box.spec.hostname,
     manage_etc_hosts: true,
     disable_root: false,

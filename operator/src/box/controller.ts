@@ -31,6 +31,7 @@ import {
 } from './builders.ts';
 import {
   DATA_VOLUME_API_VERSION,
+  DATA_VOLUME_RESOURCE,
   dataVolumeFor,
   diskFits,
   type DataVolume,
@@ -102,6 +103,7 @@ export class BoxController {
       );
     }
     const disk = await this.#reconcileDisk(box, logger);
+    if (!disk) return; // the Box is gone: its delete event brings it back
     const now = this.#options.now?.() ?? new Date();
     await this.#reconcileChildren(box, { address, disk, secrets, now }, logger);
     return this.#reconcileStatus(box, address, now);
@@ -124,10 +126,12 @@ export class BoxController {
   /**
    * The box's disk, chosen once and kept in its annotations: a ready spare with its loadout and image
    * (taken by relabelling it, guarded by its resourceVersion, so that two Boxes never take one spare), else
-   * one made for it from the image. A spare this Box took before the operator could note it is found by
-   * its label.
+   * one made for it from the image. The choice is made on what the API server says now, not on the caches
+   * (a reconcile right after the address's write sees a Box without its disk noted): a disk this Box already
+   * owns (taken or made before the operator could note it) is its disk, and the note is guarded by the Box's
+   * resourceVersion. Undefined when the Box is gone.
    */
-  async #reconcileDisk(box: Box, logger: Logger): Promise<{ name: string; prepared: boolean }> {
+  async #reconcileDisk(box: Box, logger: Logger): Promise<{ name: string; prepared: boolean } | undefined> {
     const annotations = box.metadata.annotations ?? {};
     const kept = annotations[ANNOTATIONS.disk];
     const { kube } = this.#options;
@@ -140,16 +144,32 @@ export class BoxController {
       if (prepared) await this.#noteDisk(box, { name: kept, prepared: false });
       return { name: kept, prepared: false };
     }
+    const { namespace, name } = box.metadata;
+    let live: Box;
+    try {
+      live = (await kube.custom.getNamespacedCustomObject({ ...BOX_RESOURCE, namespace, name })) as Box;
+    } catch (error) {
+      if (statusOf(error) === 404) return undefined;
+      throw error;
+    }
+    if (live.metadata.uid !== box.metadata.uid) return undefined; // another Box of that name now
+    const noted = live.metadata.annotations?.[ANNOTATIONS.disk];
+    if (noted)
+      return { name: noted, prepared: live.metadata.annotations?.[ANNOTATIONS.diskPrepared] === 'true' };
+    const owned = (
+      (await kube.custom.listNamespacedCustomObject({
+        ...DATA_VOLUME_RESOURCE,
+        namespace,
+        labelSelector: `${LABELS.box}=${name}`,
+      })) as { items: DataVolume[] }
+    ).items.filter(
+      (disk) =>
+        !disk.metadata.deletionTimestamp &&
+        (disk.metadata.ownerReferences ?? []).some((owner) => owner.uid === box.metadata.uid),
+    );
     const taken =
-      this.#options.disks
-        .list()
-        .find(
-          (disk) =>
-            disk.metadata.namespace === box.metadata.namespace &&
-            disk.metadata.labels?.[LABELS.box] === box.metadata.name &&
-            disk.metadata.name !== boxDiskName(box) &&
-            !spareStateOf(disk),
-        ) ?? (await this.#takeSpare(box));
+      owned.find((disk) => disk.metadata.name !== boxDiskName(box)) ??
+      (owned.length === 0 ? await this.#takeSpare(box) : undefined);
     let disk: { name: string; prepared: boolean };
     if (taken) {
       disk = { name: taken.metadata.name, prepared: true };
@@ -158,7 +178,7 @@ export class BoxController {
       disk = { name: boxDiskName(box), prepared: false };
       await kube.createIfMissing(this.#boxDisk(box, disk.name));
     }
-    await this.#noteDisk(box, disk);
+    await this.#noteDisk(live, disk, { guarded: true });
     return disk;
   }
 
@@ -173,10 +193,18 @@ export class BoxController {
     });
   }
 
-  /** Only these two annotations, whatever else changed meanwhile: no resourceVersion guard is needed. */
-  async #noteDisk(box: Box, disk: { name: string; prepared: boolean }): Promise<void> {
+  /**
+   * Notes the disk on the Box. Guarded: only on the Box as just read (a 409 when another reconcile noted one
+   * meanwhile; the next reconcile reads that). Unguarded: only these two annotations, over a note that is
+   * there already.
+   */
+  async #noteDisk(
+    box: Box,
+    disk: { name: string; prepared: boolean },
+    { guarded = false }: { guarded?: boolean } = {},
+  ): Promise<void> {
     await this.#options.kube.patchMetadata(
-      { ...box, metadata: { ...box.metadata, resourceVersion: undefined } },
+      guarded ? box : { ...box, metadata: { ...box.metadata, resourceVersion: undefined } },
       { annotations: { [ANNOTATIONS.disk]: disk.name, [ANNOTATIONS.diskPrepared]: String(disk.prepared) } },
     );
   }

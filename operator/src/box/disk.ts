@@ -33,6 +33,8 @@ export const DISK_ANNOTATIONS = {
   size: 'exploitgrid.io/disk-size',
   /** A spare's loadout (JSON list of catalogue ids), installed on it already. */
   loadout: 'exploitgrid.io/loadout',
+  /** A spare's catalogue (a digest of every entry's install files): one made from another catalogue goes. */
+  catalogue: 'exploitgrid.io/catalogue',
 } as const;
 
 export interface DataVolume {
@@ -75,6 +77,8 @@ export function dataVolumeFor(input: {
       namespace: input.namespace,
       labels: input.labels,
       annotations: {
+        // A disk is kept after its import (CDI may garbage-collect DataVolumes that completed).
+        'cdi.kubevirt.io/storage.deleteAfterCompletion': 'false',
         [DISK_ANNOTATIONS.image]: input.image,
         [DISK_ANNOTATIONS.size]: input.settings.size,
         ...input.annotations,

@@ -14,9 +14,16 @@ import { statusOf } from '../controller/errors.ts';
 import type { Kube } from '../controller/kube.ts';
 import type { HandlerResult } from '../controller/queue.ts';
 import type { VirtualMachine } from './builders.ts';
-import { DATA_VOLUME_API_VERSION, diskFits, type DataVolume, type DiskSettings } from './disk.ts';
+import {
+  DATA_VOLUME_API_VERSION,
+  DISK_ANNOTATIONS,
+  diskFits,
+  type DataVolume,
+  type DiskSettings,
+} from './disk.ts';
 import {
   SPARE_STATE,
+  catalogueDigest,
   newSpareName,
   spareCloudInitFor,
   spareCloudInitName,
@@ -46,7 +53,10 @@ export interface SpareControllerOptions {
   loadoutSize: LoadoutSize;
   catalogue: CatalogueEntry[];
   disks: { list(): readonly DataVolume[] };
-  vms: { get(name: string, namespace: string): VirtualMachine | undefined };
+  vms: {
+    get(name: string, namespace: string): VirtualMachine | undefined;
+    list(): readonly VirtualMachine[];
+  };
   /** KubeVirt's VirtualMachineInstance phase of a VM (Succeeded, Failed, Running, ...), undefined when none. */
   instancePhase?: (name: string) => Promise<string | undefined>;
   prepareTimeoutMs?: number;
@@ -55,11 +65,16 @@ export interface SpareControllerOptions {
 
 export class SpareController {
   readonly #o: SpareControllerOptions;
+  /** catalogueDigest() of this operator's catalogue. */
+  readonly #catalogue: string;
+  /** Spares made and not yet in the cache, and when (counted, so a lagging cache makes none twice). */
+  readonly #made = new Map<string, number>();
   #failures = 0;
   #notBefore = 0;
 
   constructor(options: SpareControllerOptions) {
     this.#o = options;
+    this.#catalogue = catalogueDigest(loadoutFiles(options.catalogue.map((entry) => entry.id)));
   }
 
   async reconcile(): Promise<HandlerResult> {
@@ -67,29 +82,42 @@ export class SpareController {
     const now = (this.#o.now?.() ?? new Date()).getTime();
     const live: DataVolume[] = [];
     let preparing = 0;
-    for (const spare of this.#o.disks.list()) {
-      if (spare.metadata.namespace !== namespace || spare.metadata.deletionTimestamp) continue;
+    const disks = this.#o.disks.list().filter((disk) => disk.metadata.namespace === namespace);
+    const names = new Set(disks.map((disk) => disk.metadata.name));
+    for (const [name, at] of this.#made) if (names.has(name) || now - at > 60_000) this.#made.delete(name);
+    for (const spare of disks) {
+      if (spare.metadata.deletionTimestamp) continue;
       const state = spareStateOf(spare);
       if (!state) continue;
-      if (!diskFits(spare, this.#o.image, this.#o.disk) || !spareLoadoutOf(spare)) {
-        await this.#remove(spare.metadata.name, 'Removed a spare made for another image or disk size');
+      if (
+        !diskFits(spare, this.#o.image, this.#o.disk) ||
+        !spareLoadoutOf(spare) ||
+        spare.metadata.annotations?.[DISK_ANNOTATIONS.catalogue] !== this.#catalogue
+      ) {
+        await this.#remove(spare, 'Removed a spare made for another image, disk size or catalogue');
         continue;
       }
       const outcome = state === 'ready' ? await this.#keepReady(spare) : await this.#prepare(spare, now);
       if (outcome === 'failed') {
         this.#failed(now);
-        await this.#remove(spare.metadata.name, 'Removed a spare whose preparation failed');
+        await this.#remove(spare, 'Removed a spare whose preparation failed');
         continue;
       }
       if (outcome === 'preparing') preparing++;
       live.push(spare);
     }
+    // A preparing VM whose disk is gone (deleted from outside) goes too.
+    for (const vm of this.#o.vms.list()) {
+      const name = vm.metadata?.name;
+      if (!name || vm.metadata?.namespace !== namespace || !vm.metadata.labels?.[SPARE_STATE]) continue;
+      if (!names.has(name) && !this.#made.has(name)) await this.#removePreparation(name);
+    }
     // Too many (the count went down): the newest go first, those still preparing before the ready ones.
     const extra = live
       .sort((a, b) => rank(a) - rank(b) || created(b) - created(a))
       .slice(0, Math.max(0, live.length - count));
-    for (const spare of extra) await this.#remove(spare.metadata.name, 'Removed a spare beyond BOX_SPARES');
-    let missing = Math.max(0, count - live.length);
+    for (const spare of extra) await this.#remove(spare, 'Removed a spare beyond BOX_SPARES');
+    let missing = Math.max(0, count - live.length - this.#made.size);
     if (missing > 0 && now < this.#notBefore) return { requeueAfterMs: this.#notBefore - now };
     for (; missing > 0; missing--) {
       if (!(await this.#make())) break;
@@ -110,17 +138,24 @@ export class SpareController {
     }
     const name = newSpareName();
     await kube.createIfMissing(
-      spareDiskFor({ name, namespace, image: this.#o.image, settings: this.#o.disk, loadout }),
+      spareDiskFor({
+        name,
+        namespace,
+        image: this.#o.image,
+        settings: this.#o.disk,
+        loadout,
+        catalogue: this.#catalogue,
+      }),
     );
-    await this.#applyPreparation(name);
+    this.#made.set(name, (this.#o.now?.() ?? new Date()).getTime());
+    await this.#applyPreparation(name, loadout);
     logger.info({ spare: name, loadout }, 'Created spare DataVolume and VirtualMachine to prepare it');
     return true;
   }
 
-  async #applyPreparation(name: string): Promise<void> {
+  /** The preparing VM and its cloud-init, with the loadout the disk was made for (never the cache's guess). */
+  async #applyPreparation(name: string, loadout: readonly string[]): Promise<void> {
     const { kube, namespace } = this.#o;
-    const spare = this.#o.disks.list().find((disk) => disk.metadata.name === name);
-    const loadout = (spare && spareLoadoutOf(spare)) ?? [];
     await kube.apply(spareCloudInitFor(name, namespace, loadoutFiles(loadout)));
     await kube.apply(spareVirtualMachineFor(name, namespace) as k8s.KubernetesObject);
   }
@@ -130,7 +165,7 @@ export class SpareController {
     const { name } = spare.metadata;
     if (now - created(spare) > (this.#o.prepareTimeoutMs ?? PREPARE_TIMEOUT_MS)) return 'failed';
     if (!this.#o.vms.get(name, this.#o.namespace)) {
-      await this.#applyPreparation(name);
+      await this.#applyPreparation(name, spareLoadoutOf(spare) ?? []);
       return 'preparing';
     }
     const phase = await (this.#o.instancePhase?.(name) ?? Promise.resolve(undefined));
@@ -159,13 +194,22 @@ export class SpareController {
     await kube.deleteIfPresent('v1', 'Secret', namespace, spareCloudInitName(name));
   }
 
-  async #remove(name: string, message: string): Promise<void> {
-    await this.#removePreparation(name);
+  /**
+   * Removes a spare: its disk only as the cache saw it (uid and resourceVersion), so a spare a Box took
+   * meanwhile (relabelled, a new resourceVersion) is left to the Box.
+   */
+  async #remove(spare: DataVolume, message: string): Promise<void> {
+    const { name, uid, resourceVersion } = spare.metadata;
     try {
-      await this.#o.kube.deleteIfPresent(DATA_VOLUME_API_VERSION, 'DataVolume', this.#o.namespace, name);
+      await this.#o.kube.deleteIfPresent(DATA_VOLUME_API_VERSION, 'DataVolume', this.#o.namespace, name, {
+        ...(uid ? { uid } : {}),
+        ...(resourceVersion ? { resourceVersion } : {}),
+      });
     } catch (error) {
-      if (statusOf(error) !== 404) throw error;
+      if (statusOf(error) === 409) return; // taken by a Box (or changed) since: looked at again
+      throw error;
     }
+    await this.#removePreparation(name);
     this.#o.logger.info({ spare: name }, message);
   }
 

@@ -6,7 +6,7 @@
  * VM is new, so cloud-init sees a new instance (KubeVirt names it after the VM) and gives the box its
  * identity (hostname, root's password and key, the agent) without installing anything again.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { V1Secret } from '@kubernetes/client-node';
 import { LOADOUT_DIR, LOADOUT_INSTALLER, type BoxFile } from '../catalogue/bundle.ts';
 import { CATALOGUE_ID } from '../catalogue/catalogue.ts';
@@ -34,12 +34,24 @@ export function spareDiskFor(input: {
   image: string;
   settings: DiskSettings;
   loadout: readonly string[];
+  /** catalogueDigest() of the catalogue the loadout's files come from. */
+  catalogue: string;
 }): DataVolume {
   return dataVolumeFor({
     ...input,
     labels: spareLabels(input.name, 'preparing'),
-    annotations: { [DISK_ANNOTATIONS.loadout]: JSON.stringify(input.loadout) },
+    annotations: {
+      [DISK_ANNOTATIONS.loadout]: JSON.stringify(input.loadout),
+      [DISK_ANNOTATIONS.catalogue]: input.catalogue,
+    },
   });
+}
+
+/** A digest of the files every entry installs (an operator with a changed catalogue replaces its spares). */
+export function catalogueDigest(files: BoxFile[]): string {
+  const hash = createHash('sha256');
+  for (const file of files) hash.update(`${file.path}\0${file.mode}\0`).update(file.content).update('\0');
+  return hash.digest('hex').slice(0, 32);
 }
 
 /**
@@ -103,7 +115,14 @@ export function spareCloudInitFor(spare: string, namespace: string, loadout: Box
       content: file.content.toString('base64'),
     })),
     runcmd: loadout.length > 0 ? [[LOADOUT_INSTALLER]] : [],
-    power_state: { mode: 'poweroff', message: 'Exploit Grid: spare prepared', timeout: 120, condition: true },
+    // Off only once the installer went through to its end (it removes the directory last): a spare whose
+    // install stopped halfway stays up, is not ready, and is removed when its preparation times out.
+    power_state: {
+      mode: 'poweroff',
+      message: 'Exploit Grid: spare prepared',
+      timeout: 120,
+      condition: ['sh', '-c', `! test -e ${LOADOUT_DIR}`],
+    },
   };
   return {
     apiVersion: 'v1',

@@ -109,8 +109,17 @@ export class Kube {
     }
   }
 
-  /** Deletes the object if it is there; answers whether it was. */
-  async deleteIfPresent(apiVersion: string, kind: string, namespace: string, name: string): Promise<boolean> {
+  /**
+   * Deletes the object if it is there; answers whether it was. With `preconditions`, only that version of it
+   * (a 409 when it changed since it was read: the caller decides).
+   */
+  async deleteIfPresent(
+    apiVersion: string,
+    kind: string,
+    namespace: string,
+    name: string,
+    preconditions?: { uid?: string; resourceVersion?: string },
+  ): Promise<boolean> {
     try {
       await this.objects.delete(
         { apiVersion, kind, metadata: { name, namespace } },
@@ -119,6 +128,7 @@ export class Kube {
         undefined,
         undefined,
         'Background',
+        preconditions ? { preconditions } : undefined,
       );
       return true;
     } catch (error) {
