@@ -71,6 +71,11 @@ export const configSchema = z
       .regex(/^[a-z0-9][a-z0-9._/:@-]*$/, 'must be a container image reference')
       .max(255)
       .optional(),
+    BOX_SNAPSHOT_CLASS: z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'must be a Kubernetes object name')
+      .max(253)
+      .optional(),
     VPN_POOL_NAME: z
       .string()
       .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a Kubernetes object name')
@@ -285,6 +290,8 @@ export const configSchema = z
       poolName: env.VPN_POOL_NAME,
       /** The boxes' KubeVirt container disk image (default: the Box resource's default). */
       boxImage: env.BOX_CONTAINER_DISK,
+      /** The VolumeSnapshotClass of the boxes' snapshots (default: the cluster's default). */
+      snapshotClass: env.BOX_SNAPSHOT_CLASS,
     },
     vpn: {
       udpSubnet: env.VPN_UDP_SUBNET,

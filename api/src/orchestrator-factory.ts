@@ -38,6 +38,7 @@ export async function createOrchestrator(config: Config, logger: Logger): Promis
         namespace: config.kubernetes.namespace ?? inClusterNamespace() ?? 'default',
         poolName: config.kubernetes.poolName,
         boxImage: config.kubernetes.boxImage,
+        ...(config.kubernetes.snapshotClass ? { snapshotClass: config.kubernetes.snapshotClass } : {}),
         agentPort: config.boxes.agentPort,
         logger,
       });

@@ -9,7 +9,13 @@ export { Kube, reuseConnections } from './controller/kube.ts';
 export { describeError, statusOf } from './controller/errors.ts';
 export { ANNOTATIONS, LABELS, MANAGER } from './box/builders.ts';
 export * from './box/types.ts';
-export { DATA_VOLUME_RESOURCE, DEFAULT_BOX_IMAGE, DISK_ANNOTATIONS, type DataVolume } from './box/disk.ts';
+export {
+  DATA_VOLUME_RESOURCE,
+  DEFAULT_BOX_IMAGE,
+  DISK_ANNOTATIONS,
+  VOLUME_SNAPSHOT_RESOURCE,
+  type DataVolume,
+} from './box/disk.ts';
 export { SPARE_STATE, spareLoadoutOf } from './box/spares.ts';
 export { pkiSecretName, serviceName, vpnServerName } from './vpnpool/builders.ts';
 export type { VpnPool, VpnPoolStatus, Protocol } from './vpnpool/types.ts';

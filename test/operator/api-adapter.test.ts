@@ -9,7 +9,7 @@ import * as k8s from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { pino } from 'pino';
 import { KubernetesRuntime } from '../../api/src/boxes/kubernetes/runtime.ts';
-import type { BoxSpec } from '../../api/src/boxes/orchestrator.ts';
+import { BoxHasNoDisk, type BoxSpec } from '../../api/src/boxes/orchestrator.ts';
 import { LABELS } from '../../operator/src/box/builders.ts';
 import { SPARE_STATE, spareDiskFor } from '../../operator/src/box/spares.ts';
 import type { Box } from '../../operator/src/box/types.ts';
@@ -532,6 +532,60 @@ describe('The API’s kubernetes adapter on a real API server', function () {
     expect(await runtime.spareLoadout()).to.equal(null);
     for (const name of ['spare-old', 'spare-other-image', 'spare-busy', 'spare-new'])
       await custom.deleteNamespacedCustomObject({ ...disks, name });
+  });
+
+  it('snapshots a box’s disk as a VolumeSnapshot, restores it through the operator, and deletes it', async () => {
+    const snapshots = {
+      group: 'snapshot.storage.k8s.io',
+      version: 'v1',
+      namespace: NAMESPACE,
+      plural: 'volumesnapshots',
+    };
+    const snapshotId = '5a0e5a0e-2222-4333-8444-000000000001';
+    const noDisk = await runtime.snapshotBox('0c7d5f4e-9999-4999-8999-999999999999', snapshotId).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(noDisk, 'a box without a disk').to.be.instanceOf(BoxHasNoDisk);
+    const disk = await until('the box’s disk noted', async () => {
+      const box = (await custom.getNamespacedCustomObject({ ...BOXES, name })) as Box;
+      return box.metadata.annotations?.['exploitgrid.io/disk'];
+    });
+
+    // What the CSI snapshotter would write once the storage took it.
+    const taking = runtime.snapshotBox(boxId, snapshotId);
+    const snapshot = await until('the VolumeSnapshot', () =>
+      custom.getNamespacedCustomObject({ ...snapshots, name: `snap-${snapshotId}` }),
+    );
+    expect(snapshot).to.deep.nested.include({ 'spec.source.persistentVolumeClaimName': disk });
+    await custom.patchNamespacedCustomObjectStatus(
+      {
+        ...snapshots,
+        name: `snap-${snapshotId}`,
+        body: { status: { readyToUse: true, restoreSize: '4Gi' } },
+      },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+    );
+    expect(await taking).to.deep.equal({ sizeBytes: 4 * 2 ** 30 });
+
+    // Restored: the Box asks the operator, which halts the VM (KubeVirt stops it), then swaps the disk.
+    const restoring = runtime.restoreBox(boxId, snapshotId);
+    await until('the VM halted', async () => (await cluster.readVm(name)).spec!.runStrategy === 'Halted');
+    await cluster.writeVmStatus(name, { created: false, ready: false, printableStatus: 'Stopped' });
+    await restoring;
+    const box = (await custom.getNamespacedCustomObject({ ...BOXES, name })) as Box;
+    expect(box.spec.power).to.equal('Off');
+    expect(box.metadata.annotations!['exploitgrid.io/disk']).to.match(
+      new RegExp(`^${name}-disk-[0-9a-f]{16}$`),
+    );
+
+    await runtime.deleteSnapshot(boxId, snapshotId);
+    await runtime.deleteSnapshot(boxId, snapshotId); // again: nothing to do
+    const gone = await custom.getNamespacedCustomObject({ ...snapshots, name: `snap-${snapshotId}` }).then(
+      () => false,
+      () => true,
+    );
+    expect(gone).to.equal(true);
   });
 
   it('deletes a box and its Secret (the operator removes its children first)', async () => {

@@ -419,6 +419,81 @@ describe('Box controller on a real API server', function () {
     expect((await readDisk(`${other}-disk`)).metadata.name).to.equal(`${other}-disk`);
   });
 
+  it('restores a snapshot: the VM halted first, then a disk made from it in place of the old one, once', async () => {
+    await startOperator();
+    const name = await createBox();
+    await until('the VM', () => readVm(name), 15_000);
+    await writeVmStatus(name, { created: true, ready: true, printableStatus: 'Running' });
+    await until('Running', async () => (await phaseOf(name)) === 'Running');
+    const snapshots = {
+      group: 'snapshot.storage.k8s.io',
+      version: 'v1',
+      namespace: NAMESPACE,
+      plural: 'volumesnapshots',
+    };
+    await custom.createNamespacedCustomObject({
+      ...snapshots,
+      body: {
+        apiVersion: 'snapshot.storage.k8s.io/v1',
+        kind: 'VolumeSnapshot',
+        metadata: { name: 'snap-1' },
+        spec: { source: { persistentVolumeClaimName: `${name}-disk` } },
+      },
+    });
+    const id = '5a0e5a0e-1111-4222-8333-000000000001';
+    await patchBoxSpec(name, { restore: { id, snapshot: 'snap-1' } });
+
+    // Halted first; nothing is replaced while the instance runs.
+    await until('a halted VM', async () => (await readVm(name)).spec!.runStrategy === 'Halted');
+    await sleep(300);
+    expect((await readBox(name)).metadata.annotations!['exploitgrid.io/disk']).to.equal(`${name}-disk`);
+    await writeVmStatus(name, { created: false, ready: false, printableStatus: 'Stopped' });
+
+    const restored = `${name}-disk-5a0e5a0e11114222`;
+    const box = await until('restored', async () => {
+      const b = await readBox(name);
+      return b.status?.restored?.id === id && b;
+    });
+    expect(box.status!.restored).to.deep.equal({ id, snapshot: 'snap-1' });
+    expect(box.metadata.annotations).to.include({
+      'exploitgrid.io/disk': restored,
+      'exploitgrid.io/disk-prepared': 'true',
+    });
+    const disk = await readDisk(restored);
+    expect(disk.spec.source).to.deep.equal({ snapshot: { namespace: NAMESPACE, name: 'snap-1' } });
+    expect(disk.metadata.ownerReferences![0]).to.deep.include({ kind: 'Box', name });
+    await until('the old disk gone', () =>
+      readDisk(`${name}-disk`).then(
+        () => false,
+        () => true,
+      ),
+    );
+    // The VM runs again (the Box still says On) on the restored disk, and its cloud-init installs nothing.
+    const vm = await until('the VM on its restored disk', async () => {
+      const v = await readVm(name);
+      return v.spec!.runStrategy === 'Always' && v;
+    });
+    expect(vm.spec!.template.spec!.volumes!.find((v) => v.name === 'system')!.dataVolume!.name).to.equal(
+      restored,
+    );
+    const cloudInit = await core.readNamespacedSecret({ name: `${name}-cloud-init`, namespace: NAMESPACE });
+    expect(Buffer.from(cloudInit.data!.userdata!, 'base64').toString()).to.not.include(LOADOUT_INSTALLER);
+
+    await writeVmStatus(name, { created: true, ready: true, printableStatus: 'Running' });
+
+    // A snapshot that is gone: nothing replaced, and the status says why.
+    const again = '6b1f6b1f-1111-4222-8333-000000000002';
+    await patchBoxSpec(name, { restore: { id: again, snapshot: 'snap-gone' } });
+    await until('a halted VM', async () => (await readVm(name)).spec!.runStrategy === 'Halted');
+    await writeVmStatus(name, { created: false, ready: false, printableStatus: 'Stopped' });
+    const refused = await until('refused', async () => {
+      const b = await readBox(name);
+      return b.status?.restored?.id === again && b;
+    });
+    expect(refused.status!.restored!.error).to.equal('The snapshot is gone.');
+    expect(refused.metadata.annotations!['exploitgrid.io/disk']).to.equal(restored);
+  });
+
   it('keeps working after the API server was down a while (watches start again)', async () => {
     await startOperator();
     const before = await createBox();

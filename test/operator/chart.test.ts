@@ -58,6 +58,7 @@ const NEEDS: Record<'operator' | 'api', Rule[]> = {
       resource: 'datavolumes',
       verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
     },
+    { group: 'snapshot.storage.k8s.io', resource: 'volumesnapshots', verbs: ['get'] },
     ...[
       ['', 'secrets'],
       ['', 'services'],
@@ -86,6 +87,7 @@ const NEEDS: Record<'operator' | 'api', Rule[]> = {
       verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'],
     },
     { group: 'cdi.kubevirt.io', resource: 'datavolumes', verbs: ['list'] },
+    { group: 'snapshot.storage.k8s.io', resource: 'volumesnapshots', verbs: ['get', 'create', 'delete'] },
   ],
 };
 

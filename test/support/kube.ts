@@ -260,7 +260,17 @@ function storedOnly(
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.${group}` },
+    metadata: {
+      name: `${plural}.${group}`,
+      // A *.k8s.io group is Kubernetes' own: its CRDs carry the approval the real ones carry.
+      ...(group.endsWith('.k8s.io')
+        ? {
+            annotations: {
+              'api-approved.kubernetes.io': 'https://github.com/kubernetes-csi/external-snapshotter/pull/814',
+            },
+          }
+        : {}),
+    },
     spec: {
       group,
       scope: 'Namespaced',
@@ -295,8 +305,20 @@ export const kubevirtInstanceCrd = storedOnly(
 );
 /** CDI's DataVolume (the boxes' disks; no CDI imports here, the test writes the status). */
 export const cdiDataVolumeCrd = storedOnly('cdi.kubevirt.io', 'v1beta1', 'DataVolume', 'datavolumes');
-/** What the operator needs of KubeVirt and CDI on a real API server. */
-export const kubevirtCrds = [kubevirtVirtualMachineCrd, kubevirtInstanceCrd, cdiDataVolumeCrd];
+/** CSI's VolumeSnapshot (the boxes' snapshots; no CSI driver here, the test writes the status). */
+export const volumeSnapshotCrd = storedOnly(
+  'snapshot.storage.k8s.io',
+  'v1',
+  'VolumeSnapshot',
+  'volumesnapshots',
+);
+/** What the operator and the API need of KubeVirt, CDI and CSI snapshots on a real API server. */
+export const kubevirtCrds = [
+  kubevirtVirtualMachineCrd,
+  kubevirtInstanceCrd,
+  cdiDataVolumeCrd,
+  volumeSnapshotCrd,
+];
 
 /** Multus's NetworkAttachmentDefinition resource (k8s.cni.cncf.io/v1), schemaless as in Multus. */
 export const multusNetworkAttachmentDefinitionCrd: k8s.V1CustomResourceDefinition = {

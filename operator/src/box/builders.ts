@@ -309,6 +309,8 @@ export interface Observed {
   address: string | undefined;
   /** Why the box cannot be made now (its Secret is missing, no address is free, ...). */
   problem?: { reason: string; message: string };
+  /** A restore just done (or refused); the last one stays in the status otherwise. */
+  restored?: NonNullable<BoxStatus['restored']>;
 }
 
 /** KubeVirt's printable statuses that mean the VM cannot run without someone's help. */
@@ -360,8 +362,10 @@ export function boxStatusFor(box: Box, observed: Observed, now: Date): BoxStatus
       message,
     };
   };
+  const restored = observed.restored ?? box.status?.restored;
   return {
     phase,
+    ...(restored ? { restored } : {}),
     ...(phase === 'Running' && observed.address ? { ip: observed.address } : {}),
     ...(reason ? { reason } : {}),
     observedGeneration: box.metadata.generation,

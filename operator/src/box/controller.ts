@@ -32,6 +32,7 @@ import {
 import {
   DATA_VOLUME_API_VERSION,
   DATA_VOLUME_RESOURCE,
+  VOLUME_SNAPSHOT_RESOURCE,
   dataVolumeFor,
   diskFits,
   type DataVolume,
@@ -46,6 +47,8 @@ export const BOX_RESOURCE = { group: GROUP, version: VERSION, plural: 'boxes', k
 const SECRET_RETRY_MS = 2_000;
 /** Children gone yet? (A VM with a running instance takes KubeVirt a while to delete.) */
 const DELETION_POLL_MS = 2_000;
+/** A restore waits for the VM to halt; looked at this often besides the VM's watch events. */
+const RESTORE_POLL_MS = 2_000;
 
 export interface BoxControllerOptions {
   kube: Kube;
@@ -67,6 +70,9 @@ export interface BoxControllerOptions {
 
 /** The disk a Box gets when it takes no spare. */
 export const boxDiskName = (box: Box) => `${box.metadata.name}-disk`;
+/** The disk a restore makes (64 bits of the request's id: one per request). */
+export const restoredDiskName = (box: Box, requestId: string) =>
+  `${box.metadata.name}-disk-${requestId.replaceAll('-', '').slice(0, 16)}`;
 
 export class BoxController {
   readonly #options: BoxControllerOptions;
@@ -81,8 +87,8 @@ export class BoxController {
 
   /**
    * Converges one Box: gone → nothing (its finalizer saw to its children); deleting → its children go first;
-   * else its finalizer and address, its Secret, its children, its status, each phase returning early when it
-   * cannot go on.
+   * else its finalizer and address, its Secret, its disk, a restore asked for, its children, its status, each
+   * phase returning early when it cannot go on.
    */
   async reconcile(key: string): Promise<HandlerResult> {
     const [namespace, name] = splitKey(key);
@@ -102,11 +108,66 @@ export class BoxController {
         SECRET_RETRY_MS,
       );
     }
-    const disk = await this.#reconcileDisk(box, logger);
+    let disk = await this.#reconcileDisk(box, logger);
     if (!disk) return; // the Box is gone: its delete event brings it back
     const now = this.#options.now?.() ?? new Date();
+    let restored: Observed['restored'];
+    const restore = box.spec.restore;
+    if (restore && box.status?.restored?.id !== restore.id) {
+      const step = await this.#reconcileRestore(box, disk, restore, logger);
+      if (step === 'halting') {
+        const halted = { ...box, spec: { ...box.spec, power: 'Off' as const } };
+        await this.#reconcileChildren(halted, { address, disk, secrets, now }, logger);
+        return { requeueAfterMs: RESTORE_POLL_MS };
+      }
+      ({ disk, restored } = step);
+    }
     await this.#reconcileChildren(box, { address, disk, secrets, now }, logger);
-    return this.#reconcileStatus(box, address, now);
+    return this.#reconcileStatus(box, address, now, restored);
+  }
+
+  /**
+   * A restore (spec.restore, docs/kubernetes.md "Snapshots"): the VM halted first; then a new disk made from
+   * the VolumeSnapshot (`<box>-disk-<request id>`, installed already: no loadout), noted on the Box, the old disk
+   * deleted. Once per request id: status.restored says it was done, or why not (the snapshot is gone).
+   */
+  async #reconcileRestore(
+    box: Box,
+    disk: { name: string; prepared: boolean },
+    restore: NonNullable<Box['spec']['restore']>,
+    logger: Logger,
+  ): Promise<'halting' | { disk: { name: string; prepared: boolean }; restored: Observed['restored'] }> {
+    const { kube } = this.#options;
+    const { namespace, name } = box.metadata;
+    const target = restoredDiskName(box, restore.id);
+    const done = { id: restore.id, snapshot: restore.snapshot };
+    if (disk.name === target) return { disk, restored: done };
+    const vm = this.#options.vms.get(name, namespace);
+    if (vm && (vm.spec?.runStrategy !== 'Halted' || vm.status?.created)) return 'halting';
+    const snapshotApi = `${VOLUME_SNAPSHOT_RESOURCE.group}/${VOLUME_SNAPSHOT_RESOURCE.version}`;
+    if (!(await kube.exists(snapshotApi, 'VolumeSnapshot', namespace, restore.snapshot))) {
+      logger.warn({ snapshot: restore.snapshot }, 'Did not restore the Box: its VolumeSnapshot is gone');
+      return { disk, restored: { ...done, error: 'The snapshot is gone.' } };
+    }
+    await kube.createIfMissing(
+      dataVolumeFor({
+        name: target,
+        namespace,
+        image: box.spec.image,
+        snapshot: restore.snapshot,
+        settings: this.#options.disk,
+        labels: boxLabels(box),
+        ownerReferences: [ownerReferenceTo(box)],
+      }),
+    );
+    const restoredDisk = { name: target, prepared: true };
+    await this.#noteDisk(box, restoredDisk);
+    await kube.deleteIfPresent(DATA_VOLUME_API_VERSION, 'DataVolume', namespace, disk.name);
+    logger.info(
+      { snapshot: restore.snapshot, disk: target },
+      'Restored the Box’s disk from a VolumeSnapshot',
+    );
+    return { disk: restoredDisk, restored: done };
   }
 
   /** The finalizer and the box's address, on in one write before anything is made. */
@@ -293,9 +354,14 @@ export class BoxController {
   }
 
   /** The status from the VM's; looked at again when the next attack window ends (the policy drops it then). */
-  async #reconcileStatus(box: Box, address: string, now: Date): Promise<HandlerResult> {
+  async #reconcileStatus(
+    box: Box,
+    address: string,
+    now: Date,
+    restored?: Observed['restored'],
+  ): Promise<HandlerResult> {
     const vm = this.#options.vms.get(box.metadata.name, box.metadata.namespace);
-    await this.#writeStatus(box, boxStatusFor(box, { vm, address }, now));
+    await this.#writeStatus(box, boxStatusFor(box, { vm, address, ...(restored ? { restored } : {}) }, now));
     const next = openWindows(box, now)[0];
     if (next) return { requeueAfterMs: new Date(next.until).getTime() - now.getTime() + 50 };
   }

@@ -56,14 +56,24 @@ export interface DataVolume {
   status?: { phase?: string; progress?: string };
 }
 
+/** CSI's VolumeSnapshot: a box's snapshot is one of its disk's claim (docs/kubernetes.md, "Snapshots"). */
+export const VOLUME_SNAPSHOT_RESOURCE = {
+  group: 'snapshot.storage.k8s.io',
+  version: 'v1',
+  plural: 'volumesnapshots',
+  kind: 'VolumeSnapshot',
+} as const;
+
 /**
  * A DataVolume importing `image` (a container disk, as KubeVirt's `containerDisk` takes it) from its
- * registry into a new claim of `settings.size`, read-write by one node.
+ * registry into a new claim of `settings.size`, read-write by one node; with `snapshot`, made from that
+ * VolumeSnapshot of a box's disk instead (a restore).
  */
 export function dataVolumeFor(input: {
   name: string;
   namespace: string;
   image: string;
+  snapshot?: string;
   settings: DiskSettings;
   labels: Record<string, string>;
   annotations?: Record<string, string>;
@@ -86,8 +96,11 @@ export function dataVolumeFor(input: {
       ...(input.ownerReferences ? { ownerReferences: input.ownerReferences } : {}),
     },
     spec: {
-      // Pulled by the node's container runtime (its cache and pull secrets, as for a containerDisk).
-      source: { registry: { url: `docker://${input.image}`, pullMethod: 'node' } },
+      // A snapshot's copy, or the image pulled by the node's container runtime (its cache and pull secrets,
+      // as for a containerDisk).
+      source: input.snapshot
+        ? { snapshot: { namespace: input.namespace, name: input.snapshot } }
+        : { registry: { url: `docker://${input.image}`, pullMethod: 'node' } },
       storage: {
         accessModes: ['ReadWriteOnce'],
         resources: { requests: { storage: input.settings.size } },

@@ -69,6 +69,12 @@ export type components = {
                 /** @default 512 */
                 memoryMiB: number;
             };
+            /** @description Put the snapshot `snapshot` (a VolumeSnapshot in this namespace, of a box's disk) in place of the box's disk: the VM is halted, a new disk is made from it, the old one goes. Done once per `id` (status.restored says when). */
+            restore?: {
+                /** Format: uuid */
+                id: string;
+                snapshot: string;
+            };
             /** @description Secret in this namespace with the keys rootPassword and agentToken. */
             secretRef: {
                 name: string;
@@ -101,6 +107,12 @@ export type components = {
              */
             phase?: "Pending" | "Provisioning" | "Running" | "Stopped" | "Crashed";
             reason?: string;
+            /** @description The last restore done (spec.restore's id), or why it could not be. */
+            restored?: {
+                error?: string;
+                id?: string;
+                snapshot?: string;
+            };
         };
         VpnPoolSpec: {
             /** @description The Secret holding the pool's PKI (made by the operator when missing). */

@@ -5,7 +5,8 @@
  * agents' endpoint on the API's internal Service). Level-based like the port: applyBox writes
  * the whole desired Box every time (server-side apply, field manager exploit-grid-api).
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { EventEmitter } from 'node:events';
 import http, { type RequestListener } from 'node:http';
 import { isIP, type AddressInfo } from 'node:net';
@@ -19,6 +20,7 @@ import {
   DISK_ANNOTATIONS,
   GROUP,
   SPARE_STATE,
+  VOLUME_SNAPSHOT_RESOURCE,
   VERSION,
   Kube,
   VPNPOOL_RESOURCE,
@@ -48,6 +50,7 @@ import type {
   VpnIdentity,
   VpnSession,
 } from '../orchestrator.ts';
+import { BoxHasNoDisk } from '../orchestrator.ts';
 import { FlowRecord } from '../witness.ts';
 import { CheckDispatch } from './checks.ts';
 import { createHooksApp, type HookBody, type SessionsBody } from './hooks-app.ts';
@@ -58,6 +61,34 @@ const RETRY_MS = 5_000;
 const RELOAD_MS = 60_000;
 /** A spare whose loadout was given to a new box is not offered again for this long (the operator takes it). */
 const SPARE_HANDED_OUT_MS = 2 * 60_000;
+/** How long a snapshot may take to be ready, and a restore to be done (a disk copied by the storage). */
+const SNAPSHOT_TIMEOUT_MS = 10 * 60_000;
+const SNAPSHOT_POLL_MS = 1_000;
+const SNAPSHOT_API_VERSION = `${VOLUME_SNAPSHOT_RESOURCE.group}/${VOLUME_SNAPSHOT_RESOURCE.version}`;
+/** A box's snapshot is the VolumeSnapshot `snap-<snapshot id>` of its disk's claim. */
+export const snapshotName = (snapshotId: string) => `snap-${snapshotId}`;
+
+const QUANTITY_UNITS: Record<string, number> = {
+  '': 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+};
+/** Bytes of a Kubernetes quantity such as `4Gi` (0 for what is none). */
+export function quantityBytes(quantity: string | undefined): number {
+  const match = /^(\d+(?:\.\d+)?)(k|M|G|T|Ki|Mi|Gi|Ti)?$/.exec(quantity ?? '');
+  return match ? Math.round(Number(match[1]) * QUANTITY_UNITS[match[2] ?? '']!) : 0;
+}
+
+interface VolumeSnapshot {
+  metadata: { name: string };
+  status?: { readyToUse?: boolean; restoreSize?: string; error?: { message?: string } };
+}
 
 export interface KubernetesRuntimeOptions {
   config: k8s.KubeConfig;
@@ -65,6 +96,8 @@ export interface KubernetesRuntimeOptions {
   poolName: string;
   /** The boxes' container disk image (default: the Box resource's default). */
   boxImage?: string;
+  /** The VolumeSnapshotClass of the boxes' snapshots (default: the cluster's default for their driver). */
+  snapshotClass?: string;
   /** The internal port (agents' reports and the VPN servers' hooks). */
   agentPort: number;
   agentHost?: string;
@@ -122,6 +155,8 @@ export class KubernetesRuntime implements BoxOrchestrator {
   readonly #specs = new Map<string, BoxSpec>();
   /** Attack windows per box id: attacker user id → until. */
   readonly #windows = new Map<string, Map<string, Date>>();
+  /** Restores asked for, by box id: written into the Box (`spec.restore`) until the operator did them. */
+  readonly #restores = new Map<string, { id: string; snapshot: string }>();
   /** Spares whose loadout a new box was given, and when (see spareLoadout). */
   readonly #sparesGiven = new Map<string, number>();
   #publishTimer: NodeJS.Timeout | undefined;
@@ -299,6 +334,7 @@ export class KubernetesRuntime implements BoxOrchestrator {
         ...(spec.sshPublicKey ? { sshPublicKey: spec.sshPublicKey } : {}),
         loadout: spec.loadout,
         secretRef: { name: secretName(spec.id) },
+        ...(this.#restores.has(spec.id) ? { restore: this.#restores.get(spec.id) } : {}),
         ownerAddresses: addressesOf(spec.ownerId).slice(0, 8),
         attackWindows: windows
           .flatMap(([attacker, until]) =>
@@ -327,6 +363,8 @@ export class KubernetesRuntime implements BoxOrchestrator {
   async deleteBox(id: string): Promise<void> {
     this.#specs.delete(id);
     this.#windows.delete(id);
+    // A reset's new Box starts from its own disk, not from a restore asked of the old one.
+    this.#restores.delete(id);
     const { namespace } = this.#o;
     await this.#kube.deleteIfPresent(`${GROUP}/${VERSION}`, 'Box', namespace, boxName(id));
     await this.#kube.deleteIfPresent('v1', 'Secret', namespace, secretName(id));
@@ -366,6 +404,73 @@ export class KubernetesRuntime implements BoxOrchestrator {
     if (!spare) return null;
     this.#sparesGiven.set(spare.metadata.name, now);
     return spareLoadoutOf(spare) ?? null;
+  }
+
+  /**
+   * A snapshot (docs/kubernetes.md, "Snapshots"): a CSI VolumeSnapshot of the box's disk, running or not
+   * (crash-consistent: as if the box lost power at that moment), answered once the storage says it is ready.
+   */
+  async snapshotBox(id: string, snapshotId: string): Promise<{ sizeBytes: number }> {
+    const { namespace } = this.#o;
+    const box = this.#boxes.get(boxName(id), namespace);
+    const disk = box?.metadata.annotations?.[ANNOTATIONS.disk];
+    if (!disk) throw new BoxHasNoDisk();
+    const name = snapshotName(snapshotId);
+    await this.#kube.objects.create({
+      apiVersion: SNAPSHOT_API_VERSION,
+      kind: 'VolumeSnapshot',
+      metadata: { name, namespace, labels: { [LABELS.boxId]: id } },
+      spec: {
+        source: { persistentVolumeClaimName: disk },
+        ...(this.#o.snapshotClass ? { volumeSnapshotClassName: this.#o.snapshotClass } : {}),
+      },
+    } as k8s.KubernetesObject);
+    const deadline = Date.now() + SNAPSHOT_TIMEOUT_MS;
+    for (;;) {
+      const snapshot = (await this.#kube.objects.read({
+        apiVersion: SNAPSHOT_API_VERSION,
+        kind: 'VolumeSnapshot',
+        metadata: { name, namespace },
+      })) as unknown as VolumeSnapshot;
+      if (snapshot.status?.readyToUse) return { sizeBytes: quantityBytes(snapshot.status.restoreSize) };
+      if (snapshot.status?.error?.message)
+        throw new Error(`The VolumeSnapshot failed: ${snapshot.status.error.message}`);
+      if (Date.now() > deadline) throw new Error('The VolumeSnapshot was not ready in time.');
+      await sleep(SNAPSHOT_POLL_MS);
+    }
+  }
+
+  async deleteSnapshot(_id: string, snapshotId: string): Promise<void> {
+    await this.#kube.deleteIfPresent(
+      SNAPSHOT_API_VERSION,
+      'VolumeSnapshot',
+      this.#o.namespace,
+      snapshotName(snapshotId),
+    );
+  }
+
+  /**
+   * Puts a snapshot in place of the box's disk: the Box is written with `spec.restore` (and power off), and the
+   * operator halts its VM, makes a new disk from the snapshot and drops the old one; answered once the Box's
+   * status says it was done.
+   */
+  async restoreBox(id: string, snapshotId: string): Promise<void> {
+    const spec = this.#specs.get(id);
+    if (!spec) throw new Error(`The box ${id} was not written yet.`);
+    const request = { id: randomUUID(), snapshot: snapshotName(snapshotId) };
+    this.#restores.set(id, request);
+    this.#specs.set(id, { ...spec, power: false });
+    await this.#kube.apply(this.#boxFor(this.#specs.get(id)!));
+    const deadline = Date.now() + SNAPSHOT_TIMEOUT_MS;
+    for (;;) {
+      const restored = this.#boxes.get(boxName(id), this.#o.namespace)?.status?.restored;
+      if (restored?.id === request.id) {
+        if (restored.error) throw new Error(`The operator did not restore the box: ${restored.error}`);
+        return;
+      }
+      if (Date.now() > deadline) throw new Error('The box was not restored in time.');
+      await sleep(SNAPSHOT_POLL_MS);
+    }
   }
 
   async boxIds(): Promise<string[]> {
