@@ -17,6 +17,11 @@ export class KeyedLock {
     return next;
   }
 
+  /** Whether work for `key` is running or waiting. */
+  busy(key: string): boolean {
+    return this.#tails.has(key);
+  }
+
   /** Settles once every piece of work queued so far has ended. */
   async idle(): Promise<void> {
     await Promise.allSettled([...this.#tails.values()]);

@@ -14,6 +14,7 @@ export {
   DEFAULT_BOX_IMAGE,
   DISK_ANNOTATIONS,
   VOLUME_SNAPSHOT_RESOURCE,
+  quantityBytes,
   type DataVolume,
 } from './box/disk.ts';
 export { SPARE_STATE, spareLoadoutOf } from './box/spares.ts';

@@ -41,7 +41,7 @@ async function main(): Promise<void> {
       throw new Error(`${name} must be a whole number from 0 to ${max}`);
     return value;
   };
-  const diskSize = env('BOX_DISK_SIZE', '4Gi');
+  const diskSize = env('BOX_DISK_SIZE', '5Gi');
   if (!/^[1-9][0-9]{0,5}(Mi|Gi|Ti)$/.test(diskSize))
     throw new Error('BOX_DISK_SIZE must be a size such as 4Gi (Mi, Gi or Ti)');
   const storageClass = process.env.BOX_STORAGE_CLASS?.trim() || undefined;

@@ -66,7 +66,7 @@ export interface OperatorOptions {
   concurrency?: number;
   /** Every object is looked at again this often, whatever happened (drift in children). */
   resyncMs?: number;
-  /** The boxes' disks (BOX_DISK_SIZE, BOX_STORAGE_CLASS); 4Gi of the default StorageClass when absent. */
+  /** The boxes' disks (BOX_DISK_SIZE, BOX_STORAGE_CLASS); 5Gi of the default StorageClass when absent. */
   disk?: DiskSettings;
   /**
    * Prepared spare disks (BOX_SPARES, BOX_IMAGE, BOX_LOADOUT_IN, BOX_LOADOUT_UP): none when absent. The

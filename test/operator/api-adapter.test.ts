@@ -9,7 +9,7 @@ import * as k8s from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { pino } from 'pino';
 import { KubernetesRuntime } from '../../api/src/boxes/kubernetes/runtime.ts';
-import { BoxHasNoDisk, type BoxSpec } from '../../api/src/boxes/orchestrator.ts';
+import { BoxHasNoDisk, SnapshotImageGone, type BoxSpec } from '../../api/src/boxes/orchestrator.ts';
 import { LABELS } from '../../operator/src/box/builders.ts';
 import { SPARE_STATE, spareDiskFor } from '../../operator/src/box/spares.ts';
 import type { Box } from '../../operator/src/box/types.ts';
@@ -586,6 +586,12 @@ describe('The API’s kubernetes adapter on a real API server', function () {
       () => true,
     );
     expect(gone).to.equal(true);
+    // Gone, it cannot be restored (409 for the player), and nothing is asked of the operator.
+    const refused = await runtime.restoreBox(boxId, snapshotId).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(refused).to.be.instanceOf(SnapshotImageGone);
   });
 
   it('deletes a box and its Secret (the operator removes its children first)', async () => {

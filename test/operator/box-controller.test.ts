@@ -175,7 +175,7 @@ describe('Box controller on a real API server', function () {
     expect(disk.spec.source).to.deep.equal({
       registry: { url: 'docker://exploit-grid/box-debian:bookworm', pullMethod: 'node' },
     });
-    expect(disk.spec.storage!.resources!.requests).to.deep.equal({ storage: '4Gi' });
+    expect(disk.spec.storage!.resources!.requests).to.deep.equal({ storage: '5Gi' });
     expect(disk.metadata.ownerReferences![0]).to.deep.include({ kind: 'Box', name });
     expect(disk.metadata.labels!['exploitgrid.io/box']).to.equal(name);
     expect(vm.spec!.template.spec!.volumes!.find((v) => v.name === 'system')!.dataVolume).to.deep.equal({
@@ -431,17 +431,21 @@ describe('Box controller on a real API server', function () {
       namespace: NAMESPACE,
       plural: 'volumesnapshots',
     };
-    await custom.createNamespacedCustomObject({
-      ...snapshots,
-      body: {
-        apiVersion: 'snapshot.storage.k8s.io/v1',
-        kind: 'VolumeSnapshot',
-        metadata: { name: 'snap-1' },
-        spec: { source: { persistentVolumeClaimName: `${name}-disk` } },
-      },
-    });
+    // As the API makes them: `snap-<snapshot id>`, labelled with the box's id.
+    const snapshot = async (snapshotName: string, boxId: string) =>
+      custom.createNamespacedCustomObject({
+        ...snapshots,
+        body: {
+          apiVersion: 'snapshot.storage.k8s.io/v1',
+          kind: 'VolumeSnapshot',
+          metadata: { name: snapshotName, labels: { 'exploitgrid.io/box-id': boxId } },
+          spec: { source: { persistentVolumeClaimName: `${name}-disk` } },
+        },
+      });
+    const snap1 = 'snap-0d0d0d0d-0000-4000-8000-000000000001';
+    await snapshot(snap1, name.slice('box-'.length));
     const id = '5a0e5a0e-1111-4222-8333-000000000001';
-    await patchBoxSpec(name, { restore: { id, snapshot: 'snap-1' } });
+    await patchBoxSpec(name, { restore: { id, snapshot: snap1 } });
 
     // Halted first; nothing is replaced while the instance runs.
     await until('a halted VM', async () => (await readVm(name)).spec!.runStrategy === 'Halted');
@@ -454,14 +458,21 @@ describe('Box controller on a real API server', function () {
       const b = await readBox(name);
       return b.status?.restored?.id === id && b;
     });
-    expect(box.status!.restored).to.deep.equal({ id, snapshot: 'snap-1' });
+    expect(box.status!.restored).to.deep.equal({ id, snapshot: snap1 });
     expect(box.metadata.annotations).to.include({
       'exploitgrid.io/disk': restored,
       'exploitgrid.io/disk-prepared': 'true',
     });
     const disk = await readDisk(restored);
-    expect(disk.spec.source).to.deep.equal({ snapshot: { namespace: NAMESPACE, name: 'snap-1' } });
+    expect(disk.spec.source).to.deep.equal({ snapshot: { namespace: NAMESPACE, name: snap1 } });
     expect(disk.metadata.ownerReferences![0]).to.deep.include({ kind: 'Box', name });
+    // The old disk stays until the new one is filled (a failed copy leaves the box its disk), then goes.
+    await sleep(300);
+    expect((await readDisk(`${name}-disk`)).metadata.name).to.equal(`${name}-disk`);
+    await custom.patchNamespacedCustomObjectStatus(
+      { ...DISKS, name: restored, body: { status: { phase: 'Succeeded', progress: '100.0%' } } },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+    );
     await until('the old disk gone', () =>
       readDisk(`${name}-disk`).then(
         () => false,
@@ -481,17 +492,28 @@ describe('Box controller on a real API server', function () {
 
     await writeVmStatus(name, { created: true, ready: true, printableStatus: 'Running' });
 
-    // A snapshot that is gone: nothing replaced, and the status says why.
-    const again = '6b1f6b1f-1111-4222-8333-000000000002';
-    await patchBoxSpec(name, { restore: { id: again, snapshot: 'snap-gone' } });
-    await until('a halted VM', async () => (await readVm(name)).spec!.runStrategy === 'Halted');
-    await writeVmStatus(name, { created: false, ready: false, printableStatus: 'Stopped' });
-    const refused = await until('refused', async () => {
-      const b = await readBox(name);
-      return b.status?.restored?.id === again && b;
-    });
-    expect(refused.status!.restored!.error).to.equal('The snapshot is gone.');
-    expect(refused.metadata.annotations!['exploitgrid.io/disk']).to.equal(restored);
+    // A snapshot that is gone, or another box's: nothing replaced, and the status says why.
+    const refuse = async (restoreId: string, snapshotName: string, error: string) => {
+      await patchBoxSpec(name, { restore: { id: restoreId, snapshot: snapshotName } });
+      await until('a halted VM', async () => (await readVm(name)).spec!.runStrategy === 'Halted');
+      await writeVmStatus(name, { created: false, ready: false, printableStatus: 'Stopped' });
+      const refused = await until('refused', async () => {
+        const b = await readBox(name);
+        return b.status?.restored?.id === restoreId && b;
+      });
+      expect(refused.status!.restored!.error).to.equal(error);
+      expect(refused.metadata.annotations!['exploitgrid.io/disk']).to.equal(restored);
+      await until('the VM on again', async () => (await readVm(name)).spec!.runStrategy === 'Always');
+      await writeVmStatus(name, { created: true, ready: true, printableStatus: 'Running' });
+    };
+    await refuse(
+      '6b1f6b1f-1111-4222-8333-000000000002',
+      'snap-0d0d0d0d-0000-4000-8000-00000000dead',
+      'The snapshot is gone.',
+    );
+    const others = 'snap-0d0d0d0d-0000-4000-8000-000000000002';
+    await snapshot(others, '0c7d5f4e-1111-4222-8333-999999999999');
+    await refuse('7c2a7c2a-1111-4222-8333-000000000003', others, 'The snapshot is not this box’s.');
   });
 
   it('keeps working after the API server was down a while (watches start again)', async () => {

@@ -443,7 +443,9 @@ export class BoxService {
           'select id, slot from boxes order by slot',
         );
         const wanted = new Set(rows.map((r) => r.id));
-        await Promise.all(rows.map((r) => this.kick(r.id)));
+        // A box whose lock is held (a restore waiting for its runtime, a power change) is converged by
+        // whoever holds it: the pass does not wait for it, so one slow box does not hold up the others.
+        await Promise.all(rows.filter((r) => !this.#locks.busy(r.id)).map((r) => this.kick(r.id)));
         this.#o.orchestrator.prepareSpares?.(rows.map((r) => r.slot));
         if (this.#o.orchestrator.status().available) {
           for (const id of await this.#o.orchestrator.boxIds()) {

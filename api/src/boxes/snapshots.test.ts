@@ -164,6 +164,31 @@ describe('box snapshots', function () {
     expect((await list(user, box)).body.snapshots).to.have.length(1);
   });
 
+  it('lets the box loop go on while a restore waits for its runtime: other boxes converge meanwhile', async () => {
+    const { user, box } = await owner('HACKER');
+    const snapshot = (await take(user, box, 'slow')).body;
+    const other = await owner('HACKER', { started: false });
+    let release!: () => void;
+    t.orchestrator.holdRestore = new Promise((resolve) => (release = resolve));
+    try {
+      const restoring = restore(user, box, snapshot.id);
+      await waitFor(
+        async () => (await t.db.query('select status_reason from boxes where id = $1', [box.id])).rows[0],
+        (row) => row?.status_reason === SNAPSHOT_MESSAGES.restored,
+        { what: 'the restore under way' },
+      );
+      // Another player's power-on converges through a pass of the loop while the restore still waits.
+      await t.db.query('update boxes set desired_power = true where id = $1', [other.box.id]);
+      await t.platform.boxes.tick();
+      expect(t.orchestrator.appliedTo(other.box.id).at(-1)?.power).to.equal(true);
+      release();
+      expect((await restoring).status).to.equal(200);
+    } finally {
+      t.orchestrator.holdRestore = null;
+      release();
+    }
+  });
+
   it('refuses a restore or a snapshot under attack, and a restore whose image is gone; the box keeps what it has', async () => {
     const { user, box } = await owner('HACKER');
     const snapshot = (await take(user, box, 'safe')).body;

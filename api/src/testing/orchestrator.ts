@@ -246,6 +246,8 @@ export class TestOrchestrator implements BoxOrchestrator {
   failNextSnapshot: Error | null = null;
   /** Snapshots whose box image is gone (restoreBox throws SnapshotImageGone). */
   readonly imageGone = new Set<string>();
+  /** While set, restoreBox waits for it (a runtime slow to halt a box and swap its disk). */
+  holdRestore: Promise<void> | null = null;
   #disks = 0;
 
   /** What is on a box's disk (see snapshots): null before its first start or after a reset. */
@@ -271,6 +273,7 @@ export class TestOrchestrator implements BoxOrchestrator {
   }
 
   async restoreBox(id: string, snapshotId: string): Promise<void> {
+    await this.holdRestore;
     const snapshot = this.snapshots.get(snapshotId);
     if (!snapshot || snapshot.boxId !== id) throw new Error(`no snapshot ${snapshotId} of box ${id}`);
     if (this.imageGone.has(snapshotId)) throw new SnapshotImageGone(snapshotId);

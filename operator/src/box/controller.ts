@@ -34,6 +34,7 @@ import {
   DATA_VOLUME_RESOURCE,
   VOLUME_SNAPSHOT_RESOURCE,
   dataVolumeFor,
+  quantityBytes,
   diskFits,
   type DataVolume,
   type DiskSettings,
@@ -128,8 +129,9 @@ export class BoxController {
 
   /**
    * A restore (spec.restore, docs/kubernetes.md "Snapshots"): the VM halted first; then a new disk made from
-   * the VolumeSnapshot (`<box>-disk-<request id>`, installed already: no loadout), noted on the Box, the old disk
-   * deleted. Once per request id: status.restored says it was done, or why not (the snapshot is gone).
+   * the VolumeSnapshot of this box (`<box>-disk-<request id>`, installed already: no loadout), noted on the Box
+   * (the old disk goes once the new one is filled). Once per request id: status.restored says it was done, or
+   * why not (the snapshot is gone, or another box's).
    */
   async #reconcileRestore(
     box: Box,
@@ -144,25 +146,48 @@ export class BoxController {
     if (disk.name === target) return { disk, restored: done };
     const vm = this.#options.vms.get(name, namespace);
     if (vm && (vm.spec?.runStrategy !== 'Halted' || vm.status?.created)) return 'halting';
-    const snapshotApi = `${VOLUME_SNAPSHOT_RESOURCE.group}/${VOLUME_SNAPSHOT_RESOURCE.version}`;
-    if (!(await kube.exists(snapshotApi, 'VolumeSnapshot', namespace, restore.snapshot))) {
+    let snapshot: { metadata?: { labels?: Record<string, string> }; status?: { restoreSize?: string } };
+    try {
+      snapshot = (await kube.objects.read({
+        apiVersion: `${VOLUME_SNAPSHOT_RESOURCE.group}/${VOLUME_SNAPSHOT_RESOURCE.version}`,
+        kind: 'VolumeSnapshot',
+        metadata: { name: restore.snapshot, namespace },
+      })) as typeof snapshot;
+    } catch (error) {
+      if (statusOf(error) !== 404) throw error;
       logger.warn({ snapshot: restore.snapshot }, 'Did not restore the Box: its VolumeSnapshot is gone');
       return { disk, restored: { ...done, error: 'The snapshot is gone.' } };
     }
+    // Only a snapshot of this box (the API labels each with its box's id).
+    const boxId = box.metadata.labels?.[LABELS.boxId];
+    if (!boxId || snapshot.metadata?.labels?.[LABELS.boxId] !== boxId) {
+      logger.warn(
+        { snapshot: restore.snapshot },
+        'Did not restore the Box: the VolumeSnapshot is another box’s',
+      );
+      return { disk, restored: { ...done, error: 'The snapshot is not this box’s.' } };
+    }
+    // At least the snapshot's size (a claim the storage rounded up, a BOX_DISK_SIZE made smaller since).
+    const { restoreSize } = snapshot.status ?? {};
+    const size =
+      restoreSize && quantityBytes(restoreSize) > quantityBytes(this.#options.disk.size)
+        ? restoreSize
+        : this.#options.disk.size;
     await kube.createIfMissing(
       dataVolumeFor({
         name: target,
         namespace,
         image: box.spec.image,
         snapshot: restore.snapshot,
-        settings: this.#options.disk,
+        settings: { ...this.#options.disk, size },
         labels: boxLabels(box),
         ownerReferences: [ownerReferenceTo(box)],
       }),
     );
     const restoredDisk = { name: target, prepared: true };
+    // The old disk stays until the new one is filled (#reconcileDisk drops it then): a copy that fails
+    // leaves the box's disk where it was.
     await this.#noteDisk(box, restoredDisk);
-    await kube.deleteIfPresent(DATA_VOLUME_API_VERSION, 'DataVolume', namespace, disk.name);
     logger.info(
       { snapshot: restore.snapshot, disk: target },
       'Restored the Box’s disk from a VolumeSnapshot',
@@ -198,7 +223,10 @@ export class BoxController {
     const { kube } = this.#options;
     if (kept) {
       const prepared = annotations[ANNOTATIONS.diskPrepared] === 'true';
-      const there = this.#options.disks.list().some((disk) => disk.metadata.name === kept);
+      const keptDisk = this.#options.disks.list().find((disk) => disk.metadata.name === kept);
+      // One disk per box: once its disk is filled, another it owns (the one a restore replaced) goes.
+      if (keptDisk?.status?.phase === 'Succeeded') await this.#dropOtherDisks(box, kept, logger);
+      const there = Boolean(keptDisk);
       // Deleted by hand: made again from the image (409, nothing made, when the cache only lagged).
       if (there || !(await kube.createIfMissing(this.#boxDisk(box, kept)))) return { name: kept, prepared };
       logger.warn({ disk: kept }, 'Created the Box’s missing DataVolume again from its image');
@@ -241,6 +269,18 @@ export class BoxController {
     }
     await this.#noteDisk(live, disk, { guarded: true });
     return disk;
+  }
+
+  /** Deletes the DataVolumes this Box owns (its uid) but `kept`. */
+  async #dropOtherDisks(box: Box, kept: string, logger: Logger): Promise<void> {
+    for (const disk of this.#options.disks.list()) {
+      const { name, namespace, ownerReferences, deletionTimestamp } = disk.metadata;
+      if (name === kept || namespace !== box.metadata.namespace || deletionTimestamp) continue;
+      if (disk.metadata.labels?.[LABELS.box] !== box.metadata.name) continue;
+      if (!(ownerReferences ?? []).some((owner) => owner.uid === box.metadata.uid)) continue;
+      await this.#options.kube.deleteIfPresent(DATA_VOLUME_API_VERSION, 'DataVolume', namespace, name);
+      logger.info({ disk: name, kept }, 'Deleted the Box’s former DataVolume');
+    }
   }
 
   #boxDisk(box: Box, name: string): DataVolume {

@@ -23,7 +23,8 @@ export interface DiskSettings {
   storageClass?: string;
 }
 
-export const DEFAULT_DISK_SIZE = '4Gi';
+/** The image's disk is 4 GiB; the claim holds it and the file system's own overhead (CDI checks). */
+export const DEFAULT_DISK_SIZE = '5Gi';
 /** The Box CRD's default image (crds/box.yaml), which Boxes get unless the API sets one. */
 export const DEFAULT_BOX_IMAGE = 'exploit-grid/box-debian:bookworm';
 
@@ -116,4 +117,23 @@ export function diskFits(disk: DataVolume, image: string, settings: DiskSettings
   return (
     annotations[DISK_ANNOTATIONS.image] === image && annotations[DISK_ANNOTATIONS.size] === settings.size
   );
+}
+
+const QUANTITY_UNITS: Record<string, number> = {
+  '': 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  P: 1e15,
+  Pi: 2 ** 50,
+};
+/** Bytes of a Kubernetes quantity such as `4Gi` (0 for what is none). */
+export function quantityBytes(quantity: string | undefined): number {
+  const match = /^(\d+(?:\.\d+)?)(k|M|G|T|P|Ki|Mi|Gi|Ti|Pi)?$/.exec(quantity ?? '');
+  return match ? Math.round(Number(match[1]) * QUANTITY_UNITS[match[2] ?? '']!) : 0;
 }

@@ -73,6 +73,7 @@ export type components = {
             restore?: {
                 /** Format: uuid */
                 id: string;
+                /** @description The API's name of a box's snapshot, `snap-<snapshot id>`. */
                 snapshot: string;
             };
             /** @description Secret in this namespace with the keys rootPassword and agentToken. */

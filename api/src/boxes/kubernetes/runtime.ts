@@ -21,6 +21,7 @@ import {
   GROUP,
   SPARE_STATE,
   VOLUME_SNAPSHOT_RESOURCE,
+  quantityBytes,
   VERSION,
   Kube,
   VPNPOOL_RESOURCE,
@@ -50,7 +51,7 @@ import type {
   VpnIdentity,
   VpnSession,
 } from '../orchestrator.ts';
-import { BoxHasNoDisk } from '../orchestrator.ts';
+import { BoxHasNoDisk, SnapshotImageGone } from '../orchestrator.ts';
 import { FlowRecord } from '../witness.ts';
 import { CheckDispatch } from './checks.ts';
 import { createHooksApp, type HookBody, type SessionsBody } from './hooks-app.ts';
@@ -61,29 +62,14 @@ const RETRY_MS = 5_000;
 const RELOAD_MS = 60_000;
 /** A spare whose loadout was given to a new box is not offered again for this long (the operator takes it). */
 const SPARE_HANDED_OUT_MS = 2 * 60_000;
-/** How long a snapshot may take to be ready, and a restore to be done (a disk copied by the storage). */
+/** How long a snapshot may take to be ready (the storage's copy). */
 const SNAPSHOT_TIMEOUT_MS = 10 * 60_000;
+/** How long the operator may take to halt a box and swap its disk for a restore. */
+const RESTORE_TIMEOUT_MS = 3 * 60_000;
 const SNAPSHOT_POLL_MS = 1_000;
 const SNAPSHOT_API_VERSION = `${VOLUME_SNAPSHOT_RESOURCE.group}/${VOLUME_SNAPSHOT_RESOURCE.version}`;
 /** A box's snapshot is the VolumeSnapshot `snap-<snapshot id>` of its disk's claim. */
 export const snapshotName = (snapshotId: string) => `snap-${snapshotId}`;
-
-const QUANTITY_UNITS: Record<string, number> = {
-  '': 1,
-  k: 1e3,
-  M: 1e6,
-  G: 1e9,
-  T: 1e12,
-  Ki: 2 ** 10,
-  Mi: 2 ** 20,
-  Gi: 2 ** 30,
-  Ti: 2 ** 40,
-};
-/** Bytes of a Kubernetes quantity such as `4Gi` (0 for what is none). */
-export function quantityBytes(quantity: string | undefined): number {
-  const match = /^(\d+(?:\.\d+)?)(k|M|G|T|Ki|Mi|Gi|Ti)?$/.exec(quantity ?? '');
-  return match ? Math.round(Number(match[1]) * QUANTITY_UNITS[match[2] ?? '']!) : 0;
-}
 
 interface VolumeSnapshot {
   metadata: { name: string };
@@ -413,7 +399,8 @@ export class KubernetesRuntime implements BoxOrchestrator {
   async snapshotBox(id: string, snapshotId: string): Promise<{ sizeBytes: number }> {
     const { namespace } = this.#o;
     const box = this.#boxes.get(boxName(id), namespace);
-    const disk = box?.metadata.annotations?.[ANNOTATIONS.disk];
+    // A Box on its way out (a reset) has the old disk: nothing of it to save for the new one.
+    const disk = box?.metadata.deletionTimestamp ? undefined : box?.metadata.annotations?.[ANNOTATIONS.disk];
     if (!disk) throw new BoxHasNoDisk();
     const name = snapshotName(snapshotId);
     await this.#kube.objects.create({
@@ -457,19 +444,38 @@ export class KubernetesRuntime implements BoxOrchestrator {
   async restoreBox(id: string, snapshotId: string): Promise<void> {
     const spec = this.#specs.get(id);
     if (!spec) throw new Error(`The box ${id} was not written yet.`);
-    const request = { id: randomUUID(), snapshot: snapshotName(snapshotId) };
+    const name = snapshotName(snapshotId);
+    const there = await this.#kube.exists(SNAPSHOT_API_VERSION, 'VolumeSnapshot', this.#o.namespace, name);
+    if (!there) throw new SnapshotImageGone();
+    const request = { id: randomUUID(), snapshot: name };
     this.#restores.set(id, request);
     this.#specs.set(id, { ...spec, power: false });
-    await this.#kube.apply(this.#boxFor(this.#specs.get(id)!));
-    const deadline = Date.now() + SNAPSHOT_TIMEOUT_MS;
-    for (;;) {
-      const restored = this.#boxes.get(boxName(id), this.#o.namespace)?.status?.restored;
-      if (restored?.id === request.id) {
-        if (restored.error) throw new Error(`The operator did not restore the box: ${restored.error}`);
-        return;
+    try {
+      await this.#kube.apply(this.#boxFor(this.#specs.get(id)!));
+      // The operator halts the VM (its guest's shutdown: seconds) and swaps the disk; the copy itself is
+      // the storage's, after. Bounded: the box's lock is held meanwhile.
+      const deadline = Date.now() + RESTORE_TIMEOUT_MS;
+      for (;;) {
+        const restored = this.#boxes.get(boxName(id), this.#o.namespace)?.status?.restored;
+        if (restored?.id === request.id) {
+          if (restored.error) throw new SnapshotImageGone(restored.error);
+          return;
+        }
+        if (Date.now() > deadline) throw new Error('The box was not restored in time.');
+        await sleep(SNAPSHOT_POLL_MS);
       }
-      if (Date.now() > deadline) throw new Error('The box was not restored in time.');
-      await sleep(SNAPSHOT_POLL_MS);
+    } catch (error) {
+      // Not done: the request goes, so that the operator does not do it later behind the API's back (the
+      // API puts the box's loadout and power back). Should the operator have swapped the disk meanwhile,
+      // the box runs the snapshot's disk with its old loadout listed (docs/kubernetes.md).
+      if (this.#restores.get(id) === request) this.#restores.delete(id);
+      this.#specs.set(id, spec);
+      await this.#kube
+        .apply(this.#boxFor(spec))
+        .catch((err: unknown) =>
+          this.#o.logger.warn({ boxId: id, error: describeError(err) }, 'could not withdraw a restore'),
+        );
+      throw error;
     }
   }
 
