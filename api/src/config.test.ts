@@ -57,11 +57,12 @@ describe('configuration', () => {
       .that.does.not.include('hunter2');
   });
 
-  it('reads the kubernetes runtime’s namespace, pool and box image, and refuses names Kubernetes would not take', () => {
+  it('reads the kubernetes runtime’s namespace, pool, box image and snapshot class, and refuses names Kubernetes would not take', () => {
     expect(loadConfig({}).kubernetes).to.deep.equal({
       namespace: undefined,
       poolName: 'arena',
       boxImage: undefined,
+      snapshotClass: undefined,
     });
     expect(
       loadConfig({
@@ -69,12 +70,18 @@ describe('configuration', () => {
         KUBE_NAMESPACE: 'exploit-grid',
         VPN_POOL_NAME: 'eu-west',
         BOX_CONTAINER_DISK: 'registry.example/eg/box-debian:bookworm',
+        BOX_SNAPSHOT_CLASS: 'csi-hostpath-snapclass',
       }).kubernetes,
     ).to.deep.equal({
       namespace: 'exploit-grid',
       poolName: 'eu-west',
       boxImage: 'registry.example/eg/box-debian:bookworm',
+      snapshotClass: 'csi-hostpath-snapclass',
     });
+    expect(() => loadConfig({ BOX_SNAPSHOT_CLASS: 'Fast Snapshots' })).to.throw(
+      ConfigError,
+      /BOX_SNAPSHOT_CLASS="Fast Snapshots": must be a Kubernetes object name/,
+    );
     expect(() => loadConfig({ KUBE_NAMESPACE: 'Exploit_Grid' })).to.throw(
       ConfigError,
       /KUBE_NAMESPACE="Exploit_Grid": must be a Kubernetes namespace name/,
