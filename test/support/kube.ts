@@ -217,38 +217,13 @@ export async function projectCrds(): Promise<k8s.V1CustomResourceDefinition[]> {
  * itself, which validates them with webhooks, does not run here): kubevirt.io/v1, namespaced,
  * with a status subresource; the test writes the status KubeVirt would.
  */
-export const kubevirtVirtualMachineCrd: k8s.V1CustomResourceDefinition = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'virtualmachines.kubevirt.io' },
-  spec: {
-    group: 'kubevirt.io',
-    scope: 'Namespaced',
-    names: {
-      kind: 'VirtualMachine',
-      plural: 'virtualmachines',
-      singular: 'virtualmachine',
-      shortNames: ['vm'],
-    },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              spec: { type: 'object', x_kubernetes_preserve_unknown_fields: true },
-              status: { type: 'object', x_kubernetes_preserve_unknown_fields: true },
-            },
-          },
-        },
-      },
-    ],
-  },
-};
+export const kubevirtVirtualMachineCrd = storedOnly(
+  'kubevirt.io',
+  'v1',
+  'VirtualMachine',
+  'virtualmachines',
+  ['vm'],
+);
 
 /** A namespaced resource of someone else's stored as the API server needs it (schemaless, a status subresource). */
 function storedOnly(
@@ -256,6 +231,7 @@ function storedOnly(
   version: string,
   kind: string,
   plural: string,
+  shortNames?: string[],
 ): k8s.V1CustomResourceDefinition {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
@@ -274,7 +250,7 @@ function storedOnly(
     spec: {
       group,
       scope: 'Namespaced',
-      names: { kind, plural, singular: kind.toLowerCase() },
+      names: { kind, plural, singular: kind.toLowerCase(), ...(shortNames ? { shortNames } : {}) },
       versions: [
         {
           name: version,
