@@ -1,6 +1,14 @@
 import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CREATE_IDENTITY, HOW_TO_PLAY, JACK_IN, featureBlurbs } from '../strings/home.ts';
+import {
+  FEATURES_LOGIN,
+  FEATURES_PRICING,
+  FEATURES_SIGNUP,
+  FEATURES_TITLE,
+  featureSections,
+  teamCards,
+} from '../strings/features.ts';
 import { HOW_TO_PLAY_HEADLINE, howToPlaySteps } from '../strings/howToPlay.ts';
 import { HELP_MENU_LABEL, NOT_FOUND_TEXT, helpMenuGroups } from '../strings/site.ts';
 import { renderRoute } from '../test-utils.tsx';
@@ -39,6 +47,25 @@ describe('how to play', () => {
     const steps = screen.getAllByRole('heading', { level: 2 }).map((h) => h.textContent);
     expect(steps).toEqual(howToPlaySteps.map((s) => s.title));
     expect(screen.getByRole('link', { name: CREATE_IDENTITY }).getAttribute('href')).toBe('/signup');
+  });
+});
+
+describe('the Grid (/features)', () => {
+  it('shows the three team cards, the six sections in order, and links to signup, pricing and login', async () => {
+    renderRoute('/features');
+    expect(await screen.findByRole('heading', { level: 1, name: FEATURES_TITLE })).toBeTruthy();
+    const teams = screen.getByRole('region', { name: 'Teams' });
+    expect(
+      within(teams)
+        .getAllByRole('heading')
+        .map((h) => h.textContent),
+    ).toEqual(teamCards.map((card) => card.team));
+    const sections = featureSections.map((section) => screen.getByRole('region', { name: section.title }));
+    expect(sections).toHaveLength(6);
+    expect(screen.getByRole('link', { name: FEATURES_SIGNUP }).getAttribute('href')).toBe('/signup');
+    expect(screen.getByRole('link', { name: FEATURES_PRICING }).getAttribute('href')).toBe('/pricing');
+    expect(screen.getByRole('link', { name: FEATURES_LOGIN }).getAttribute('href')).toBe('/login');
+    await waitFor(() => expect(document.title).toBe('The Grid | Exploit Grid'));
   });
 });
 

@@ -38,6 +38,10 @@ export const routes: RouteObject[] = [
     children: [
       { path: paths.home, element: <HomePage /> },
       {
+        path: paths.features,
+        lazy: async () => ({ Component: (await import('../pages/FeaturesPage.tsx')).FeaturesPage }),
+      },
+      {
         path: paths.howToPlay,
         lazy: async () => ({ Component: (await import('../pages/HowToPlayPage.tsx')).HowToPlayPage }),
       },
