@@ -13,7 +13,8 @@ export {
   DATA_VOLUME_RESOURCE,
   DEFAULT_BOX_IMAGE,
   DISK_ANNOTATIONS,
-  VOLUME_SNAPSHOT_RESOURCE,
+  VOLUME_SNAPSHOT_API_VERSION,
+  createdAt,
   quantityBytes,
   type DataVolume,
 } from './box/disk.ts';

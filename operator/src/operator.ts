@@ -12,6 +12,7 @@ import {
   DATA_VOLUME_RESOURCE,
   DEFAULT_BOX_IMAGE,
   DEFAULT_DISK_SIZE,
+  DISK_ANNOTATIONS,
   type DataVolume,
   type DiskSettings,
 } from './box/disk.ts';
@@ -160,9 +161,15 @@ export class Operator {
       namespace,
       labelSelector: `${LABELS.managedBy}=${MANAGER}`,
       logger,
-      onChange: (disk) => {
-        // Spares come and go, and a spare a Box took is one fewer.
-        this.#enqueueSpares();
+      onChange: (disk, event) => {
+        // Spares come and go, and a spare a Box took (it keeps its loadout's note) is one fewer; a box's own
+        // disk filling up (CDI's progress) is nothing to the spares.
+        if (
+          event === 'delete' ||
+          disk.metadata?.labels?.[SPARE_STATE] ||
+          disk.metadata?.annotations?.[DISK_ANNOTATIONS.loadout]
+        )
+          this.#enqueueSpares();
         const box = disk.metadata?.labels?.[LABELS.box];
         if (box) this.#boxQueue?.add(`${namespace}/${box}`);
       },
@@ -186,10 +193,9 @@ export class Operator {
       agentBundle: options.agentBundle,
       boxes: { get: (name, ns) => this.#boxes.get(name, ns), list: () => this.#boxes.list() },
       vms: { get: (name, ns) => this.#vms.get(name, ns) },
-      disks: { list: () => this.#disks.list() },
+      disks: { get: (name, ns) => this.#disks.get(name, ns), list: () => this.#disks.list() },
       disk: diskSettings,
     });
-    const objects = k8s.KubernetesObjectApi.makeApiClient(config);
     this.#spareController = new SpareController({
       kube: this.#kube,
       logger: logger.child({ controller: 'spare' }),
@@ -204,7 +210,7 @@ export class Operator {
       vms: { get: (name, ns) => this.#vms.get(name, ns), list: () => this.#vms.list() },
       instancePhase: async (name) => {
         try {
-          const vmi = (await objects.read({
+          const vmi = (await this.#kube.objects.read({
             apiVersion: 'kubevirt.io/v1',
             kind: 'VirtualMachineInstance',
             metadata: { name, namespace },
@@ -242,6 +248,10 @@ export class Operator {
     }
   }
 
+  get #informers(): Pick<Informer<k8s.KubernetesObject>, 'start' | 'synced' | 'stop'>[] {
+    return [this.#boxes, this.#vms, this.#pools, this.#deployments, this.#disks];
+  }
+
   get leading(): boolean {
     return this.#leading;
   }
@@ -258,9 +268,8 @@ export class Operator {
           ? { ok: true, reason: this.#leading ? 'leading' : 'following' }
           : { ok: false, reason: 'caches not synced yet' },
     });
-    const informers = [this.#boxes, this.#vms, this.#pools, this.#deployments, this.#disks];
-    await Promise.all(informers.map((informer) => informer.start()));
-    await Promise.all(informers.map((informer) => informer.synced()));
+    await Promise.all(this.#informers.map((informer) => informer.start()));
+    await Promise.all(this.#informers.map((informer) => informer.synced()));
     this.#synced = true;
     logger.info({ namespace: this.#options.namespace, port: this.#http.port }, 'Started the operator');
     if (this.#elector) this.#elector.start();
@@ -281,9 +290,7 @@ export class Operator {
     clearInterval(this.#resync);
     await this.#stopLeading();
     await this.#elector?.stop();
-    await Promise.all(
-      [this.#boxes, this.#vms, this.#pools, this.#deployments, this.#disks].map((i) => i.stop()),
-    );
+    await Promise.all(this.#informers.map((informer) => informer.stop()));
     await this.#http?.close();
     this.#options.logger.info('Stopped the operator');
   }

@@ -32,7 +32,8 @@ import {
 import {
   DATA_VOLUME_API_VERSION,
   DATA_VOLUME_RESOURCE,
-  VOLUME_SNAPSHOT_RESOURCE,
+  VOLUME_SNAPSHOT_API_VERSION,
+  createdAt,
   dataVolumeFor,
   quantityBytes,
   diskFits,
@@ -64,7 +65,7 @@ export interface BoxControllerOptions {
   boxes: { get(name: string, namespace: string): Box | undefined; list(): readonly Box[] };
   vms: { get(name: string, namespace: string): VirtualMachine | undefined };
   /** The DataVolumes the operator made (boxes' disks and spares). */
-  disks: { list(): readonly DataVolume[] };
+  disks: { get(name: string, namespace: string): DataVolume | undefined; list(): readonly DataVolume[] };
   disk: DiskSettings;
   now?: () => Date;
 }
@@ -81,6 +82,8 @@ export class BoxController {
   readonly #pending = new Map<string, string>();
   /** Per Box uid: a digest of what its children were last applied from. */
   readonly #applied = new Map<string, string>();
+  /** Per Box uid: the disk whose filling its other disks were dropped for (looked for once, until forget). */
+  readonly #dropped = new Map<string, string>();
 
   constructor(options: BoxControllerOptions) {
     this.#options = options;
@@ -149,7 +152,7 @@ export class BoxController {
     let snapshot: { metadata?: { labels?: Record<string, string> }; status?: { restoreSize?: string } };
     try {
       snapshot = (await kube.objects.read({
-        apiVersion: `${VOLUME_SNAPSHOT_RESOURCE.group}/${VOLUME_SNAPSHOT_RESOURCE.version}`,
+        apiVersion: VOLUME_SNAPSHOT_API_VERSION,
         kind: 'VolumeSnapshot',
         metadata: { name: restore.snapshot, namespace },
       })) as typeof snapshot;
@@ -223,9 +226,12 @@ export class BoxController {
     const { kube } = this.#options;
     if (kept) {
       const prepared = annotations[ANNOTATIONS.diskPrepared] === 'true';
-      const keptDisk = this.#options.disks.list().find((disk) => disk.metadata.name === kept);
+      const keptDisk = this.#options.disks.get(kept, box.metadata.namespace);
       // One disk per box: once its disk is filled, another it owns (the one a restore replaced) goes.
-      if (keptDisk?.status?.phase === 'Succeeded') await this.#dropOtherDisks(box, kept, logger);
+      if (keptDisk?.status?.phase === 'Succeeded' && this.#dropped.get(box.metadata.uid) !== kept) {
+        await this.#dropOtherDisks(box, kept, logger);
+        this.#dropped.set(box.metadata.uid, kept);
+      }
       const there = Boolean(keptDisk);
       // Deleted by hand: made again from the image (409, nothing made, when the cache only lagged).
       if (there || !(await kube.createIfMissing(this.#boxDisk(box, kept)))) return { name: kept, prepared };
@@ -322,7 +328,7 @@ export class BoxController {
           diskFits(disk, box.spec.image, this.#options.disk) &&
           sameLoadout(spareLoadoutOf(disk) ?? [''], box.spec.loadout ?? []),
       )
-      .sort((a, b) => created(a) - created(b));
+      .sort((a, b) => createdAt(a) - createdAt(b));
     for (const spare of fitting) {
       try {
         await this.#options.kube.patchMetadata(spare, {
@@ -408,8 +414,13 @@ export class BoxController {
 
   /** Applies every box's children again at its next reconcile (resync, a child deleted by hand). */
   forget(uid?: string): void {
-    if (uid) this.#applied.delete(uid);
-    else this.#applied.clear();
+    if (uid) {
+      this.#applied.delete(uid);
+      this.#dropped.delete(uid);
+    } else {
+      this.#applied.clear();
+      this.#dropped.clear();
+    }
   }
 
   /** The box's address: kept in an annotation, allocated once (lowest free) by the leader. */
@@ -491,12 +502,10 @@ export class BoxController {
       if (statusOf(error) !== 404) throw error; // 404: already gone, as wanted
     }
     this.#pending.delete(box.metadata.uid);
-    this.#applied.delete(box.metadata.uid);
+    this.forget(box.metadata.uid);
     logger.info('Deleted the Box’s VirtualMachine, DataVolume, Secrets, Service and NetworkPolicy');
   }
 }
-
-const created = (disk: DataVolume) => new Date(disk.metadata.creationTimestamp ?? 0).getTime();
 
 export function splitKey(key: string): [string, string] {
   const slash = key.indexOf('/');

@@ -64,6 +64,7 @@ export const VOLUME_SNAPSHOT_RESOURCE = {
   plural: 'volumesnapshots',
   kind: 'VolumeSnapshot',
 } as const;
+export const VOLUME_SNAPSHOT_API_VERSION = `${VOLUME_SNAPSHOT_RESOURCE.group}/${VOLUME_SNAPSHOT_RESOURCE.version}`;
 
 /**
  * A DataVolume importing `image` (a container disk, as KubeVirt's `containerDisk` takes it) from its
@@ -110,6 +111,9 @@ export function dataVolumeFor(input: {
     },
   };
 }
+
+/** When a disk was made (ms), for oldest-first choices. */
+export const createdAt = (disk: DataVolume) => new Date(disk.metadata.creationTimestamp ?? 0).getTime();
 
 /** Whether a disk holds `image` at `settings.size` (a spare made before a change of either does not fit). */
 export function diskFits(disk: DataVolume, image: string, settings: DiskSettings): boolean {

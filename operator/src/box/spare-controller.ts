@@ -17,6 +17,7 @@ import type { VirtualMachine } from './builders.ts';
 import {
   DATA_VOLUME_API_VERSION,
   DISK_ANNOTATIONS,
+  createdAt,
   diskFits,
   type DataVolume,
   type DiskSettings,
@@ -114,7 +115,7 @@ export class SpareController {
     }
     // Too many (the count went down): the newest go first, those still preparing before the ready ones.
     const extra = live
-      .sort((a, b) => rank(a) - rank(b) || created(b) - created(a))
+      .sort((a, b) => rank(a) - rank(b) || createdAt(b) - createdAt(a))
       .slice(0, Math.max(0, live.length - count));
     for (const spare of extra) await this.#remove(spare, 'Removed a spare beyond BOX_SPARES');
     let missing = Math.max(0, count - live.length - this.#made.size);
@@ -163,7 +164,7 @@ export class SpareController {
   /** One preparation's state: its VM made (again) when missing, ready once its instance Succeeded. */
   async #prepare(spare: DataVolume, now: number): Promise<'preparing' | 'ready' | 'failed'> {
     const { name } = spare.metadata;
-    if (now - created(spare) > (this.#o.prepareTimeoutMs ?? PREPARE_TIMEOUT_MS)) return 'failed';
+    if (now - createdAt(spare) > (this.#o.prepareTimeoutMs ?? PREPARE_TIMEOUT_MS)) return 'failed';
     if (!this.#o.vms.get(name, this.#o.namespace)) {
       await this.#applyPreparation(name, spareLoadoutOf(spare) ?? []);
       return 'preparing';
@@ -219,5 +220,4 @@ export class SpareController {
   }
 }
 
-const created = (disk: DataVolume) => new Date(disk.metadata.creationTimestamp ?? 0).getTime();
 const rank = (disk: DataVolume) => (spareStateOf(disk) === 'preparing' ? 0 : 1);

@@ -20,7 +20,8 @@ import {
   DISK_ANNOTATIONS,
   GROUP,
   SPARE_STATE,
-  VOLUME_SNAPSHOT_RESOURCE,
+  VOLUME_SNAPSHOT_API_VERSION as SNAPSHOT_API_VERSION,
+  createdAt,
   quantityBytes,
   VERSION,
   Kube,
@@ -67,7 +68,6 @@ const SNAPSHOT_TIMEOUT_MS = 10 * 60_000;
 /** How long the operator may take to halt a box and swap its disk for a restore. */
 const RESTORE_TIMEOUT_MS = 3 * 60_000;
 const SNAPSHOT_POLL_MS = 1_000;
-const SNAPSHOT_API_VERSION = `${VOLUME_SNAPSHOT_RESOURCE.group}/${VOLUME_SNAPSHOT_RESOURCE.version}`;
 /** A box's snapshot is the VolumeSnapshot `snap-<snapshot id>` of its disk's claim. */
 export const snapshotName = (snapshotId: string) => `snap-${snapshotId}`;
 
@@ -382,11 +382,7 @@ export class KubernetesRuntime implements BoxOrchestrator {
           !this.#sparesGiven.has(disk.metadata.name) &&
           spareLoadoutOf(disk),
       )
-      .sort(
-        (a, b) =>
-          new Date(a.metadata.creationTimestamp ?? 0).getTime() -
-          new Date(b.metadata.creationTimestamp ?? 0).getTime(),
-      )[0];
+      .sort((a, b) => createdAt(a) - createdAt(b))[0];
     if (!spare) return null;
     this.#sparesGiven.set(spare.metadata.name, now);
     return spareLoadoutOf(spare) ?? null;
