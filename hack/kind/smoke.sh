@@ -10,21 +10,27 @@ show() {
   k describe box box-smoke || true
 }
 fail() { echo "smoke: $*" >&2; show >&2; exit 1; }
-
-k create secret generic box-smoke-secrets --from-literal=rootPassword=smoke-pass --from-literal=agentToken=smoke-token \
-  --dry-run=client -o yaml | k apply -f -
-k apply -f - <<'BOX'
+# A Box as the API writes one, with its Secret: box <handle> <last hex digits of its ids> [loadout as a JSON list]
+box() {
+  local handle=$1 n=$2 loadout=${3:-[]}
+  k create secret generic "box-$handle-secrets" --from-literal=rootPassword="$handle-pass" \
+    --from-literal=agentToken="$handle-token" --dry-run=client -o yaml | k apply -f -
+  k apply -f - <<BOX
 apiVersion: exploitgrid.io/v1alpha1
 kind: Box
 metadata:
-  name: box-smoke
-  labels: { exploitgrid.io/box-id: 00000000-0000-4000-8000-0000000000aa }
+  name: box-$handle
+  labels: { exploitgrid.io/box-id: 00000000-0000-4000-8000-0000000000$n }
 spec:
-  owner: { id: 00000000-0000-4000-8000-000000000001, handle: smoke }
-  hostname: smoke-box
+  owner: { id: 00000000-0000-4000-8000-0000000000$n, handle: $handle }
+  hostname: $handle-box
   power: "On"
-  secretRef: { name: box-smoke-secrets }
+  loadout: $loadout
+  secretRef: { name: box-$handle-secrets }
 BOX
+}
+
+box smoke aa
 
 for _ in $(seq 60); do k get virtualmachine box-smoke >/dev/null 2>&1 && break; sleep 5; done
 k get virtualmachine box-smoke >/dev/null 2>&1 || fail "no VirtualMachine box-smoke after 5 minutes"
@@ -57,21 +63,7 @@ done
 [[ -n "$spare" ]] || fail "no spare prepared after 15 minutes"
 loadout=$(k get datavolume "$spare" -o jsonpath='{.metadata.annotations.exploitgrid\.io/loadout}')
 echo "smoke: spare $spare prepared with $loadout"
-k create secret generic box-spare-secrets --from-literal=rootPassword=spare-pass --from-literal=agentToken=spare-token \
-  --dry-run=client -o yaml | k apply -f -
-k apply -f - <<BOX
-apiVersion: exploitgrid.io/v1alpha1
-kind: Box
-metadata:
-  name: box-spare
-  labels: { exploitgrid.io/box-id: 00000000-0000-4000-8000-0000000000bb }
-spec:
-  owner: { id: 00000000-0000-4000-8000-000000000002, handle: spare }
-  hostname: spare-box
-  power: "On"
-  loadout: $loadout
-  secretRef: { name: box-spare-secrets }
-BOX
+box spare bb "$loadout"
 for _ in $(seq 120); do
   phase=$(k get box box-spare -o jsonpath='{.status.phase}')
   [[ "$phase" == Running || "$phase" == Crashed ]] && break

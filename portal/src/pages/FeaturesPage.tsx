@@ -1,22 +1,20 @@
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
-import Container from '@mui/material/Container';
 import Paper from '@mui/material/Paper';
 import Typography from '@mui/material/Typography';
 import { Link as RouterLink } from 'react-router';
-import { BrandMark } from '../components/BrandMark.tsx';
+import { PublicPage } from '../components/PublicPage.tsx';
 import { usePageMeta } from '../components/pageMeta.ts';
 import { Stack } from '../components/Stack.tsx';
 import { paths } from '../routes/paths.ts';
 import {
   FEATURES_LEAD,
-  FEATURES_LOGIN,
   FEATURES_PRICING,
-  FEATURES_SIGNUP,
   FEATURES_TITLE,
   featureSections,
   teamCards,
 } from '../strings/features.ts';
+import { CREATE_IDENTITY, JACK_IN } from '../strings/home.ts';
 
 export type FeaturesPageProps = Record<string, never>;
 
@@ -24,16 +22,7 @@ export type FeaturesPageProps = Record<string, never>;
 export function FeaturesPage(_props: FeaturesPageProps) {
   usePageMeta({ title: FEATURES_TITLE, description: FEATURES_LEAD });
   return (
-    <Container maxWidth="lg" sx={{ py: { xs: 4, md: 6 } }}>
-      <Box component="header" sx={{ mb: 6 }}>
-        <BrandMark />
-      </Box>
-      <Typography variant="h2" component="h1" sx={{ fontSize: { xs: '2rem', md: '3rem' } }} gutterBottom>
-        {FEATURES_TITLE}
-      </Typography>
-      <Typography color="text.secondary" sx={{ mb: 4, maxWidth: 720 }}>
-        {FEATURES_LEAD}
-      </Typography>
+    <PublicPage title={FEATURES_TITLE} lead={FEATURES_LEAD}>
       <Box
         component="section"
         aria-label="Teams"
@@ -60,16 +49,16 @@ export function FeaturesPage(_props: FeaturesPageProps) {
       </Box>
       <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2}>
         <Button variant="contained" size="large" component={RouterLink} to={paths.signup}>
-          {FEATURES_SIGNUP}
+          {CREATE_IDENTITY}
         </Button>
         <Button variant="outlined" size="large" component={RouterLink} to={paths.pricing}>
           {FEATURES_PRICING}
         </Button>
         <Button size="large" component={RouterLink} to={paths.login}>
-          {FEATURES_LOGIN}
+          {JACK_IN}
         </Button>
       </Stack>
-    </Container>
+    </PublicPage>
   );
 }
 

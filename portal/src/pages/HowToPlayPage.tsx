@@ -1,11 +1,10 @@
 import PlayCircleOutline from '@mui/icons-material/PlayCircleOutlined';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
-import Container from '@mui/material/Container';
 import Paper from '@mui/material/Paper';
 import Typography from '@mui/material/Typography';
 import { Link as RouterLink } from 'react-router';
-import { BrandMark } from '../components/BrandMark.tsx';
+import { PublicPage } from '../components/PublicPage.tsx';
 import { usePageMeta } from '../components/pageMeta.ts';
 import { Stack } from '../components/Stack.tsx';
 import { paths } from '../routes/paths.ts';
@@ -27,16 +26,7 @@ export function HowToPlayPage(_props: HowToPlayPageProps) {
     description: `${HOW_TO_PLAY_HEADLINE}: ${howToPlaySteps.map((s) => s.title).join(', ')}. ${HOW_TO_PLAY_DURATION}`,
   });
   return (
-    <Container maxWidth="md" sx={{ py: { xs: 4, md: 6 } }}>
-      <Box component="header" sx={{ mb: 6 }}>
-        <BrandMark />
-      </Box>
-      <Typography variant="h2" component="h1" sx={{ fontSize: { xs: '2rem', md: '3rem' } }} gutterBottom>
-        {HOW_TO_PLAY_HEADLINE}
-      </Typography>
-      <Typography color="text.secondary" sx={{ mb: 4 }}>
-        {HOW_TO_PLAY_DURATION}
-      </Typography>
+    <PublicPage maxWidth="md" title={HOW_TO_PLAY_HEADLINE} lead={HOW_TO_PLAY_DURATION}>
       <Paper
         variant="outlined"
         role="img"
@@ -78,6 +68,6 @@ export function HowToPlayPage(_props: HowToPlayPageProps) {
       <Button variant="contained" size="large" component={RouterLink} to={paths.signup} sx={{ mt: 6 }}>
         {HOW_TO_PLAY_CTA}
       </Button>
-    </Container>
+    </PublicPage>
   );
 }

@@ -1,6 +1,4 @@
-import Box from '@mui/material/Box';
-import Container from '@mui/material/Container';
-import { BrandMark } from '../components/BrandMark.tsx';
+import { PublicPage } from '../components/PublicPage.tsx';
 import { usePageMeta } from '../components/pageMeta.ts';
 import { PlansScreen } from '../components/plans/PlansScreen.tsx';
 import { PLANS_DESCRIPTION, PRICING_TITLE } from '../strings/plans.ts';
@@ -15,11 +13,8 @@ export type PricingPageProps = Record<string, never>;
 export function PricingPage(_props: PricingPageProps) {
   usePageMeta({ title: PRICING_TITLE, description: PLANS_DESCRIPTION });
   return (
-    <Container maxWidth="lg" sx={{ py: { xs: 4, md: 6 } }}>
-      <Box component="header" sx={{ mb: { xs: 4, md: 6 } }}>
-        <BrandMark />
-      </Box>
+    <PublicPage>
       <PlansScreen title={PRICING_TITLE} signedInPage={false} requestedMode={null} />
-    </Container>
+    </PublicPage>
   );
 }

@@ -1,14 +1,7 @@
 import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CREATE_IDENTITY, HOW_TO_PLAY, JACK_IN, featureBlurbs } from '../strings/home.ts';
-import {
-  FEATURES_LOGIN,
-  FEATURES_PRICING,
-  FEATURES_SIGNUP,
-  FEATURES_TITLE,
-  featureSections,
-  teamCards,
-} from '../strings/features.ts';
+import { FEATURES_PRICING, FEATURES_TITLE, featureSections, teamCards } from '../strings/features.ts';
 import { HOW_TO_PLAY_HEADLINE, howToPlaySteps } from '../strings/howToPlay.ts';
 import { HELP_MENU_LABEL, NOT_FOUND_TEXT, helpMenuGroups } from '../strings/site.ts';
 import { renderRoute } from '../test-utils.tsx';
@@ -62,9 +55,9 @@ describe('the Grid (/features)', () => {
     ).toEqual(teamCards.map((card) => card.team));
     const sections = featureSections.map((section) => screen.getByRole('region', { name: section.title }));
     expect(sections).toHaveLength(6);
-    expect(screen.getByRole('link', { name: FEATURES_SIGNUP }).getAttribute('href')).toBe('/signup');
+    expect(screen.getByRole('link', { name: CREATE_IDENTITY }).getAttribute('href')).toBe('/signup');
     expect(screen.getByRole('link', { name: FEATURES_PRICING }).getAttribute('href')).toBe('/pricing');
-    expect(screen.getByRole('link', { name: FEATURES_LOGIN }).getAttribute('href')).toBe('/login');
+    expect(screen.getByRole('link', { name: JACK_IN }).getAttribute('href')).toBe('/login');
     await waitFor(() => expect(document.title).toBe('The Grid | Exploit Grid'));
   });
 });

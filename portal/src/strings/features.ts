@@ -47,6 +47,5 @@ export const featureSections = [
   },
 ] as const;
 
-export const FEATURES_SIGNUP = 'Create Identity';
+/** Besides the site's Create Identity and Jack In (strings/home.ts). */
 export const FEATURES_PRICING = 'See Pricing';
-export const FEATURES_LOGIN = 'Jack In';
