@@ -57,6 +57,28 @@ describe('configuration', () => {
       .that.does.not.include('hunter2');
   });
 
+  it('sends the forms to the staff mailbox unless security or careers have their own, and refuses what is not an address', () => {
+    expect(loadConfig({})).to.include({
+      staffEmail: 'staff@localhost',
+      securityEmail: 'staff@localhost',
+      careersEmail: 'staff@localhost',
+    });
+    expect(
+      loadConfig({
+        STAFF_EMAIL: 'team@example.com',
+        SECURITY_EMAIL: 'security@example.com',
+      }),
+    ).to.include({
+      staffEmail: 'team@example.com',
+      securityEmail: 'security@example.com',
+      careersEmail: 'team@example.com',
+    });
+    expect(() => loadConfig({ CAREERS_EMAIL: 'Jobs <jobs@example.com>' })).to.throw(
+      ConfigError,
+      /CAREERS_EMAIL="Jobs <jobs@example.com>": must be an email address/,
+    );
+  });
+
   it('reads the kubernetes runtime’s namespace, pool, box image and snapshot class, and refuses names Kubernetes would not take', () => {
     expect(loadConfig({}).kubernetes).to.deep.equal({
       namespace: undefined,

@@ -20,6 +20,11 @@ const ipv4Network = z
   .regex(/^(\d{1,3}\.){3}\d{1,3}\/\d{1,2}$/, 'must be an IPv4 network like 10.66.0.0/16');
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
+/** A mailbox staff read (a bare address; `localhost` domains allowed for the embedded default). */
+const email = z
+  .string()
+  .max(254)
+  .regex(/^[^\s@<>",;]+@[a-z0-9.-]+$/i, 'must be an email address like security@example.com');
 
 /** The environment variables the API reads, with their defaults. Documented in README.md. */
 export const configSchema = z
@@ -41,6 +46,9 @@ export const configSchema = z
     JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
     MAIL_FROM: z.string().min(3).default('Exploit Grid <no-reply@localhost>'),
+    STAFF_EMAIL: email.default('staff@localhost'),
+    SECURITY_EMAIL: email.optional(),
+    CAREERS_EMAIL: email.optional(),
     TRUST_PROXY: z
       .string()
       .regex(
@@ -236,6 +244,12 @@ export const configSchema = z
     jwtSecret: env.JWT_SECRET,
     smtpUrl: env.SMTP_URL,
     mailFrom: env.MAIL_FROM,
+    /** Where the contact form's messages go; the security and careers mail too unless set apart. */
+    staffEmail: env.STAFF_EMAIL,
+    /** Where vulnerability reports are mailed. */
+    securityEmail: env.SECURITY_EMAIL ?? env.STAFF_EMAIL,
+    /** Where job applications are mailed. */
+    careersEmail: env.CAREERS_EMAIL ?? env.STAFF_EMAIL,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     argon2: { memoryKiB: env.ARGON2_MEMORY_KIB, timeCost: env.ARGON2_TIME_COST },
     hashConcurrency: env.HASH_CONCURRENCY,

@@ -7,7 +7,8 @@ const escape = (text: string) =>
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
   );
 
-function compose(
+/** A mail in the platform's look: the paragraphs, an optional button, the same words as plain text. */
+export function compose(
   to: string,
   subject: string,
   paragraphs: string[],

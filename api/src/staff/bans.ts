@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { StaffError, inTransaction, logStaffAction } from './cli.ts';
 
 /**
  * Bans, written by the staff CLI (a process of its own) and acted on by every running API replica, which
@@ -174,11 +175,6 @@ export async function staffActions(db: Db, options: { who?: string; limit: numbe
   }));
 }
 
-/** A mistake of the person at the command line: said in words, exit code 1, nothing changed. */
-export class StaffError extends Error {
-  override name = 'StaffError';
-}
-
 async function lockAccount(db: Db, who: string): Promise<Account> {
   const account = await findAccount(db, who);
   if (!account) throw new StaffError(`No account with the handle or email ${who}.`);
@@ -198,39 +194,17 @@ async function logAction(
   },
 ): Promise<void> {
   const { changed, sessionsEnded, certificatesRevoked, boxesStopped } = input.outcome;
-  await db.query(
-    `insert into staff_actions (actor, action, user_id, target, reason, details) values ($1, $2, $3, $4, $5, $6)`,
-    [
-      input.actor,
-      input.action,
-      input.account.id,
-      input.who,
-      input.reason,
-      JSON.stringify({
-        handle: input.account.handle,
-        changed,
-        sessionsEnded,
-        certificatesRevoked,
-        boxesStopped,
-      }),
-    ],
-  );
+  await logStaffAction(db, {
+    actor: input.actor,
+    action: input.action,
+    userId: input.account.id,
+    target: input.who,
+    reason: input.reason,
+    details: { handle: input.account.handle, changed, sessionsEnded, certificatesRevoked, boxesStopped },
+  });
 }
 
 /** Delivered by PostgreSQL when the transaction commits, to every session LISTENing (the API replicas). */
 async function notify(db: Db, notice: BanNotice): Promise<void> {
   await db.query('select pg_notify($1, $2)', [BANS_CHANNEL, JSON.stringify(notice)]);
-}
-
-/** Runs `fn` between begin and commit on `db`, rolling back when it throws. */
-export async function inTransaction<T>(db: Db, fn: () => Promise<T>): Promise<T> {
-  await db.query('begin');
-  try {
-    const result = await fn();
-    await db.query('commit');
-    return result;
-  } catch (err) {
-    await db.query('rollback').catch(() => undefined);
-    throw err;
-  }
 }

@@ -185,8 +185,8 @@ describe('the staff CLI: gift tokens', function () {
       [['gifts', 'mint', '--credits', '5', '--reason', 'x'], 'gifts mint does not take --reason (--help).'],
       [['gifts', 'list', '--credits', '5'], 'gifts list does not take --credits (--help).'],
       [['gifts', 'list', '--limit', '0'], '--limit must be a whole number from 1 to 1000.'],
-      [['gifts'], 'Usage: gifts mint --credits <n> ... or gifts list (--help).'],
-      [['gifts', 'burn'], 'Usage: gifts mint --credits <n> ... or gifts list (--help).'],
+      [['gifts'], 'Usage: gifts mint, gifts list (--help for their options).'],
+      [['gifts', 'burn'], 'Usage: gifts mint, gifts list (--help for their options).'],
       [['gifts', 'list', 'extra'], 'Unexpected arguments: extra'],
     ] as const) {
       const run = await staff(...args);

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { GIFT_MAX_CREDITS, giftTokenHash, newGiftLabel, newGiftToken } from '../credits/gifts.ts';
-import { StaffError, inTransaction } from './bans.ts';
+import { StaffError, inTransaction, logStaffAction } from './cli.ts';
 
 /** At most this many tokens at once (a batch for an event, not a database dump). */
 export const GIFT_MINT_MAX_COUNT = 1000;
@@ -52,21 +52,18 @@ export async function mintGifts(
       );
       if (rows[0]) minted.push({ id: rows[0].id, token, hint: label });
     }
-    await db.query(
-      `insert into staff_actions (actor, action, user_id, target, reason, details) values ($1, $2, null, $3, $4, $5)`,
-      [
-        input.actor,
-        'GIFT_MINT',
-        `${input.count} gift token${input.count === 1 ? '' : 's'}`,
-        input.note,
-        JSON.stringify({
-          count: input.count,
-          creditsEach: input.creditsCents / 100,
-          expiresAt: input.expiresAt?.toISOString() ?? null,
-          gifts: minted.map(({ id, hint }) => ({ id, hint })),
-        }),
-      ],
-    );
+    await logStaffAction(db, {
+      actor: input.actor,
+      action: 'GIFT_MINT',
+      target: `${input.count} gift token${input.count === 1 ? '' : 's'}`,
+      reason: input.note,
+      details: {
+        count: input.count,
+        creditsEach: input.creditsCents / 100,
+        expiresAt: input.expiresAt?.toISOString() ?? null,
+        gifts: minted.map(({ id, hint }) => ({ id, hint })),
+      },
+    });
     return minted;
   });
 }
