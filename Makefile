@@ -20,7 +20,7 @@ export PATH := $(TOOLS)/node/bin:$(CURDIR)/node_modules/.bin:$(PATH)
 
 API_SOURCES := $(shell find api/src -name '*.ts' ! -name '*.test.ts' 2>/dev/null) api/tsconfig.json api/package.json
 OPERATOR_SOURCES := $(shell find operator/src -name '*.ts' ! -name '*.test.ts' 2>/dev/null) operator/tsconfig.json
-PORTAL_SOURCES := $(shell find portal/src portal/public -type f 2>/dev/null) portal/index.html portal/vite.config.ts portal/package.json
+PORTAL_SOURCES := $(shell find portal/src portal/public portal/scripts -type f 2>/dev/null) portal/index.html portal/vite.config.ts portal/package.json
 
 ##@ General
 
@@ -253,14 +253,14 @@ bench-operator: build ## The operator with 500 Boxes at once on the test API ser
 
 # ARGS: the command line, e.g. ARGS='ban alice --reason "flooding the chat"' (make staff ARGS=--help).
 .PHONY: staff
-staff: build ## The staff CLI (ban, unban, log, gifts mint/list) on this machine's platform: make staff ARGS='ban <handle|email> --reason ...'.
+staff: build ## The staff CLI (ban, unban, log, gifts, reports, contact, jobs, applications; ARGS=--help lists them) on this machine's platform: make staff ARGS='ban <handle|email> --reason ...'.
 	@node api/dist/staff.js $(ARGS)
 
 ##@ Clean
 
 .PHONY: clean
 clean: ## Remove build output (keeps .data/ and .tools/).
-	rm -rf api/dist operator/dist portal/dist portal/dist-maps portal/node_modules/.tsc
+	rm -rf api/dist operator/dist portal/dist portal/dist-maps portal/dist-ssr portal/node_modules/.tsc
 
 .PHONY: clean-data
 clean-data: ## Delete local platform data (.data/: database, mail, boxes, box images). Asks first.

@@ -39,7 +39,8 @@ function sourceMapsOutOfDist(): Plugin {
   let mapsDir = '';
   return {
     name: 'exploit-grid:source-maps-out-of-dist',
-    apply: 'build',
+    // The client's build only: the prerendering build (--ssr) must not empty the client's maps.
+    apply: (_config, env) => env.command === 'build' && !env.isSsrBuild,
     configResolved(config) {
       outDir = path.resolve(config.root, config.build.outDir);
       mapsDir = path.resolve(config.root, 'dist-maps');
@@ -57,7 +58,7 @@ function sourceMapsOutOfDist(): Plugin {
   };
 }
 
-export default defineConfig({
+export default defineConfig(({ isSsrBuild }) => ({
   plugins: [
     react(),
     // Every text asset also as .br (quality 11) and .gz (level 9) beside it: the API serves the variant the
@@ -75,6 +76,9 @@ export default defineConfig({
       '/readyz': apiTarget,
     },
   },
+  // The prerendering build (src/prerender.tsx) bundles every dependency: it runs once, in Node, at build time.
+  // Only that build: the tests load the dependencies as they are.
+  ssr: isSsrBuild ? { noExternal: true } : undefined,
   build: {
     outDir: 'dist',
     emptyOutDir: true,
@@ -92,4 +96,4 @@ export default defineConfig({
     restoreMocks: true,
     reporters: ['default', countReporter],
   },
-});
+}));

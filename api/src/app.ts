@@ -10,7 +10,7 @@ import { API_BASE, type SocialProvider } from './contracts/index.ts';
 import type { Orm } from './db/orm.ts';
 import { healthRoutes } from './health/routes.ts';
 import { apiCompression } from './http/compression.ts';
-import { apiNotFound, errorHandler } from './http/errors.ts';
+import { HttpError, apiNotFound, errorHandler } from './http/errors.ts';
 import { refuseNul } from './http/nul.ts';
 import { buildOpenApiDocument } from './http/openapi.ts';
 import { requestLog } from './http/request-log.ts';
@@ -23,6 +23,8 @@ import {
 import { securityHeaders } from './http/security-headers.ts';
 import { allowedMethods, type ApiRouter } from './http/route.ts';
 import type { Logger } from './logger.ts';
+import { PortalPages } from './portal/pages.ts';
+import { seoFiles } from './portal/seo.ts';
 import { portalStatic } from './portal/static.ts';
 import type { UserService } from './users/service.ts';
 import { userRoutes } from './users/routes.ts';
@@ -48,6 +50,14 @@ import type { PaymentService } from './payments/service.ts';
 import { paymentWebhookRoutes, subscriptionRoutes } from './payments/routes.ts';
 import { onboardingRoutes } from './onboarding/routes.ts';
 import { OnboardingService } from './onboarding/service.ts';
+import { securityFiles, securityRoutes } from './security/routes.ts';
+import type { SecurityKey } from './security/pgp-key.ts';
+import type { VulnerabilityReports } from './security/reports.ts';
+import type { SecurityTxt } from './security/security-txt.ts';
+import { careersRoutes } from './careers/routes.ts';
+import type { CareersService } from './careers/service.ts';
+import { contactRoutes } from './contact/routes.ts';
+import type { ContactService } from './contact/service.ts';
 
 export interface AppDeps {
   config: Config;
@@ -64,6 +74,10 @@ export interface AppDeps {
   payments: PaymentService;
   gifts: GiftService;
   social: { passport: PassportStatic; enabled: SocialProvider[] };
+  /** Security disclosure: reports, the hall of fame, /pgp-key.asc and security.txt. */
+  security: { reports: VulnerabilityReports; key: SecurityKey; securityTxt: SecurityTxt };
+  careers: CareersService;
+  contact: ContactService;
 }
 
 /** Builds the Express application: security headers, logging, routes, portal, errors. */
@@ -82,6 +96,9 @@ export function createApp({
   payments,
   gifts,
   social,
+  security,
+  contact,
+  careers,
 }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -125,6 +142,9 @@ export function createApp({
     leaderboardRoutes({ leaderboard: new LeaderboardService(orm), requireAuth: requireAuth(auth) }),
     subscriptionRoutes({ payments, requireAuth: requireAuth(auth) }),
     creditRoutes({ gifts, statement: new CreditStatement(orm), requireAuth: requireAuth(auth) }),
+    securityRoutes({ reports: security.reports }),
+    careersRoutes({ careers }),
+    contactRoutes({ contact }),
   ];
   // Payment providers sign the exact bytes of their webhooks: these read the body raw, before the JSON parser.
   const webhooks = paymentWebhookRoutes({ payments });
@@ -173,8 +193,36 @@ export function createApp({
   // Box agents report to an application of their own on an address only boxes reach
   // (attacks/agent-app.ts): never on the public port.
   app.use(['/api', '/internal'], apiNotFound);
+  // Files at the site's root that the portal's fallback (index.html) must not answer.
+  app.use(securityFiles(security));
 
-  const portal = portalStatic(config.portalDist);
+  // A job's page has the job's title and description in its head, for link previews; a closed job's is a 404.
+  const jobPage = {
+    pattern: '/careers/jobs/:slug',
+    head: async (slug: string) => {
+      // A job's slug is lowercase words and dashes (the jobs table's check): anything else is no job.
+      if (!/^[a-z0-9-]{1,80}$/.test(slug)) return null;
+      const job = await careers.bySlug(slug).catch((err: unknown) => {
+        if (err instanceof HttpError && err.statusCode === 404) return null;
+        throw err;
+      });
+      return job && { title: job.title, description: job.shortDescription };
+    },
+  };
+  const pages = PortalPages.load(config.portalDist, config.publicUrl, [jobPage]);
+  app.use(
+    seoFiles({
+      publicUrl: config.publicUrl,
+      pages: () => pages?.paths ?? [],
+      more: async () =>
+        (await careers.list({})).jobs.map((job) => ({
+          path: `/careers/jobs/${encodeURIComponent(job.slug)}`,
+          lastModified: new Date(job.publishedAt),
+        })),
+      logger,
+    }),
+  );
+  const portal = portalStatic(config.portalDist, pages);
   if (portal) app.use(portal);
   else
     logger.warn({ dir: config.portalDist }, 'Portal is not built; serving the API only (run `make build`)');

@@ -79,6 +79,18 @@ describe('configuration', () => {
     );
   });
 
+  it('takes the security OpenPGP key from a file when SECURITY_PGP_KEY_FILE names one, else generates it', () => {
+    expect(loadConfig({}).securityPgpKeyFile).to.equal(undefined);
+    expect(loadConfig({ SECURITY_PGP_KEY_FILE: 'keys/security.asc' }).securityPgpKeyFile).to.equal(
+      path.resolve('keys/security.asc'),
+    );
+    expect(loadConfig({ SECURITY_PGP_KEY_FILE: '' }).securityPgpKeyFile).to.equal(undefined);
+    expect(() => loadConfig({ SECURITY_PGP_KEY_FILE: 'k'.repeat(4097) })).to.throw(
+      ConfigError,
+      /SECURITY_PGP_KEY_FILE/,
+    );
+  });
+
   it('reads the kubernetes runtime’s namespace, pool, box image and snapshot class, and refuses names Kubernetes would not take', () => {
     expect(loadConfig({}).kubernetes).to.deep.equal({
       namespace: undefined,

@@ -49,6 +49,7 @@ export const configSchema = z
     STAFF_EMAIL: email.default('staff@localhost'),
     SECURITY_EMAIL: email.optional(),
     CAREERS_EMAIL: email.optional(),
+    SECURITY_PGP_KEY_FILE: z.string().min(1).max(4096).optional(),
     TRUST_PROXY: z
       .string()
       .regex(
@@ -248,6 +249,11 @@ export const configSchema = z
     staffEmail: env.STAFF_EMAIL,
     /** Where vulnerability reports are mailed. */
     securityEmail: env.SECURITY_EMAIL ?? env.STAFF_EMAIL,
+    /**
+     * An armored OpenPGP private key (unprotected) that signs security.txt and whose public half is
+     * /pgp-key.asc; unset: a key generated on the first start and kept sealed in the database.
+     */
+    securityPgpKeyFile: env.SECURITY_PGP_KEY_FILE ? path.resolve(env.SECURITY_PGP_KEY_FILE) : undefined,
     /** Where job applications are mailed. */
     careersEmail: env.CAREERS_EMAIL ?? env.STAFF_EMAIL,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),

@@ -18,6 +18,8 @@ import { startHousekeeping } from './auth/housekeeping.ts';
 import { configureSocial } from './auth/social.ts';
 import { Throttle, type ThrottleLimit, type ThrottleName } from './auth/throttle.ts';
 import { createMailer } from './mail/mailer.ts';
+import { CareersService, startResumeSweep } from './careers/service.ts';
+import { ContactService } from './contact/service.ts';
 import {
   createRealtime,
   disconnectSessions,
@@ -48,6 +50,9 @@ import { PaymentService } from './payments/service.ts';
 import { GiftService } from './credits/gifts.ts';
 import { signupGift } from './credits/signup-gift.ts';
 import { Notifications } from './notifications/notifications.ts';
+import { SECURITY_KEY_PURPOSE, loadSecurityKey } from './security/pgp-key.ts';
+import { VulnerabilityReports } from './security/reports.ts';
+import { SecurityTxt } from './security/security-txt.ts';
 
 export interface Platform {
   /** Where the server listens, e.g. http://127.0.0.1:3000. */
@@ -220,6 +225,36 @@ export async function startPlatform(
       boxMinimumChargeMinutes: config.boxes.minimumChargeMinutes,
     });
 
+    const careers = new CareersService({ orm, mailer, throttle, careersEmail: config.careersEmail, logger });
+    const stopResumeSweep = startResumeSweep(careers, logger);
+    onClose('resume sweep', async () => stopResumeSweep());
+
+    // Security disclosure: the platform's OpenPGP key (generated on the first start, its private half sealed
+    // with the server secret, or SECURITY_PGP_KEY_FILE) signs security.txt.
+    const securityKey = await loadSecurityKey({
+      orm,
+      sealer: new Sealer(serverSecret, SECURITY_KEY_PURPOSE),
+      keyFile: config.securityPgpKeyFile,
+      securityEmail: config.securityEmail,
+      logger,
+    });
+    const security = {
+      key: securityKey,
+      securityTxt: new SecurityTxt({
+        key: securityKey,
+        publicUrl: config.publicUrl,
+        securityEmail: config.securityEmail,
+      }),
+      reports: new VulnerabilityReports({
+        orm,
+        mailer,
+        throttle,
+        securityEmail: config.securityEmail,
+        publicUrl: config.publicUrl,
+        serverSecret,
+        logger,
+      }),
+    };
     const social = await configureSocial(config, logger);
     const app = createApp({
       config,
@@ -236,6 +271,9 @@ export async function startPlatform(
       gifts,
       payments,
       social,
+      careers,
+      security,
+      contact: new ContactService({ orm, mailer, throttle, staffEmail: config.staffEmail, logger }),
     });
     const httpServer = createServer(app);
     const verifyToken: TokenVerifier = options.verifyToken ?? ((token) => auth.authenticate(token));

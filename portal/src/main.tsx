@@ -11,10 +11,29 @@ const store = new RootStore();
 const router = createRouter();
 store.attachRouter(router);
 
-createRoot(document.getElementById('root')!).render(
-  <StrictMode>
-    <AppProviders store={store}>
-      <RouterProvider router={router} />
-    </AppProviders>
-  </StrictMode>,
-);
+/**
+ * A prerendered page (prerender.tsx) stays as the server sent it until its route's code has loaded: rendering
+ * at once would replace it with the loading logo, then with the same page again.
+ */
+function routeLoaded(): Promise<void> {
+  if (router.state.initialized) return Promise.resolve();
+  return new Promise((resolve) => {
+    const stop = router.subscribe((state) => {
+      if (!state.initialized) return;
+      stop();
+      resolve();
+    });
+  });
+}
+
+const root = document.getElementById('root')!;
+const render = () =>
+  createRoot(root).render(
+    <StrictMode>
+      <AppProviders store={store}>
+        <RouterProvider router={router} />
+      </AppProviders>
+    </StrictMode>,
+  );
+if (root.hasAttribute('data-prerendered')) void routeLoaded().then(render);
+else render();

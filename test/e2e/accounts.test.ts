@@ -41,6 +41,10 @@ describe('accounts in Chromium: sign up, verify by mail, sign in, stay signed in
     await page.getByLabel('Email').fill(identity.email);
     await page.getByLabel('Handle').fill(identity.handle);
     await page.getByLabel('Password', { exact: true }).fill(identity.password);
+    await page.getByRole('checkbox', { name: 'I am 13 years of age or older.' }).check();
+    await page
+      .getByRole('checkbox', { name: 'I accept the Terms of Service and the Privacy Policy.' })
+      .check();
     await page.getByRole('button', { name: 'Sign Up' }).click();
     await page.waitForURL(`${platform.url}/awaiting-verification`);
     await page.getByText('Awaiting Confirmation').first().waitFor();

@@ -61,12 +61,16 @@ describe('portal in Chromium, served by the platform as `make run` starts it', (
     expect(await page.title()).to.equal('How to Play | Exploit Grid');
   });
 
-  it('shows the not-found text for an unknown route, loaded directly, with a link home', async () => {
-    await page.goto(`${platform.url}/this/route/does/not/exist`);
+  it('shows the not-found text for an unknown route, loaded directly (a 404 for crawlers), with a link home', async () => {
+    const answer = await page.goto(`${platform.url}/this/route/does/not/exist`);
+    expect(answer?.status()).to.equal(404);
     await page.getByText(NOT_FOUND_TEXT).waitFor();
     await page.getByRole('link', { name: 'Back to base' }).click();
     await page.waitForURL(`${platform.url}/`);
-    expect(problems).to.deep.equal([]);
+    // The browser reports the page's own 404; nothing else went wrong.
+    expect(problems).to.deep.equal([
+      'Failed to load resource: the server responded with a status of 404 (Not Found)',
+    ]);
   });
 
   it('opens the help menu and follows one of its links', async () => {

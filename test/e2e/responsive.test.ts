@@ -24,6 +24,9 @@ const PUBLIC_PAGES = [
   '/signup',
   '/forgot-password',
   '/pricing',
+  '/privacy-policy',
+  '/terms-of-service',
+  '/security-policy',
   '/no-such-page',
 ];
 /** The Grid (/attack) has a test of its own. */

@@ -3,17 +3,20 @@ import { expect } from 'chai';
 import pg from 'pg';
 import { io as connect } from 'socket.io-client';
 import {
+  AGE_CONFIRMATION_REQUIRED,
   EMAIL_NOT_VERIFIED,
   FORGOT_PASSWORD_ACCEPTED,
   GRID_NAMESPACE,
   INVALID_CREDENTIALS,
   INVALID_OR_EXPIRED_TOKEN,
+  LEGAL_REVISION,
   MAIL_COOLDOWN_SECONDS,
   PASSWORD_TOO_GUESSABLE,
   PASSWORD_TOO_SHORT,
   RESEND_ACCEPTED,
   SIGNUP_ACCEPTED,
   SOCKET_UNAUTHORIZED,
+  TERMS_ACCEPTANCE_REQUIRED,
 } from '../contracts/index.ts';
 import { startTestPlatform, type TestPlatform } from '../testing/fixtures.ts';
 import { Mailbox, linkIn } from '../testing/mailbox.ts';
@@ -92,6 +95,9 @@ describe('accounts and sessions', () => {
       handle: `op_${n}`.slice(0, 24),
       email: `operator.${n}@example.test`,
       password: 'correct horse battery',
+      // The sign-up page's two boxes: 13 or older, and the Terms of Service and the Privacy Policy accepted.
+      ageConfirmed: true,
+      termsAccepted: true,
     };
   }
 
@@ -152,6 +158,11 @@ describe('accounts and sessions', () => {
         email_verified_at: null,
       });
       expect(row?.password_hash).to.match(/^\$argon2id\$/);
+      // The consent of the sign-up page, with when and which revision of the terms.
+      expect(row?.terms_revision).to.equal(LEGAL_REVISION);
+      for (const column of ['age_confirmed_at', 'terms_accepted_at']) {
+        expect(Date.now() - (row?.[column] as Date).getTime(), column).to.be.within(0, 60_000);
+      }
       const mail = await mailbox.waitFor(identity.email, /Confirm your Exploit Grid identity/);
       expect(linkIn(mail, '/api/v1/auth/verify-email?token=')).to.match(/^http:\/\/grid\.test\//);
       expect(mail.html).to.include('Confirm my address');
@@ -175,6 +186,10 @@ describe('accounts and sessions', () => {
       expect(rows[0]?.email).to.equal(identity.email.toLowerCase());
     });
 
+    const consentRefusal = (field: 'ageConfirmed' | 'termsAccepted') =>
+      new RegExp(
+        `^${field}: ${(field === 'ageConfirmed' ? AGE_CONFIRMATION_REQUIRED : TERMS_ACCEPTANCE_REQUIRED).replace('.', '\\.')}$`,
+      );
     const bad: [string, Record<string, unknown>, RegExp][] = [
       [
         'a short password',
@@ -193,6 +208,16 @@ describe('accounts and sessions', () => {
       ['a missing handle', { handle: undefined }, /^handle: /],
       ['an unknown field', { isAdmin: true }, /^Unknown field in request body: isAdmin/],
       ['an oversized UTM field', { utmSource: 'u'.repeat(201) }, /^utmSource: /],
+      ['no age confirmation', { ageConfirmed: undefined }, consentRefusal('ageConfirmed')],
+      ['an age confirmation of false', { ageConfirmed: false }, consentRefusal('ageConfirmed')],
+      [
+        'an age confirmation forged as the string "true"',
+        { ageConfirmed: 'true' },
+        consentRefusal('ageConfirmed'),
+      ],
+      ['no acceptance of the terms', { termsAccepted: undefined }, consentRefusal('termsAccepted')],
+      ['an acceptance of the terms as 1', { termsAccepted: 1 }, consentRefusal('termsAccepted')],
+      ['an acceptance of the terms as null', { termsAccepted: null }, consentRefusal('termsAccepted')],
     ];
     for (const [what, change, message] of bad) {
       it(`refuses ${what} with a 400 and creates nothing`, async () => {
@@ -207,6 +232,22 @@ describe('accounts and sessions', () => {
         expect(count.rows[0].n).to.equal(0);
       });
     }
+
+    it('refuses a sign-up without both consents with a 400, creates nothing, holds no handle and sends no mail', async () => {
+      const identity = newIdentity();
+      const res = await call('POST', '/auth/signup', {
+        body: { ...identity, ageConfirmed: undefined, termsAccepted: undefined },
+      });
+      expect(res.status).to.equal(400);
+      expect(res.body.message).to.equal(`ageConfirmed: ${AGE_CONFIRMATION_REQUIRED}`);
+      expect(await users(identity.email)).to.have.length(0);
+      // The handle is still free, and the address may sign up at once: no mail went out, no cooldown started.
+      await signUp(identity);
+      expect(await users(identity.email)).to.have.length(1);
+      await mailbox.waitFor(identity.email, /Confirm/);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(mailbox.to(identity.email)).to.have.length(0);
+    });
 
     for (const [what, password] of [
       ['the most common password', 'password'],

@@ -5,10 +5,13 @@ import type { Logger } from '../logger.ts';
 
 /** How long ended things are kept for investigation before they are deleted. */
 const KEEP_DAYS = 30;
+/** Activity logs are kept up to 2 years (the Privacy Policy, commerce-and-content section 9). */
+export const ACTIVITY_LOG_KEEP = '2 years';
 
 /**
  * Deletes what can no longer be used: expired throttle counters, one-time tokens past their
- * expiry, ended sessions (with their refresh tokens) and lapsed handle reservations.
+ * expiry, ended sessions (with their refresh tokens) and lapsed handle reservations; and the
+ * activity log (`user_activity`) and what the public forms brought past their retention.
  * Answers how many rows of each went.
  */
 export async function purgeExpired(orm: Orm): Promise<Record<string, number>> {
@@ -23,6 +26,23 @@ export async function purgeExpired(orm: Orm): Promise<Record<string, number>> {
       `delete from sessions where expires_at < now() - ${keep} or revoked_at < now() - ${keep}`,
     ),
     handleReservations: await sql.run('delete from handle_reservations where expires_at < now()'),
+    userActivity: await sql.run(
+      `delete from user_activity where created_at < now() - interval '${ACTIVITY_LOG_KEEP}'`,
+    ),
+    // What visitors sent through the public forms, at most 2 years after the last exchange (the Privacy
+    // Policy, "How long we keep it"): contact messages, job applications with their resumes, and vulnerability
+    // reports, except those credited in the hall of fame (accepted or fixed, not anonymous), which stay there.
+    contactMessages: await sql.run(
+      `delete from contact_messages where created_at < now() - interval '${ACTIVITY_LOG_KEEP}'`,
+    ),
+    jobApplications: await sql.run(
+      `delete from job_applications where created_at < now() - interval '${ACTIVITY_LOG_KEEP}'`,
+    ),
+    vulnerabilityReports: await sql.run(
+      `delete from vulnerability_reports
+        where updated_at < now() - interval '${ACTIVITY_LOG_KEEP}'
+          and not (status in ('ACCEPTED', 'FIXED') and not is_anonymous)`,
+    ),
   };
 }
 

@@ -8,9 +8,12 @@ import type { Logger } from '../logger.ts';
 import type { Mailer, MailMessage } from '../mail/mailer.ts';
 import { accountExistsMail, resetPasswordMail, verifyEmailMail } from '../mail/templates.ts';
 import {
+  AGE_CONFIRMATION_REQUIRED,
   EMAIL_NOT_VERIFIED,
   INVALID_CREDENTIALS,
   INVALID_OR_EXPIRED_TOKEN,
+  LEGAL_REVISION,
+  TERMS_ACCEPTANCE_REQUIRED,
   VERIFY_REASON_EXPIRED_OR_INVALID,
 } from '../contracts/index.ts';
 import { ACCESS_TOKEN_TTL_SECONDS, type AccessClaims, type AccessTokens } from './jwt.ts';
@@ -94,6 +97,9 @@ export class AuthService {
    * A taken handle is reported: handles are public anyway.
    */
   async signup(input: Required<SignupRequest>, ctx: ClientContext): Promise<void> {
+    // The route's schema already demands both; a caller that skipped it must not make an account without them.
+    if (input.ageConfirmed !== true) throw badRequest(AGE_CONFIRMATION_REQUIRED, 'CONSENT_REQUIRED');
+    if (input.termsAccepted !== true) throw badRequest(TERMS_ACCEPTANCE_REQUIRED, 'CONSENT_REQUIRED');
     await this.#deps.throttle.consume(['signupIp', clientKey(ctx.ip)]);
     // Before anything that depends on the address, so that both branches below refuse alike.
     assertHardToGuess(input.password, input);
@@ -136,8 +142,9 @@ export class AuthService {
     try {
       token = await sql.transaction(async (tx) => {
         await tx.run(
-          `insert into users (id, handle, email, password_hash, utm_source, utm_medium, utm_campaign, referral_code)
-           values (?, ?, ?, ?, ?, ?, ?, ?)`,
+          `insert into users (id, handle, email, password_hash, utm_source, utm_medium, utm_campaign, referral_code,
+                              age_confirmed_at, terms_accepted_at, terms_revision)
+           values (?, ?, ?, ?, ?, ?, ?, ?, now(), now(), ?)`,
           [
             userId,
             input.handle,
@@ -147,6 +154,7 @@ export class AuthService {
             input.utmMedium,
             input.utmCampaign,
             input.referralCode,
+            LEGAL_REVISION,
           ],
         );
         await this.#deps.welcome(tx, userId);

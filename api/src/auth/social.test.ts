@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { expect } from 'chai';
 import { Events, OAuth2Server } from 'oauth2-mock-server';
 import pg from 'pg';
-import { INVALID_OR_EXPIRED_TOKEN } from '../contracts/index.ts';
+import { INVALID_OR_EXPIRED_TOKEN, LEGAL_REVISION } from '../contracts/index.ts';
 import { startTestPlatform, type TestPlatform } from '../testing/fixtures.ts';
 import { freeLoopbackPort } from '../net.ts';
 
@@ -85,8 +85,20 @@ describe('social sign-in', () => {
   /** The browser's binding cookie from the last callback (sent with the exchange). */
   let binding = '';
 
-  async function signIn(name: string, options: { dropStateCookie?: boolean } = {}): Promise<URL> {
-    const start = await fetch(`${platform.baseUrl}/api/v1/auth/${name}`, { redirect: 'manual' });
+  /**
+   * `from: 'signup'` (the default): the sign-up page's button, with the visitor's consent (`?consent=true`);
+   * `'login'`: the login page's, without.
+   */
+  async function signIn(
+    name: string,
+    options: {
+      dropStateCookie?: boolean;
+      from?: 'signup' | 'login';
+      forgeState?: (state: string) => string;
+    } = {},
+  ): Promise<URL> {
+    const query = (options.from ?? 'signup') === 'signup' ? '?consent=true' : '';
+    const start = await fetch(`${platform.baseUrl}/api/v1/auth/${name}${query}`, { redirect: 'manual' });
     expect(start.status).to.equal(302);
     const stateCookie = (start.headers.get('set-cookie') ?? '').match(/eg_oauth_state=([^;]+)/)?.[1];
     expect(stateCookie, 'state cookie').to.be.a('string');
@@ -94,6 +106,8 @@ describe('social sign-in', () => {
     expect(authorize.status).to.equal(302);
     const callback = new URL(authorize.headers.get('location')!);
     expect(callback.pathname).to.equal(`/api/v1/auth/${name}/callback`);
+    if (options.forgeState)
+      callback.searchParams.set('state', options.forgeState(callback.searchParams.get('state')!));
     const end = await fetch(callback, {
       redirect: 'manual',
       headers: options.dropStateCookie ? {} : { cookie: `eg_oauth_state=${stateCookie}` },
@@ -246,6 +260,89 @@ describe('social sign-in', () => {
       "update user_tokens set expires_at = now() - interval '1 second' where purpose = 'SOCIAL_LOGIN'",
     );
     expect((await exchange(code)).status).to.equal(401);
+  });
+
+  describe('consent: a new account needs the sign-up page (13 or older, the terms accepted)', () => {
+    const identities = async () =>
+      (await db.query('select 1 from social_identities where subject = $1', [googleUser.sub])).rowCount;
+    const accounts = async () =>
+      (await db.query('select 1 from users where email = $1', [googleUser.email])).rowCount;
+
+    it('sends a first sign-in from the login page to /signup with the reason, and creates nothing', async () => {
+      const landing = await signIn('google', { from: 'login' });
+      expect(landing.pathname + landing.search).to.equal('/signup?reason=social_consent_required');
+      expect(await accounts()).to.equal(0);
+      expect(await identities()).to.equal(0);
+      expect(binding, 'no sign-in code for this browser').to.equal('');
+    });
+
+    it('creates the account from the sign-up page and records when and which terms were accepted', async () => {
+      expect((await signIn('google', { from: 'login' })).pathname).to.equal('/signup');
+      const landing = await signIn('google');
+      const user = await me((await exchange(landing.searchParams.get('token')!)).body.access_token as string);
+      const row = (
+        await db.query(
+          'select age_confirmed_at, terms_accepted_at, terms_revision, email_verified_at from users where id = $1',
+          [user.id],
+        )
+      ).rows[0];
+      expect(row.terms_revision).to.equal(LEGAL_REVISION);
+      for (const column of ['age_confirmed_at', 'terms_accepted_at', 'email_verified_at'])
+        expect(Date.now() - (row[column] as Date).getTime(), column).to.be.within(0, 60_000);
+    });
+
+    it('signs a known identity in from the login page without asking again', async () => {
+      const first = await me(
+        (await exchange((await signIn('google')).searchParams.get('token')!)).body.access_token as string,
+      );
+      const landing = await signIn('google', { from: 'login' });
+      expect(landing.pathname).to.equal('/login');
+      const again = await me(
+        (await exchange(landing.searchParams.get('token')!)).body.access_token as string,
+      );
+      expect(again.id).to.equal(first.id);
+    });
+
+    it('joins an account that existed before consent was asked, and leaves its consent unrecorded', async () => {
+      const existing = await db.query(
+        "insert into users (id, handle, email, password_hash, email_verified_at) values (gen_random_uuid(), $1, $2, 'x', now()) returning id",
+        [`before${n}`, googleUser.email],
+      );
+      await db.query(
+        "insert into sessions (id, user_id, expires_at) values (gen_random_uuid(), $1, now() + interval '1 day')",
+        [existing.rows[0].id],
+      );
+      const landing = await signIn('google', { from: 'login' });
+      const user = await me((await exchange(landing.searchParams.get('token')!)).body.access_token as string);
+      expect(user.id).to.equal(existing.rows[0].id);
+      const row = (
+        await db.query(
+          'select age_confirmed_at, terms_accepted_at, terms_revision from users where id = $1',
+          [user.id],
+        )
+      ).rows[0];
+      expect(row).to.deep.equal({ age_confirmed_at: null, terms_accepted_at: null, terms_revision: null });
+    });
+
+    it('refuses consent written into the state on the way back (it must match the cookie), creating nothing', async () => {
+      const landing = await signIn('google', { from: 'login', forgeState: (state) => `${state}.consent` });
+      expect(landing.pathname + landing.search).to.equal(
+        '/login?verified=false&reason=social_sign_in_failed',
+      );
+      expect(await accounts()).to.equal(0);
+    });
+
+    it('takes only consent=true as consent', async () => {
+      for (const query of ['?consent=1', '?consent=yes', '?consent=true&consent=true', '?Consent=true']) {
+        const start = await fetch(`${platform.baseUrl}/api/v1/auth/google${query}`, { redirect: 'manual' });
+        const state = new URL(start.headers.get('location')!).searchParams.get('state');
+        expect(state, query).not.to.match(/\.consent$/);
+      }
+      const start = await fetch(`${platform.baseUrl}/api/v1/auth/google?consent=true`, {
+        redirect: 'manual',
+      });
+      expect(new URL(start.headers.get('location')!).searchParams.get('state')).to.match(/\.consent$/);
+    });
   });
 
   it('offers no route for a provider that is not configured', async () => {

@@ -6,7 +6,15 @@ import passport, { type Profile } from 'passport';
 import { Strategy as GitHubStrategy } from 'passport-github2';
 import { Strategy as GoogleStrategy } from 'passport-google-oauth20';
 import OAuth2Strategy from 'passport-oauth2';
-import { API_BASE, SOCIAL_PROVIDERS, emailSchema, type SocialProvider } from '../contracts/index.ts';
+import {
+  API_BASE,
+  LEGAL_REVISION,
+  SOCIAL_CONSENT_PARAM,
+  SOCIAL_CONSENT_REQUIRED_REASON,
+  SOCIAL_PROVIDERS,
+  emailSchema,
+  type SocialProvider,
+} from '../contracts/index.ts';
 import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
 import { Sql } from '../db/sql.ts';
@@ -29,6 +37,19 @@ const STATE_COOKIE = 'eg_oauth_state';
 export const SOCIAL_BINDING_COOKIE = 'eg_social_binding';
 const STATE_TTL_MS = 10 * 60 * 1000;
 export const SOCIAL_FAILURE_REDIRECT = '/login?verified=false&reason=social_sign_in_failed';
+/** A social sign-in that would have made an account without the sign-up page's consent: nothing was made. */
+export const SOCIAL_CONSENT_REDIRECT = `/signup?reason=${SOCIAL_CONSENT_REQUIRED_REASON}`;
+/** The end of an OAuth state whose sign-in began with the visitor's consent (the sign-up page's buttons). */
+const CONSENT_STATE_SUFFIX = '.consent';
+
+/**
+ * Whether the sign-in that came back with this state began with consent. Only called once passport has
+ * checked the state against the httpOnly cookie set when the sign-in began, so only this server wrote it: the
+ * consent cannot be added on the way back. (Like any sign-in, one can be started by a link to
+ * `/auth/{provider}?consent=true`; the provider then still shows the visitor whose account it is.)
+ */
+export const stateCarriesConsent = (state: unknown): boolean =>
+  typeof state === 'string' && state.endsWith(CONSENT_STATE_SUFFIX);
 
 /**
  * The OAuth2 `state` of passport-oauth2 kept in a short-lived httpOnly cookie instead of a
@@ -42,7 +63,9 @@ class CookieStateStore {
   }
 
   store(req: Request, _meta: unknown, callback: (err: Error | null, state?: string) => void): void {
-    const state = newToken(24);
+    // base64url has no '.', so the suffix cannot be part of the random token.
+    const consent = req.query[SOCIAL_CONSENT_PARAM] === 'true';
+    const state = `${newToken(24)}${consent ? CONSENT_STATE_SUFFIX : ''}`;
     req.res!.cookie(STATE_COOKIE, state, {
       httpOnly: true,
       secure: this.#secure,
@@ -223,32 +246,42 @@ export async function configureSocial(
   return { passport: instance, enabled };
 }
 
+/** The account of a social sign-in, or why there is none (and nothing was created). */
+export type SocialAccount =
+  | { userId: string }
+  | { refused: 'no_verified_email' }
+  /** It would have created an account, and the visitor has not confirmed their age and accepted the terms. */
+  | { refused: 'consent_required' };
+
 /**
  * Finds or creates the account of a social sign-in. An identity seen before signs in its
  * account; a new one joins the account with the same provider-verified email; otherwise a
- * new, verified account is created with a handle derived from the profile. Joining an
- * account whose email was never verified drops its password: whoever set it never proved
- * they own the address (account pre-hijacking).
+ * new, verified account is created with a handle derived from the profile, but only with
+ * `consent` (the visitor confirmed their age and accepted the terms on the sign-up page), which
+ * it records like a sign-up by password. Joining an account whose email was never verified
+ * drops its password: whoever set it never proved they own the address (account pre-hijacking).
  */
 export async function accountForProfile(
   orm: Orm,
   profile: SocialProfile,
   welcome: Welcome,
-): Promise<string | null> {
+  options: { consent: boolean },
+): Promise<SocialAccount> {
   const sql = new Sql(orm.em.fork() as EntityManager);
-  return sql.transaction(async (tx) => {
+  return sql.transaction(async (tx): Promise<SocialAccount> => {
     const known = await tx.one<{ user_id: string }>(
       'select user_id from social_identities where provider = ? and subject = ?',
       [profile.provider, profile.subject],
     );
-    if (known) return known.user_id;
-    if (!profile.email || !profile.emailVerified) return null;
+    if (known) return { userId: known.user_id };
+    if (!profile.email || !profile.emailVerified) return { refused: 'no_verified_email' };
 
     const existing = await tx.one<{ id: string; email_verified_at: string | null; signed_in: boolean }>(
       `select id, email_verified_at, exists (select 1 from sessions s where s.user_id = users.id) as signed_in
          from users where email = ? for update`,
       [profile.email],
     );
+    if (!existing && !options.consent) return { refused: 'consent_required' };
     let userId = existing?.id;
     // Its password was set by whoever signed up; if the address was never verified, or the
     // account never signed in, that may not be the person who owns the address now proving it.
@@ -267,9 +300,10 @@ export async function accountForProfile(
           attempt === 0 && base.length >= 3 ? base : `${base}-${Math.floor(Math.random() * 1e5)}`
         ).slice(0, 24);
         const inserted = await tx.one<{ id: string }>(
-          `insert into users (id, handle, email, email_verified_at) values (?, ?, ?, now())
+          `insert into users (id, handle, email, email_verified_at, age_confirmed_at, terms_accepted_at, terms_revision)
+           values (?, ?, ?, now(), now(), now(), ?)
            on conflict (handle) do nothing returning id`,
-          [userId, handle, profile.email],
+          [userId, handle, profile.email, LEGAL_REVISION],
         );
         if (inserted) {
           await welcome(tx, userId);
@@ -285,7 +319,7 @@ export async function accountForProfile(
       [profile.provider, profile.subject, userId, profile.email],
     );
     // A concurrent first sign-in of the same identity may have linked it first.
-    return linked?.user_id ?? userId;
+    return { userId: linked?.user_id ?? userId };
   });
 }
 
@@ -315,13 +349,21 @@ export function socialRoutes(deps: {
             res.redirect(302, SOCIAL_FAILURE_REDIRECT);
             return;
           }
-          accountForProfile(deps.orm, profile, deps.welcome)
-            .then(async (userId) => {
-              if (!userId) {
+          // passport has checked the state against its cookie by now (CookieStateStore.verify).
+          const consent = stateCarriesConsent(req.query.state);
+          accountForProfile(deps.orm, profile, deps.welcome, { consent })
+            .then(async (account) => {
+              if ('refused' in account) {
+                if (account.refused === 'consent_required') {
+                  log.info({ provider }, 'Social sign-in refused: a new account needs consent');
+                  res.redirect(302, SOCIAL_CONSENT_REDIRECT);
+                  return;
+                }
                 log.info({ provider }, 'Social sign-in refused: no verified email');
                 res.redirect(302, SOCIAL_FAILURE_REDIRECT);
                 return;
               }
+              const { userId } = account;
               const binding = newToken(24);
               res.cookie(SOCIAL_BINDING_COOKIE, binding, {
                 ...bindingCookieOptions(deps.secureCookies),

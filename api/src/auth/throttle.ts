@@ -136,6 +136,14 @@ const THROTTLES = [
   'giftUser',
   'giftIp',
   'giftRedeems',
+  'securityReportIp',
+  'securityAck',
+  'contactIp',
+  'contactSender',
+  'resumeUploadIp',
+  'resumeUploads',
+  'applicationIp',
+  'applicationSender',
 ] as const;
 export type ThrottleName = (typeof THROTTLES)[number];
 
@@ -171,6 +179,24 @@ const DEFAULT_LIMITS: Record<ThrottleName, ThrottleLimit> = {
   giftIp: { points: 20, durationSeconds: 15 * 60, blockSeconds: 15 * 60 },
   // Redemptions of one player, successes included: a stack of gift cards, not a script.
   giftRedeems: { points: 20, durationSeconds: 60 * 60, blockSeconds: 0 },
+  // Vulnerability reports (security/reports.ts): each is stored and mailed to the security team, so one address
+  // sends 5 an hour; one typed-in reporter address gets 3 acknowledgements a day (then the report is still
+  // stored and mailed to staff, only the acknowledgement is skipped).
+  securityReportIp: { points: 5, durationSeconds: 60 * 60, blockSeconds: 0 },
+  securityAck: { points: 3, durationSeconds: 24 * 60 * 60, blockSeconds: 0 },
+  // The contact form (contact/service.ts): a person writes once or twice; each message mails staff and a
+  // receipt, so a script gets 429s after 5 an hour from one address, and one typed-in address gets at most
+  // 3 receipts a day whoever types it.
+  contactIp: { points: 5, durationSeconds: 60 * 60, blockSeconds: 0 },
+  contactSender: { points: 3, durationSeconds: 24 * 60 * 60, blockSeconds: 0 },
+  // Careers (careers/service.ts): each upload stores up to 5 MB for an hour and each application mails staff and
+  // the applicant. A person uploads a resume or two and applies to a few jobs; a script from one address gets
+  // 429s after 10 uploads and 5 applications an hour, one typed-in address gets 5 acknowledgements a day, and
+  // all addresses together store at most 300 uploads an hour (1.5 GB at worst, swept an hour later).
+  resumeUploadIp: { points: 10, durationSeconds: 60 * 60, blockSeconds: 0 },
+  resumeUploads: { points: 300, durationSeconds: 60 * 60, blockSeconds: 0 },
+  applicationIp: { points: 5, durationSeconds: 60 * 60, blockSeconds: 0 },
+  applicationSender: { points: 5, durationSeconds: 24 * 60 * 60, blockSeconds: 0 },
 };
 
 const waitFor = (seconds: number) => {
@@ -190,4 +216,13 @@ const MESSAGES: Partial<Record<ThrottleName, (seconds: number, limit: ThrottleLi
   giftUser: (s) => `Too many gift token attempts. Try again in ${waitFor(s)}.`,
   giftIp: (s) => `Too many gift token attempts from your network. Try again in ${waitFor(s)}.`,
   giftRedeems: (s) => `Too many gift tokens redeemed in the last hour. Try again in ${waitFor(s)}.`,
+  securityReportIp: (s) =>
+    `Too many vulnerability reports sent from your network. Try again in ${waitFor(s)}.`,
+  contactIp: (s) => `Too many messages sent from your network. Try again in ${waitFor(s)}.`,
+  contactSender: (s) => `Too many messages from this email address today. Try again in ${waitFor(s)}.`,
+  resumeUploadIp: (s) => `Too many resumes uploaded from your network. Try again in ${waitFor(s)}.`,
+  resumeUploads: (s) => `Too many resumes are being uploaded right now. Try again in ${waitFor(s)}.`,
+  applicationIp: (s) => `Too many applications sent from your network. Try again in ${waitFor(s)}.`,
+  applicationSender: (s) =>
+    `Too many applications from this email address today. Try again in ${waitFor(s)}.`,
 };

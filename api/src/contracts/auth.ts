@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import {
+  AGE_CONFIRMATION_REQUIRED,
   EMAIL_INVALID,
   EMAIL_MAX,
   HANDLE_RULE,
@@ -13,6 +14,7 @@ import {
   PASSWORD_TOO_LONG,
   PASSWORD_TOO_SHORT,
   SOCIAL_PROVIDERS,
+  TERMS_ACCEPTANCE_REQUIRED,
 } from './constants.ts';
 
 /**
@@ -51,6 +53,14 @@ export const signupRequest = z
     utmMedium: utm,
     utmCampaign: utm,
     referralCode: utm,
+    // Both must be the JSON value true: a missing field, false or "true" is refused and nothing is created.
+    ageConfirmed: z
+      .literal(true, AGE_CONFIRMATION_REQUIRED)
+      .meta({ description: 'The visitor confirms they are 13 or older. Must be true.' }),
+    termsAccepted: z.literal(true, TERMS_ACCEPTANCE_REQUIRED).meta({
+      description:
+        'The visitor accepts the Terms of Service and the Privacy Policy (their current revision). Must be true.',
+    }),
   })
   .meta({ id: 'SignupRequest' });
 export type SignupRequest = z.input<typeof signupRequest>;

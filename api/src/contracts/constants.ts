@@ -4,6 +4,9 @@
  * the schemas; the schemas' modules import them from here, and the barrel exports them all.
  */
 export * from './tiers.ts';
+export * from './careers-constants.ts';
+export * from './security-constants.ts';
+export * from './contact-constants.ts';
 
 export const API_BASE = '/api/v1';
 export const AI_API_BASE = '/api/ai/v1';
@@ -52,6 +55,23 @@ export type SocialProvider = (typeof SOCIAL_PROVIDERS)[number];
 
 /** Query of `/login` after email verification (core-app section 8). */
 export const VERIFY_REASON_EXPIRED_OR_INVALID = 'expired_or_invalid';
+
+/**
+ * Consent at sign-up (commerce-and-content sections 5, 9): a new account, by password or by a social provider,
+ * confirms the minimum age and accepts the Terms of Service and the Privacy Policy of this revision (their
+ * last-updated date, shown on both pages); the account records when, and which revision (docs/legal.md).
+ */
+export const MINIMUM_AGE = 13;
+export const LEGAL_REVISION = '2026-11-27';
+export const AGE_CONFIRMATION_REQUIRED = 'Confirm that you are 13 or older.';
+export const TERMS_ACCEPTANCE_REQUIRED = 'Accept the Terms of Service and the Privacy Policy.';
+/**
+ * `GET /auth/{provider}?consent=true`: the sign-up page's social buttons carry the visitor's consent into the
+ * OAuth state. A social sign-in without it that would create an account creates nothing and goes to
+ * `/signup?reason=social_consent_required`.
+ */
+export const SOCIAL_CONSENT_PARAM = 'consent';
+export const SOCIAL_CONSENT_REQUIRED_REASON = 'social_consent_required';
 
 // The signed-in user (users.ts).
 

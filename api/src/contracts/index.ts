@@ -40,4 +40,7 @@ export * from './grid.ts';
 export * from './chat.ts';
 export * from './leaderboard.ts';
 export * from './commerce.ts';
+export * from './contact.ts';
 export * from './onboarding.ts';
+export * from './careers.ts';
+export * from './security.ts';

@@ -11,6 +11,8 @@ export interface MailMessage {
   html: string;
   /** The one link a person acts on; logged in file mode so `make run` works offline. */
   link?: string;
+  /** Where a reply goes (a visitor's checked address on mail to staff, so staff answer with Reply). */
+  replyTo?: string;
 }
 
 export interface Mailer {
@@ -39,6 +41,7 @@ export function createMailer(options: {
           subject: message.subject,
           text: message.text,
           html: message.html,
+          replyTo: message.replyTo,
         });
         log.info({ subject: message.subject }, 'Sent mail');
       },
@@ -56,6 +59,7 @@ export function createMailer(options: {
         subject: message.subject,
         text: message.text,
         html: message.html,
+        replyTo: message.replyTo,
       });
       await fs.mkdir(dir, { recursive: true, mode: 0o700 });
       const file = path.join(

@@ -19,7 +19,7 @@ export function compose(
   );
   const html = `<!doctype html><html><body style="background:#05070d;color:#e6f1ff;font-family:system-ui,sans-serif;padding:24px">
 <h1 style="font-family:monospace;color:#00e5ff;font-size:20px">EXPLOIT GRID</h1>
-${paragraphs.map((p) => `<p>${escape(p)}</p>`).join('\n')}
+${paragraphs.map((p) => `<p style="white-space:pre-wrap">${escape(p)}</p>`).join('\n')}
 ${action ? `<p><a href="${escape(action.url)}" style="display:inline-block;background:#00e5ff;color:#021016;padding:10px 18px;border-radius:6px;text-decoration:none;font-weight:700">${escape(action.label)}</a></p><p style="color:#8aa0b8;font-size:12px">Or open this address: ${escape(action.url)}</p>` : ''}
 </body></html>`;
   return { to, subject, text, html, link: action?.url };

@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 import path from 'node:path';
 import { type RequestHandler, Router } from 'express';
 import expressStaticGzip from 'express-static-gzip';
+import type { PortalPages } from './pages.ts';
 
 /** Paths the portal never answers: the API, sockets, health and internal endpoints. */
 const NOT_PORTAL = /^\/(api|socket\.io|internal|healthz|readyz)(\/|$)/;
@@ -23,11 +24,11 @@ const revalidate = (res: ServerResponse) => void res.setHeader('Cache-Control', 
 
 /**
  * Serves the built portal: hashed assets cached for a year as immutable, everything else revalidated, and
- * any other GET of an HTML page answered with index.html so that client-side routes (including the
- * not-found screen) work on reload. Source maps are not in `distDir` (the build keeps them in
+ * any other GET of an HTML page answered with its prerendered page, else the app's page (pages.ts), so that
+ * client-side routes (including the not-found screen) work on reload. Source maps are not in `distDir` (the build keeps them in
  * `portal/dist-maps`), so none is ever served.
  */
-export function portalStatic(distDir: string): Router | null {
+export function portalStatic(distDir: string, pages: PortalPages | null): Router | null {
   const index = path.join(distDir, 'index.html');
   if (!existsSync(index)) return null;
   const router = Router();
@@ -44,10 +45,17 @@ export function portalStatic(distDir: string): Router | null {
     ...precompressed,
     serveStatic: { index: false, cacheControl: false, setHeaders: revalidate },
   });
-  router.use(readsOnly(files));
+  // The prerendered pages (dist/pages) are served by their addresses only, with the site's address in them.
+  router.use((req, res, next) =>
+    req.path.startsWith('/pages/') ? next() : readsOnly(files)(req, res, next),
+  );
   const spaFallback: RequestHandler = (req, res, next) => {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || NOT_PORTAL.test(req.path)) {
       next();
+      return;
+    }
+    if (pages) {
+      pages.send(req, res).catch(next);
       return;
     }
     // Served as the file itself is, compressed variant included (the log keeps the path asked for).

@@ -75,6 +75,17 @@ export function text(name: string, value: string, max: number): string {
   return trimmed;
 }
 
+/**
+ * Text a visitor wrote, made safe for a terminal: control characters (an escape sequence could rewrite the
+ * screen or the window title of the staff member reading it) are shown as \xNN; newlines and tabs stay
+ * unless `oneLine`.
+ */
+export function printable(value: string, oneLine = false): string {
+  // eslint-disable-next-line no-control-regex
+  const control = oneLine ? /[\u0000-\u001f\u007f-\u009f]/g : /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+  return value.replace(control, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
 /** A string option's value (an option given without one, or a boolean where text belongs, is refused). */
 export function stringOption(values: StaffOptionValues, name: string): string | undefined {
   const value = values[name];

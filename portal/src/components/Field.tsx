@@ -20,6 +20,9 @@ export type FieldProps = {
   fullWidth?: boolean;
   /** Shown at the start of the input, inside it ('$'). */
   startAdornment?: ReactNode;
+  /** A text area of at least `minRows` rows that grows with its text. */
+  multiline?: boolean;
+  minRows?: number;
   /** More attributes of the `<input>` (min, max, step, inputMode, maxLength). */
   inputProps?: InputHTMLAttributes<HTMLInputElement>;
   sx?: SxProps<Theme>;
@@ -43,6 +46,8 @@ export function Field({
   fullWidth,
   startAdornment,
   inputProps,
+  multiline,
+  minRows,
   sx,
 }: FieldProps) {
   const id = useId();
@@ -60,6 +65,8 @@ export function Field({
         autoComplete={autoComplete}
         autoFocus={autoFocus}
         startAdornment={startAdornment}
+        multiline={multiline}
+        minRows={minRows}
         inputProps={{ ...inputProps, 'aria-describedby': messageId }}
       />
       {message && <FormHelperText id={messageId}>{message}</FormHelperText>}

@@ -20,6 +20,8 @@ export const paths = {
   hallOfFame: '/security/hall-of-fame',
   careers: '/careers',
   careerJob: (slug: string) => `/careers/jobs/${encodeURIComponent(slug)}`,
+  /** The route of a job's page (`careerJob` makes its addresses). */
+  careerJobPattern: '/careers/jobs/:slug',
   // Signed in.
   dashboard: '/dashboard',
   attack: '/attack',
@@ -54,7 +56,7 @@ export const publicPaths = [
   paths.securityPolicy,
   paths.hallOfFame,
   paths.careers,
-  '/careers/jobs/:slug',
+  paths.careerJobPattern,
 ] as const;
 
 /** Signed-in routes of the spec: they live inside the authenticated layout. */

@@ -46,6 +46,42 @@ export const routes: RouteObject[] = [
         lazy: async () => ({ Component: (await import('../pages/HowToPlayPage.tsx')).HowToPlayPage }),
       },
       {
+        path: paths.privacyPolicy,
+        lazy: async () => ({ Component: (await import('../pages/PrivacyPolicyPage.tsx')).PrivacyPolicyPage }),
+      },
+      {
+        path: paths.termsOfService,
+        lazy: async () => ({
+          Component: (await import('../pages/TermsOfServicePage.tsx')).TermsOfServicePage,
+        }),
+      },
+      {
+        path: paths.security,
+        lazy: async () => ({ Component: (await import('../pages/SecurityPage.tsx')).SecurityPage }),
+      },
+      {
+        path: paths.hallOfFame,
+        lazy: async () => ({ Component: (await import('../pages/HallOfFamePage.tsx')).HallOfFamePage }),
+      },
+      {
+        path: paths.securityPolicy,
+        lazy: async () => ({
+          Component: (await import('../pages/SecurityPolicyPage.tsx')).SecurityPolicyPage,
+        }),
+      },
+      {
+        path: paths.contact,
+        lazy: async () => ({ Component: (await import('../pages/ContactPage.tsx')).ContactPage }),
+      },
+      {
+        path: paths.careers,
+        lazy: async () => ({ Component: (await import('../pages/CareersPage.tsx')).CareersPage }),
+      },
+      {
+        path: paths.careerJobPattern,
+        lazy: async () => ({ Component: (await import('../pages/CareerJobPage.tsx')).CareerJobPage }),
+      },
+      {
         path: paths.login,
         lazy: async () => ({
           Component: (await withSession(import('../pages/auth/LoginPage.tsx'))).LoginPage,

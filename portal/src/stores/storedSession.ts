@@ -8,9 +8,12 @@ export const AUTH_STORAGE_VERSION = 2;
  * API's contracts, is not loaded on the public pages). A hint only: the signed-in layout checks the session
  * with the API, and ends it when the API refuses it.
  */
-export function hasStoredSession(storage: Storage = localStorage): boolean {
+export function hasStoredSession(storage?: Storage): boolean {
+  // The build's prerendering (prerender.tsx) has no browser storage: a visitor with no session.
+  const store = storage ?? (typeof localStorage === 'undefined' ? null : localStorage);
+  if (!store) return false;
   try {
-    const saved = JSON.parse(storage.getItem(AUTH_STORAGE_KEY) ?? 'null') as {
+    const saved = JSON.parse(store.getItem(AUTH_STORAGE_KEY) ?? 'null') as {
       state?: { accessToken?: unknown };
     } | null;
     const token = saved?.state?.accessToken;

@@ -60,6 +60,18 @@ export const ALREADY_SIGNED_IN = 'You are already signed in. Sign in with the ne
 export const STAY_SIGNED_IN = 'Stay signed in';
 export const SWITCH_ACCOUNT = 'Switch account';
 
+// Signup: consent (commerce-and-content sections 5, 9; the API refuses a sign-up without both).
+export const AGE_CONFIRM_LABEL = 'I am 13 years of age or older.';
+/** 'I accept the {Terms of Service} and the {Privacy Policy}.', the two names linking to their pages. */
+export const TERMS_ACCEPT_BEFORE = 'I accept the';
+export const TERMS_ACCEPT_BETWEEN = 'and the';
+export const TERMS_LINK = 'Terms of Service';
+export const PRIVACY_LINK = 'Privacy Policy';
+export const SOCIAL_NEEDS_CONSENT = 'Tick both boxes to sign up with one of these accounts.';
+/** After a social sign-in from the login page that would have created an account (nothing was created). */
+export const SOCIAL_CONSENT_REQUIRED =
+  'That account has no Exploit Grid identity yet. To create one, confirm your age and accept the terms below, then sign up with it again.';
+
 // Signup.
 export const registrationFailed = (message: string) => `Registration failed: ${message}`;
 export const REGISTRATION_FAILED_DEFAULT = 'An unknown error occurred';

@@ -50,7 +50,12 @@ function textsOf(value: unknown, where: string, out: [string, string][] = []): [
   return out;
 }
 
-const stringModules = import.meta.glob<Record<string, unknown>>(['./*.ts', '!./*.test.ts'], { eager: true });
+const stringModules = import.meta.glob<Record<string, unknown>>(
+  ['./*.ts', './legal/*.ts', '!./**/*.test.ts'],
+  {
+    eager: true,
+  },
+);
 
 describe('texts players read', () => {
   const texts = [

@@ -1,8 +1,21 @@
 /** Site-wide texts and limits (core-app sections 2, 9; commerce-and-content sections 2, 9). */
 export const SITE_NAME = 'Exploit Grid';
 export const SITE_DESCRIPTION =
-  'Exploit Grid is a live-fire hacking arena: your own Debian box with root, a real VPN, and real players to attack and defend against. No flags: a shell is the score.';
+  'Exploit Grid is a live-fire hacking arena: your own Debian box with root, a real VPN, and real players to attack and defend. No flags: a shell is the score.';
 export const DESCRIPTION_MAX_LENGTH = 160;
+/** The default picture of shared links (Open Graph, Twitter cards): made for the product, 1200×630. */
+export const SOCIAL_IMAGE_PATH = '/social-card.png';
+export const SOCIAL_IMAGE_WIDTH = 1200;
+export const SOCIAL_IMAGE_HEIGHT = 630;
+export const SOCIAL_IMAGE_ALT =
+  'Exploit Grid: a live-fire hacking arena. Your own Debian box with root, real players, no flags.';
+
+/** The public mailboxes the site names (legal texts, the security policy, contact blocks). */
+export const PRIVACY_EMAIL = 'privacy@exploitgrid.io';
+export const LEGAL_EMAIL = 'legal@exploitgrid.io';
+export const SECURITY_EMAIL = 'security@exploitgrid.io';
+export const CAREERS_EMAIL = 'careers@exploitgrid.io';
+export const CONTACT_EMAIL = 'contact@exploitgrid.io';
 
 /** The spec's 'isn't routed' is a developer's word: players read that the page does not exist (docs/portal.md). */
 export const NOT_FOUND_TEXT = "Dead end. The page you're looking for doesn't exist.";

@@ -20,6 +20,10 @@ import { Migration20261127100000_onboarding } from './Migration20261127100000_on
 import { Migration20261128100000_loadouts } from './Migration20261128100000_loadouts.ts';
 import { Migration20261129100000_service_checks } from './Migration20261129100000_service_checks.ts';
 import { Migration20261129110000_box_snapshots } from './Migration20261129110000_box_snapshots.ts';
+import { Migration20261130100000_consent } from './Migration20261130100000_consent.ts';
+import { Migration20261130110000_contact } from './Migration20261130110000_contact.ts';
+import { Migration20261130120000_security } from './Migration20261130120000_security.ts';
+import { Migration20261130130000_careers } from './Migration20261130130000_careers.ts';
 
 /**
  * Every migration, in order. Listed explicitly (not discovered from files) so the same
@@ -47,4 +51,8 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261128100000_loadouts', class: Migration20261128100000_loadouts },
   { name: 'Migration20261129100000_service_checks', class: Migration20261129100000_service_checks },
   { name: 'Migration20261129110000_box_snapshots', class: Migration20261129110000_box_snapshots },
+  { name: 'Migration20261130100000_consent', class: Migration20261130100000_consent },
+  { name: 'Migration20261130110000_contact', class: Migration20261130110000_contact },
+  { name: 'Migration20261130120000_security', class: Migration20261130120000_security },
+  { name: 'Migration20261130130000_careers', class: Migration20261130130000_careers },
 ];

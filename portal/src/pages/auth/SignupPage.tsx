@@ -1,3 +1,4 @@
+import { SOCIAL_CONSENT_REQUIRED_REASON } from '@exploit-grid/api/contracts/constants';
 import Button from '@mui/material/Button';
 import Link from '@mui/material/Link';
 import Typography from '@mui/material/Typography';
@@ -8,29 +9,39 @@ import { serverMessageOf } from '../../api/ApiError.ts';
 import { AuthCard } from '../../components/auth/AuthCard.tsx';
 import { AuthForm } from '../../components/auth/AuthForm.tsx';
 import { AuthField, EmailField } from '../../components/auth/AuthField.tsx';
+import { ConsentCheckbox } from '../../components/auth/ConsentCheckbox.tsx';
 import { checkForm, serverFieldError } from '../../components/auth/fieldErrors.ts';
 import { SocialSignIn } from '../../components/auth/SocialSignIn.tsx';
+import { Notice } from '../../components/Notice.tsx';
 import { usePageMeta } from '../../components/pageMeta.ts';
 import { paths } from '../../routes/paths.ts';
 import { useStores } from '../../stores/StoresContext.tsx';
 import {
+  AGE_CONFIRM_LABEL,
   HANDLE_LABEL,
   HAVE_ACCOUNT,
   LOGIN_LINK,
   PASSWORD_LABEL,
+  PRIVACY_LINK,
   REGISTRATION_FAILED_DEFAULT,
   SIGNUP_SUBTITLE,
   SIGNUP_TITLE,
   SIGN_UP,
   SIGN_UP_WITH,
+  SOCIAL_CONSENT_REQUIRED,
+  TERMS_ACCEPT_BEFORE,
+  TERMS_ACCEPT_BETWEEN,
+  TERMS_LINK,
   registrationFailed,
 } from '../../strings/auth.ts';
 
 export type SignupPageProps = Record<string, never>;
 
 /**
- * Email, handle and password. Campaign parameters (utm_source, utm_medium, utm_campaign) and the referral
- * code (ref) of the address travel with the signup, as empty strings when absent.
+ * Email, handle and password, and the visitor's consent: 13 or older, the Terms of Service and the Privacy
+ * Policy accepted (the API refuses a sign-up without both; social sign-up buttons wait for both). Campaign
+ * parameters (utm_source, utm_medium, utm_campaign) and the referral code (ref) of the address travel with the
+ * signup, as empty strings when absent.
  */
 export const SignupPage = observer(function SignupPage(_props: SignupPageProps) {
   usePageMeta({ title: SIGNUP_TITLE, noIndex: true });
@@ -40,6 +51,8 @@ export const SignupPage = observer(function SignupPage(_props: SignupPageProps) 
   const [email, setEmail] = useState('');
   const [handle, setHandle] = useState('');
   const [password, setPassword] = useState('');
+  const [ageConfirmed, setAgeConfirmed] = useState(false);
+  const [termsAccepted, setTermsAccepted] = useState(false);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [failure, setFailure] = useState<string | null>(null);
   const [submitting, setSubmitting] = useState(false);
@@ -60,6 +73,8 @@ export const SignupPage = observer(function SignupPage(_props: SignupPageProps) 
       utmMedium: params.get('utm_medium') ?? '',
       utmCampaign: params.get('utm_campaign') ?? '',
       referralCode: params.get('ref') ?? '',
+      ageConfirmed,
+      termsAccepted,
     });
     if (!parsed.ok) {
       setSubmitting(false);
@@ -74,7 +89,13 @@ export const SignupPage = observer(function SignupPage(_props: SignupPageProps) 
     } catch (error) {
       setSubmitting(false);
       // A field the API refused (a password easy to guess): the reason goes under the field.
-      const refused = serverFieldError(error, ['email', 'handle', 'password'] as const);
+      const refused = serverFieldError(error, [
+        'email',
+        'handle',
+        'password',
+        'ageConfirmed',
+        'termsAccepted',
+      ] as const);
       if (refused) {
         setErrors({ [refused.field]: refused.message });
         return;
@@ -86,6 +107,11 @@ export const SignupPage = observer(function SignupPage(_props: SignupPageProps) 
 
   return (
     <AuthCard title={SIGNUP_TITLE} subtitle={SIGNUP_SUBTITLE}>
+      {params.get('reason') === SOCIAL_CONSENT_REQUIRED_REASON && (
+        <Notice severity="info" sx={{ mb: 2 }}>
+          {SOCIAL_CONSENT_REQUIRED}
+        </Notice>
+      )}
       <AuthForm onSubmit={submit} failure={failure}>
         <EmailField value={email} onChange={setEmail} error={errors.email} />
         <AuthField
@@ -103,11 +129,35 @@ export const SignupPage = observer(function SignupPage(_props: SignupPageProps) 
           onChange={setPassword}
           error={errors.password}
         />
+        <ConsentCheckbox
+          id="signup-age"
+          checked={ageConfirmed}
+          onChange={setAgeConfirmed}
+          error={errors.ageConfirmed}
+        >
+          {AGE_CONFIRM_LABEL}
+        </ConsentCheckbox>
+        <ConsentCheckbox
+          id="signup-terms"
+          checked={termsAccepted}
+          onChange={setTermsAccepted}
+          error={errors.termsAccepted}
+        >
+          {TERMS_ACCEPT_BEFORE}{' '}
+          <Link href={paths.termsOfService} target="_blank" rel="noopener">
+            {TERMS_LINK}
+          </Link>{' '}
+          {TERMS_ACCEPT_BETWEEN}{' '}
+          <Link href={paths.privacyPolicy} target="_blank" rel="noopener">
+            {PRIVACY_LINK}
+          </Link>
+          .
+        </ConsentCheckbox>
         <Button type="submit" variant="contained" size="large" fullWidth loading={submitting}>
           {SIGN_UP}
         </Button>
       </AuthForm>
-      <SocialSignIn verb={SIGN_UP_WITH} providers={auth.providers} />
+      <SocialSignIn verb={SIGN_UP_WITH} providers={auth.providers} consent={ageConfirmed && termsAccepted} />
       <Typography variant="body2" color="text.secondary" sx={{ mt: 3, textAlign: 'center' }}>
         {HAVE_ACCOUNT}{' '}
         <Link component={RouterLink} to={paths.login}>

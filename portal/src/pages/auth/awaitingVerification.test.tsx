@@ -89,6 +89,8 @@ describe('awaiting confirmation page', () => {
       utmMedium: '',
       utmCampaign: '',
       referralCode: '',
+      ageConfirmed: true,
+      termsAccepted: true,
     });
     expect(
       (await screen.findByRole('button', { name: resendIn(MAIL_COOLDOWN_SECONDS) })).hasAttribute('disabled'),
