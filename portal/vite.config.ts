@@ -87,7 +87,22 @@ export default defineConfig(({ isSsrBuild }) => ({
     // /attack, after the page shows; every other chunk stays far below this.
     chunkSizeWarningLimit: 2100,
     // Brotli at quality 11 takes most of the build (the globe's chunk alone seconds): expected, not worth a warning.
-    rolldownOptions: { checks: { bundlerTimings: false } },
+    rolldownOptions: {
+      checks: { bundlerTimings: false },
+      output: {
+        // What every page runs (React, the router, emotion and MUI's styling core) in one chunk: left to the
+        // automatic split, it came in a dozen small chunks whose count and compression shifted with every new
+        // lazy page, each compressed apart (and a request each).
+        codeSplitting: {
+          groups: [
+            {
+              name: 'framework',
+              test: /node_modules[\\/](react|react-dom|scheduler|react-router|@emotion[\\/][^\\/]+|@mui[\\/](system|styled-engine|private-theming)|clsx|prop-types|react-is|stylis|hoist-non-react-statics)[\\/]/,
+            },
+          ],
+        },
+      },
+    },
   },
   test: {
     environment: 'jsdom',

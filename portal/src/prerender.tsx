@@ -10,7 +10,8 @@ import createEmotionServer from '@emotion/server/create-instance';
 import { renderToString } from 'react-dom/server';
 import { StaticRouterProvider, createStaticHandler, createStaticRouter } from 'react-router';
 import { AppProviders } from './AppProviders.tsx';
-import { PUBLIC_URL_TOKEN, headHtml, prerenderedMeta } from './components/pageMeta.ts';
+import { PUBLIC_URL_TOKEN, headHtml } from './components/pageHead.ts';
+import { prerenderedMeta } from './components/pageMeta.ts';
 
 export { PUBLIC_URL_TOKEN, headHtml };
 

@@ -13,7 +13,7 @@ import {
   JOB_TYPES,
   RESUME_KINDS,
   isWebUrl,
-} from './constants.ts';
+} from './careers-constants.ts';
 
 /** A job as the public pages show it (spec section 3). Amounts are in cents. */
 export const jobSchema = z

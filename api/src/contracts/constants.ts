@@ -4,9 +4,6 @@
  * the schemas; the schemas' modules import them from here, and the barrel exports them all.
  */
 export * from './tiers.ts';
-export * from './careers-constants.ts';
-export * from './security-constants.ts';
-export * from './contact-constants.ts';
 
 export const API_BASE = '/api/v1';
 export const AI_API_BASE = '/api/ai/v1';

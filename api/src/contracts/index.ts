@@ -34,6 +34,10 @@ export * from './auth.ts';
 export * from './users.ts';
 export * from './boxes.ts';
 export * from './constants.ts';
+// The public pages' constants, each a module of its own so that a page loads only its feature's texts.
+export * from './careers-constants.ts';
+export * from './security-constants.ts';
+export * from './contact-constants.ts';
 export * from './attacks.ts';
 export * from './agent.ts';
 export * from './grid.ts';

@@ -1,13 +1,5 @@
 import { useEffect } from 'react';
-import {
-  DESCRIPTION_MAX_LENGTH,
-  SITE_DESCRIPTION,
-  SITE_NAME,
-  SOCIAL_IMAGE_ALT,
-  SOCIAL_IMAGE_HEIGHT,
-  SOCIAL_IMAGE_PATH,
-  SOCIAL_IMAGE_WIDTH,
-} from '../strings/site.ts';
+import { DESCRIPTION_MAX_LENGTH, SITE_DESCRIPTION, SITE_NAME } from '../strings/site.ts';
 
 /** 'Title | Exploit Grid' (spec: 'Title | {site}'); the site name alone without a title. */
 export function pageTitle(title?: string): string {
@@ -22,91 +14,35 @@ export function truncateDescription(text: string, max = DESCRIPTION_MAX_LENGTH):
 
 export type PageMeta = { title?: string; description?: string; noIndex?: boolean };
 
-/**
- * Stands for the site's address in prerendered pages: the API puts its PUBLIC_URL there when it serves them
- * (api/src/portal/pages.ts), since Open Graph wants absolute addresses and the build does not know the site's.
- */
-export const PUBLIC_URL_TOKEN = '__EG_PUBLIC_URL__';
-
-/**
- * The tags of a page's head: title, description, robots, canonical address, Open Graph and Twitter cards with
- * the default 1200×630 image. `origin` is the site's address (or PUBLIC_URL_TOKEN), `path` the page's (null for
- * the page every other address is answered with, which has no address of its own).
- */
-export function metaTags(
-  meta: PageMeta,
-  path: string | null,
-  origin: string,
-): { name: string; property: boolean; content: string }[] {
-  const title = pageTitle(meta.title);
-  const description = truncateDescription(meta.description ?? SITE_DESCRIPTION);
-  const image = `${origin}${SOCIAL_IMAGE_PATH}`;
-  return [
-    { name: 'description', property: false, content: description },
-    ...(meta.noIndex ? [{ name: 'robots', property: false, content: 'noindex, nofollow' }] : []),
-    { name: 'og:type', property: true, content: 'website' },
-    { name: 'og:site_name', property: true, content: SITE_NAME },
-    { name: 'og:title', property: true, content: title },
-    { name: 'og:description', property: true, content: description },
-    ...(path === null ? [] : [{ name: 'og:url', property: true, content: `${origin}${path}` }]),
-    { name: 'og:image', property: true, content: image },
-    { name: 'og:image:width', property: true, content: String(SOCIAL_IMAGE_WIDTH) },
-    { name: 'og:image:height', property: true, content: String(SOCIAL_IMAGE_HEIGHT) },
-    { name: 'og:image:alt', property: true, content: SOCIAL_IMAGE_ALT },
-    { name: 'twitter:card', property: false, content: 'summary_large_image' },
-    { name: 'twitter:title', property: false, content: title },
-    { name: 'twitter:description', property: false, content: description },
-    { name: 'twitter:image', property: false, content: image },
-  ];
-}
-
-const escapeHtml = (text: string) =>
-  text.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
-  );
-
-/** The head of a prerendered page (title, meta tags, canonical link) as HTML. */
-export function headHtml(meta: PageMeta, path: string | null, origin: string): string {
-  return [
-    `<title>${escapeHtml(pageTitle(meta.title))}</title>`,
-    ...metaTags(meta, path, origin).map(
-      (tag) =>
-        `<meta ${tag.property ? 'property' : 'name'}="${tag.name}" content="${escapeHtml(tag.content)}" />`,
-    ),
-    ...(meta.noIndex || path === null
-      ? []
-      : [`<link rel="canonical" href="${escapeHtml(`${origin}${path}`)}" />`]),
-  ].join('\n    ');
-}
-
 /** What the page being prerendered asked for (prerender.tsx reads it after rendering). */
 export const prerenderedMeta: { current: PageMeta | null } = { current: null };
 
-function setMeta(name: string, property: boolean, content: string | null) {
-  const attribute = property ? 'property' : 'name';
-  let element = document.head.querySelector<HTMLMetaElement>(`meta[${attribute}="${name}"]`);
+function setMeta(name: string, content: string | null) {
+  let element = document.head.querySelector<HTMLMetaElement>(`meta[name="${name}"]`);
   if (content === null) {
     element?.remove();
     return;
   }
   if (!element) {
     element = document.createElement('meta');
-    element.setAttribute(attribute, name);
+    element.name = name;
     document.head.append(element);
   }
   element.content = content;
 }
 
-/** Sets the document title, meta description, robots directive and sharing cards of a page. */
+/**
+ * Sets the document title, meta description and robots directive of a page. Its sharing cards (Open Graph,
+ * Twitter) and canonical address come with the page from the server (pageHead.ts), which is where link
+ * previews read them: they do not run the app.
+ */
 export function usePageMeta(meta: PageMeta): void {
   const { title, description, noIndex = false } = meta;
   // Effects do not run when prerendering: the page's head is taken from here instead.
   if (import.meta.env.SSR) prerenderedMeta.current = { title, description, noIndex };
   useEffect(() => {
     document.title = pageTitle(title);
-    const tags = metaTags({ title, description, noIndex }, window.location.pathname, window.location.origin);
-    if (!noIndex) setMeta('robots', false, null);
-    for (const tag of tags) setMeta(tag.name, tag.property, tag.content);
+    setMeta('description', truncateDescription(description ?? SITE_DESCRIPTION));
+    setMeta('robots', noIndex ? 'noindex, nofollow' : null);
   }, [title, description, noIndex]);
 }

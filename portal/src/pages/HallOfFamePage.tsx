@@ -1,5 +1,5 @@
 import type { HallOfFame, HallOfFameResearcher } from '@exploit-grid/api/contracts';
-import { HALL_OF_FAME_CARD_FINDINGS } from '@exploit-grid/api/contracts/constants';
+import { HALL_OF_FAME_CARD_FINDINGS } from '@exploit-grid/api/contracts/security-constants';
 import ArrowBack from '@mui/icons-material/ArrowBack';
 import EmojiEventsOutlined from '@mui/icons-material/EmojiEventsOutlined';
 import Box from '@mui/material/Box';

@@ -5,7 +5,7 @@ import {
   jobSchema,
   type Job,
 } from '@exploit-grid/api/contracts';
-import { CAREERS_MESSAGES as M, RESUME_MAX_BYTES } from '@exploit-grid/api/contracts/constants';
+import { CAREERS_MESSAGES as M, RESUME_MAX_BYTES } from '@exploit-grid/api/contracts/careers-constants';
 import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { readCategories, readJobs } from '../components/careers/careersApi.ts';

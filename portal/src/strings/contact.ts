@@ -1,5 +1,5 @@
 /** /contact (commerce-and-content sections 2, 3, 5, 8). */
-import type { InquiryType } from '@exploit-grid/api/contracts/constants';
+import type { InquiryType } from '@exploit-grid/api/contracts/contact-constants';
 
 export const CONTACT_TITLE = 'Contact';
 export const CONTACT_LEAD =

@@ -1,4 +1,4 @@
-import { CAREERS_SEARCH_MAX, JOB_LEVELS, JOB_TYPES } from '@exploit-grid/api/contracts/constants';
+import { CAREERS_SEARCH_MAX, JOB_LEVELS, JOB_TYPES } from '@exploit-grid/api/contracts/careers-constants';
 import Button from '@mui/material/Button';
 import Paper from '@mui/material/Paper';
 import Typography from '@mui/material/Typography';

@@ -5,13 +5,8 @@ import type {
   JobCategories,
   ResumeUpload,
 } from '@exploit-grid/api/contracts';
-import {
-  API_BASE,
-  JOB_LEVELS,
-  JOB_TYPES,
-  RESUME_FIELD,
-  RESUME_KINDS,
-} from '@exploit-grid/api/contracts/constants';
+import { JOB_LEVELS, JOB_TYPES, RESUME_FIELD, RESUME_KINDS } from '@exploit-grid/api/contracts/careers-constants';
+import { API_BASE } from '@exploit-grid/api/contracts/constants';
 import { ApiError, parseRetryAfter } from '../../api/ApiError.ts';
 import type { Parser } from '../../api/http.ts';
 import { publicApi } from '../../api/publicClient.ts';

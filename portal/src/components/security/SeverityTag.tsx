@@ -1,4 +1,4 @@
-import type { VulnerabilitySeverity } from '@exploit-grid/api/contracts/constants';
+import type { VulnerabilitySeverity } from '@exploit-grid/api/contracts/security-constants';
 import Box from '@mui/material/Box';
 import { SEVERITY_LABELS } from '../../strings/security.ts';
 
