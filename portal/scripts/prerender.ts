@@ -1,6 +1,6 @@
 /**
  * After `vite build` and `vite build --ssr src/prerender.tsx`: writes each public page prerendered into
- * dist/pages/, with dist/pages/manifest.json, and fallback.html (index.html with the site's default head) for
+ * dist/.pages/ (a dotted folder, which the API's file server never serves as files), with its manifest.json, and fallback.html (index.html with the site's default head) for
  * every other address. The API serves them with its PUBLIC_URL in place of the token (api/src/portal/pages.ts).
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import type * as PrerenderEntry from '../src/prerender.tsx';
 
 const root = path.resolve(import.meta.dirname, '..');
 const dist = path.join(root, 'dist');
-const out = path.join(dist, 'pages');
+const out = path.join(dist, '.pages');
 
 const entry = (await import(
   pathToFileURL(path.join(root, 'dist-ssr', 'prerender.js')).href
@@ -43,4 +43,4 @@ writeFileSync(
   `${JSON.stringify({ pages: manifest, routes: entry.ROUTES, noIndex: entry.NO_INDEX }, null, 2)}\n`,
 );
 rmSync(path.join(root, 'dist-ssr'), { recursive: true, force: true });
-process.stdout.write(`Prerendered ${manifest.length} public pages into dist/pages/.\n`);
+process.stdout.write(`Prerendered ${manifest.length} public pages into dist/.pages/.\n`);

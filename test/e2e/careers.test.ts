@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { CAREERS_MESSAGES } from '../../api/src/contracts/constants.ts';
+import { CAREERS_MESSAGES } from '../../api/src/contracts/careers-constants.ts';
 import { minimalPdf } from '../../api/src/testing/documents.ts';
 import { Mailbox } from '../../api/src/testing/mailbox.ts';
 import { launchBrowser, type Browser } from '../support/browser.ts';

@@ -5,7 +5,10 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import * as openpgp from 'openpgp';
 import type { Page } from 'playwright-core';
-import { TRACKING_ID_PATTERN, UNDISCLOSED_FINDING_TITLE } from '../../api/src/contracts/constants.ts';
+import {
+  TRACKING_ID_PATTERN,
+  UNDISCLOSED_FINDING_TITLE,
+} from '../../api/src/contracts/security-constants.ts';
 import {
   ANONYMOUS_LABEL,
   CATEGORY_LABEL,

@@ -98,7 +98,11 @@ describe('social sign-in', () => {
     } = {},
   ): Promise<URL> {
     const query = (options.from ?? 'signup') === 'signup' ? '?consent=true' : '';
-    const start = await fetch(`${platform.baseUrl}/api/v1/auth/${name}${query}`, { redirect: 'manual' });
+    // A browser on the sign-up page says the navigation comes from the same site.
+    const start = await fetch(`${platform.baseUrl}/api/v1/auth/${name}${query}`, {
+      redirect: 'manual',
+      headers: { 'sec-fetch-site': 'same-origin' },
+    });
     expect(start.status).to.equal(302);
     const stateCookie = (start.headers.get('set-cookie') ?? '').match(/eg_oauth_state=([^;]+)/)?.[1];
     expect(stateCookie, 'state cookie').to.be.a('string');
@@ -332,16 +336,21 @@ describe('social sign-in', () => {
       expect(await accounts()).to.equal(0);
     });
 
-    it('takes only consent=true as consent', async () => {
-      for (const query of ['?consent=1', '?consent=yes', '?consent=true&consent=true', '?Consent=true']) {
-        const start = await fetch(`${platform.baseUrl}/api/v1/auth/google${query}`, { redirect: 'manual' });
-        const state = new URL(start.headers.get('location')!).searchParams.get('state');
-        expect(state, query).not.to.match(/\.consent$/);
-      }
-      const start = await fetch(`${platform.baseUrl}/api/v1/auth/google?consent=true`, {
-        redirect: 'manual',
-      });
-      expect(new URL(start.headers.get('location')!).searchParams.get('state')).to.match(/\.consent$/);
+    it('takes only consent=true as consent, and only from the sign-up page itself', async () => {
+      const stateOf = async (query: string, site?: string) => {
+        const start = await fetch(`${platform.baseUrl}/api/v1/auth/google${query}`, {
+          redirect: 'manual',
+          headers: site ? { 'sec-fetch-site': site } : {},
+        });
+        return new URL(start.headers.get('location')!).searchParams.get('state');
+      };
+      for (const query of ['?consent=1', '?consent=yes', '?consent=true&consent=true', '?Consent=true'])
+        expect(await stateOf(query, 'same-origin'), query).not.to.match(/\.consent$/);
+      // A link to the sign-in from another site, or from a browser that does not say where it comes from: the
+      // visitor never saw the two boxes, so the link's consent=true is not theirs.
+      for (const site of ['cross-site', 'same-site', 'none', undefined])
+        expect(await stateOf('?consent=true', site), String(site)).not.to.match(/\.consent$/);
+      expect(await stateOf('?consent=true', 'same-origin')).to.match(/\.consent$/);
     });
   });
 

@@ -63,8 +63,11 @@ class CookieStateStore {
   }
 
   store(req: Request, _meta: unknown, callback: (err: Error | null, state?: string) => void): void {
+    // Consent counts only from the sign-up page itself, where the visitor ticked both boxes: a browser says so
+    // with Sec-Fetch-Site. A link from any other site (or a browser that does not say) carries none, and a new
+    // account is then refused and sent to /signup.
+    const consent = req.query[SOCIAL_CONSENT_PARAM] === 'true' && req.get('sec-fetch-site') === 'same-origin';
     // base64url has no '.', so the suffix cannot be part of the random token.
-    const consent = req.query[SOCIAL_CONSENT_PARAM] === 'true';
     const state = `${newToken(24)}${consent ? CONSENT_STATE_SUFFIX : ''}`;
     req.res!.cookie(STATE_COOKIE, state, {
       httpOnly: true,

@@ -57,7 +57,8 @@ export class Throttle {
   async assertOpen(name: ThrottleName, key: string): Promise<void> {
     const state = await this.#limiters[name].get(throttleKey(key));
     if (state && state.remainingPoints <= 0 && state.msBeforeNext > 0) {
-      throw tooManyRequests(state.msBeforeNext / 1000);
+      const seconds = state.msBeforeNext / 1000;
+      throw tooManyRequests(seconds, MESSAGES[name]?.(seconds, this.#limits[name]));
     }
   }
 
@@ -112,6 +113,16 @@ export function clientKey(ip: string): string {
     .slice(0, 4)
     .map((g) => g.toLowerCase().replace(/^0+(?=.)/, ''))
     .join(':')}::/64`;
+}
+
+/**
+ * The mailbox an address reaches, as a throttle counts it: letter case and a `+tag` (which most providers
+ * deliver to the same mailbox) do not make another one.
+ */
+export function mailboxKey(email: string): string {
+  const at = email.lastIndexOf('@');
+  const local = email.slice(0, at).replace(/\+.*$/, '');
+  return `${local}${email.slice(at)}`.toLowerCase();
 }
 
 export interface ThrottleLimit {

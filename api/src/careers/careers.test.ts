@@ -411,6 +411,24 @@ describe('careers: jobs, resume uploads and applications', function () {
       expect((await upload(small, { name: 'cv.doc' })).status).to.equal(201);
     });
 
+    it('gives the platform-wide upload budget back for refused files: refusals cannot use it up', async () => {
+      const budget = async () =>
+        Number(
+          (
+            await db.query(
+              "select coalesce(sum(points), 0) as n from rate_limits where key like 'resumeUploads%'",
+            )
+          ).rows[0].n,
+        );
+      ip = '10.8.0.1';
+      const before = await budget();
+      for (const file of [elfExecutable(), windowsExecutable(), pngImage()])
+        expect((await upload(file, { name: 'cv.pdf', type: 'application/pdf' })).status).to.equal(415);
+      expect(await budget()).to.equal(before);
+      expect((await upload(minimalPdf())).status).to.equal(201);
+      expect(await budget()).to.equal(before + 1);
+    });
+
     it('sweeps resumes no application claimed once they expire', async () => {
       const old = await upload(minimalPdf());
       const fresh = await upload(minimalPdf());
@@ -646,6 +664,58 @@ describe('careers: jobs, resume uploads and applications', function () {
       );
       expect(sixth.status).to.equal(429);
       expect(sixth.body.message).to.match(/^Too many applications from this email address today/);
+      // A +tag reaches the same mailbox: it is the same address to the throttle.
+      ip = '10.3.0.98';
+      const tagged = await call(
+        'POST',
+        `/careers/${jobs.red!.id}/apply`,
+        applicant(await newResume(), { email: 'same.person+again@example.test' }),
+      );
+      expect(tagged.status).to.equal(429);
+    });
+
+    it('counts an applicant’s address only for applications that were taken: nobody is locked out in their name', async () => {
+      const victim = 'candidate@example.test';
+      for (let i = 0; i < 6; i++) {
+        ip = `10.4.0.${i + 1}`;
+        const answer = await call(
+          'POST',
+          '/careers/11111111-1111-4111-8111-111111111111/apply',
+          applicant(await newResume(), { email: victim }),
+        );
+        expect(answer.status).to.equal(404);
+      }
+      ip = '10.4.0.50';
+      const real = await call(
+        'POST',
+        `/careers/${jobs.red!.id}/apply`,
+        applicant(await newResume(), { email: victim }),
+      );
+      expect(real.status).to.equal(201);
+    });
+
+    it('refuses control characters a terminal would act on (C1 included) in what staff read', async () => {
+      const resumeId = await newResume();
+      for (const field of ['firstName', 'lastName', 'location'])
+        expect(
+          (
+            await call(
+              'POST',
+              `/careers/${jobs.red!.id}/apply`,
+              applicant(resumeId, { [field]: 'Eve\u009b31mRED' }),
+            )
+          ).status,
+          field,
+        ).to.equal(400);
+      expect(
+        (
+          await call(
+            'POST',
+            `/careers/${jobs.red!.id}/apply`,
+            applicant(resumeId, { coverLetter: 'hello \u009d0;owned\u009c' }),
+          )
+        ).status,
+      ).to.equal(400);
     });
   });
 });

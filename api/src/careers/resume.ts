@@ -1,7 +1,5 @@
 import type { Request } from 'express';
 import busboy from 'busboy';
-import CFB from 'cfb';
-import { unzipSync } from 'fflate';
 import { fileTypeFromBuffer } from 'file-type';
 import { CAREERS_MESSAGES, RESUME_FIELD, RESUME_MAX_BYTES, type ResumeKind } from '../contracts/index.ts';
 import { HttpError, badRequest } from '../http/errors.ts';
@@ -10,7 +8,12 @@ import { HttpError, badRequest } from '../http/errors.ts';
  * What a resume is, read from its content alone (its name and declared type say nothing): a PDF (`%PDF-`), a
  * Word 97-2003 document (an OLE2 compound file, D0CF11E0, holding a `WordDocument` stream: an MSI installer or
  * an Excel sheet is a compound file too) or a Word document (a zip holding `[Content_Types].xml` and
- * `word/document.xml`). Anything else, executables included, is null.
+ * `word/document.xml`). Anything else, executables included, is null; so is a Word file that carries macros,
+ * ActiveX controls or embedded objects, which staff would open (docs/careers.md).
+ *
+ * The containers are not parsed: their structures come from the visitor and a parser that follows them can be
+ * sent round in circles (a compound file whose directory loops, a zip that claims billions of entries). Their
+ * directory records are found by a linear scan of the bytes instead, bounded by the file's size.
  */
 export async function resumeKindOf(content: Uint8Array): Promise<ResumeKind | null> {
   const detected = await fileTypeFromBuffer(content).catch(() => undefined);
@@ -19,9 +22,13 @@ export async function resumeKindOf(content: Uint8Array): Promise<ResumeKind | nu
       // The signature at the very start, as readers require it.
       return startsWith(content, '%PDF-') ? 'pdf' : null;
     case 'cfb':
-      return isWordCompoundFile(content) ? 'doc' : null;
+      return isPlainWordCompoundFile(Buffer.from(content.buffer, content.byteOffset, content.byteLength))
+        ? 'doc'
+        : null;
     case 'docx':
-      return zipHolds(content, ['[Content_Types].xml', 'word/document.xml']) ? 'docx' : null;
+      return isPlainWordZip(Buffer.from(content.buffer, content.byteOffset, content.byteLength))
+        ? 'docx'
+        : null;
     default:
       return null;
   }
@@ -31,32 +38,51 @@ function startsWith(content: Uint8Array, ascii: string): boolean {
   return Buffer.from(content.subarray(0, ascii.length)).toString('latin1') === ascii;
 }
 
-/** A compound file whose directory has a `WordDocument` stream (what Word 97-2003 writes). */
-function isWordCompoundFile(content: Uint8Array): boolean {
-  try {
-    const container = CFB.read(Buffer.from(content.buffer, content.byteOffset, content.byteLength), {
-      type: 'buffer',
-    });
-    return container.FileIndex.some((entry) => entry.type === 2 && entry.name === 'WordDocument');
-  } catch {
-    return false;
+/** Directory entries of a compound file whose presence refuses it: macros and embedded objects. */
+const ACTIVE_STORAGES = new Set(['Macros', '_VBA_PROJECT_CUR', 'VBA', 'ObjectPool', '_VBA_PROJECT']);
+
+/**
+ * A compound file with a `WordDocument` stream and none of ACTIVE_STORAGES. Its directory entries are 128-byte
+ * records at offsets that are multiples of 128 (the 512-byte header, then sectors of 512 or 4096 bytes): each
+ * such record is read where it lies (name: UTF-16LE, its byte length at 0x40; type at 0x42: 1 storage,
+ * 2 stream), nothing is followed.
+ */
+function isPlainWordCompoundFile(content: Buffer): boolean {
+  let word = false;
+  for (let at = 512; at + 128 <= content.length; at += 128) {
+    const nameBytes = content.readUInt16LE(at + 0x40);
+    const type = content[at + 0x42];
+    if (nameBytes < 2 || nameBytes > 64 || nameBytes % 2 !== 0 || (type !== 1 && type !== 2)) continue;
+    const name = content.toString('utf16le', at, at + nameBytes - 2);
+    if (type === 2 && name === 'WordDocument') word = true;
+    if (ACTIVE_STORAGES.has(name)) return false;
   }
+  return word;
 }
 
-/** Whether a zip's central directory lists every one of `names` (nothing is decompressed). */
-function zipHolds(content: Uint8Array, names: string[]): boolean {
-  const found = new Set<string>();
-  try {
-    unzipSync(content, {
-      filter: (file) => {
-        found.add(file.name);
-        return false;
-      },
-    });
-  } catch {
-    return false;
+/** Parts of a Word zip whose presence refuses it: macros, ActiveX controls, embedded objects and files. */
+const ACTIVE_PARTS = /(^|\/)(vbaProject\.bin|vbaData\.xml)$|(^|\/)(activeX|embeddings)\//i;
+/** More names than a resume has parts: a zip listing more is no resume. */
+const ZIP_MAX_ENTRIES = 2000;
+
+/**
+ * A zip whose central directory lists `[Content_Types].xml` and `word/document.xml`, and no ACTIVE_PARTS.
+ * Central directory records (`PK\x01\x02`, the name's length at 28, the name at 46) are found by a scan of
+ * the bytes; no count or offset the file claims is trusted, and nothing is decompressed.
+ */
+function isPlainWordZip(content: Buffer): boolean {
+  const signature = Buffer.from([0x50, 0x4b, 0x01, 0x02]);
+  const names = new Set<string>();
+  for (let at = content.indexOf(signature); at !== -1; at = content.indexOf(signature, at + 4)) {
+    if (at + 46 > content.length) break;
+    const length = content.readUInt16LE(at + 28);
+    if (at + 46 + length > content.length) continue;
+    const name = content.toString('utf8', at + 46, at + 46 + length);
+    if (ACTIVE_PARTS.test(name)) return false;
+    names.add(name);
+    if (names.size > ZIP_MAX_ENTRIES) return false;
   }
-  return names.every((name) => found.has(name));
+  return names.has('[Content_Types].xml') && names.has('word/document.xml');
 }
 
 /** The one file of a multipart upload, read into memory while its size is counted. */
@@ -193,6 +219,6 @@ function closing(error: HttpError): HttpError {
 /** A file name for staff listings: printable, one line, at most 200 characters. */
 function cleanName(name: string | undefined): string | null {
   // eslint-disable-next-line no-control-regex
-  const clean = (name ?? '').replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  const clean = (name ?? '').replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '').trim();
   return clean ? clean.slice(0, 200) : null;
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Request } from 'express';
-import { clientKey, type Throttle } from '../auth/throttle.ts';
+import { clientKey, mailboxKey, type Throttle } from '../auth/throttle.ts';
 import type { applicationRequest } from '../contracts/index.ts';
 import {
   CAREERS_LIST_MAX,
@@ -125,9 +125,15 @@ export class CareersService {
       ['resumeUploadIp', clientKey(req.ip ?? 'unknown')],
       ['resumeUploads', 'all'],
     );
-    const file = await receiveResume(req);
+    // The platform-wide budget counts stored resumes: a refused file gives its point back, so refusals cannot
+    // use up everyone's uploads.
+    const file = await receiveResume(req).catch(async (err: unknown) => {
+      await this.#throttle.refund('resumeUploads', 'all');
+      throw err;
+    });
     const kind = await resumeKindOf(file.content);
     if (!kind) {
+      await this.#throttle.refund('resumeUploads', 'all');
       this.#log.info({ size: file.content.length }, 'Refused an upload that is not a PDF, DOC or DOCX');
       throw new HttpError(415, M.resumeWrongType);
     }
@@ -153,7 +159,10 @@ export class CareersService {
    * cannot both have it. Then mails staff and the applicant (failures are logged; the application stays).
    */
   async apply(jobId: string, application: Application, ip: string): Promise<ApplicationAccepted> {
-    await this.#throttle.consume(['applicationIp', clientKey(ip)], ['applicationSender', application.email]);
+    // Per network first; the applicant's address counts only once the job and the resume turned out good, so
+    // applications in someone else's name to jobs that are not there cannot lock them out.
+    await this.#throttle.consume(['applicationIp', clientKey(ip)]);
+    await this.#throttle.assertOpen('applicationSender', mailboxKey(application.email));
     const orNull = (value: string | undefined) => (value ? value : null);
     const facts = await this.#sql().transaction(async (sql) => {
       const job = await sql.one<{ id: string; title: string; slug: string; open: boolean }>(
@@ -207,6 +216,7 @@ export class CareersService {
       return mail;
     });
     this.#log.info({ applicationId: facts.applicationId, jobId }, 'Stored a job application');
+    await this.#throttle.tryConsume('applicationSender', mailboxKey(application.email));
     // Not awaited: the applicant's answer does not wait for a slow mail server.
     void this.#deliver(facts);
     return { applicationId: facts.applicationId };

@@ -166,6 +166,30 @@ describe('the contact form', function () {
     expect(fourth.body.message).to.match(/^Too many messages from this email address today/);
     const { rows } = await db.query('select count(*) from contact_messages where email = $1', [victim]);
     expect(Number(rows[0].count)).to.equal(3);
+    // A +tag or other letter case reaches the same mailbox: no fourth receipt that way either.
+    for (const [i, alias] of [`victim${counter}+1@example.com`, `Victim${counter}+x@EXAMPLE.com`].entries())
+      expect((await send({ ...valid(), email: alias }, `203.0.113.${200 + i}`)).status, alias).to.equal(429);
+  });
+
+  it('counts an IPv6 network by its /64, as one customer line', async () => {
+    for (let i = 1; i <= 5; i += 1)
+      expect(
+        (await send({ ...valid(), email: `six${counter}-${i}@example.com` }, `2001:db8:${counter}:1::${i}`))
+          .status,
+      ).to.equal(201);
+    const sixth = await send(
+      { ...valid(), email: `six${counter}-6@example.com` },
+      `2001:db8:${counter}:1::ff`,
+    );
+    expect(sixth.status).to.equal(429);
+    expect(
+      (await send({ ...valid(), email: `six${counter}-7@example.com` }, `2001:db8:${counter}:2::1`)).status,
+    ).to.equal(201);
+  });
+
+  it('refuses C1 control characters and keeps line breaks in a message', async () => {
+    expect((await send({ ...valid(), subject: 'Hi \u009b2J' })).status).to.equal(400);
+    expect((await send({ ...valid(), message: 'ring \u009d0;owned\u009c' })).status).to.equal(400);
   });
 
   it('keeps the message when the mail server is down, and the staff CLI lists it as not mailed', async () => {
@@ -188,7 +212,7 @@ describe('the contact form', function () {
   });
 
   it('shows a message in full to staff, logs the reading, and neuters escape sequences', async () => {
-    const message = { ...valid(), message: 'Line one\n\tLine two \u009b31m' };
+    const message = { ...valid(), message: 'Line one\n\tLine two\rOVERWRITE \u202ereversed' };
     expect((await send(message)).status).to.equal(201);
     const { rows } = await db.query('select id from contact_messages where email = $1', [message.email]);
     const id = rows[0].id as string;
@@ -213,7 +237,10 @@ describe('the contact form', function () {
     const show = await runStaff(platform.databaseUrl, 'bob-staff', 'contact', 'show', id);
     expect(show.code, show.stderr).to.equal(0);
     expect(show.stdout).to.include(`From:     Ada Lovelace <${message.email}>`);
-    expect(show.stdout).to.include('Line one\n\tLine two \\x9b31m').and.not.include('\u009b');
+    expect(show.stdout)
+      .to.include('Line one\n\tLine two\\x0dOVERWRITE \\u202ereversed')
+      .and.not.include('\r')
+      .and.not.include('\u202e');
     const { rows: log } = await db.query(
       `select actor, action, target from staff_actions where action = 'CONTACT_READ' and target = $1`,
       [id],

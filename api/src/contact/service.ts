@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ClientContext } from '../auth/service.ts';
-import type { Throttle } from '../auth/throttle.ts';
+import { clientKey, mailboxKey, type Throttle } from '../auth/throttle.ts';
 import type { InquiryType, contactRequest } from '../contracts/index.ts';
 import type { Orm } from '../db/orm.ts';
 import { Sql } from '../db/sql.ts';
@@ -33,7 +33,10 @@ export class ContactService {
   async submit(message: ContactMessage, client: ClientContext): Promise<string> {
     // Per address of the visitor, and per address typed in: a script cannot fill the staff mailbox, nor use
     // the receipt to mail one stranger again and again.
-    await this.#throttle.consume(['contactIp', client.ip], ['contactSender', message.email]);
+    await this.#throttle.consume(
+      ['contactIp', clientKey(client.ip)],
+      ['contactSender', mailboxKey(message.email)],
+    );
     const sql = new Sql(this.#orm.em.fork() as EntityManager);
     const row = await sql.one<{ id: string }>(
       `insert into contact_messages (name, email, subject, message, inquiry_type, client_ip, user_agent)

@@ -93,12 +93,12 @@ export const resumeUploadSchema = z
   .meta({ id: 'ResumeUpload' });
 export type ResumeUpload = z.infer<typeof resumeUploadSchema>;
 
-/** One line of text: no control characters (it goes into mails and staff listings). */
+/** One line of text: no control characters, C1 included (it goes into mails and staff terminals). */
 // eslint-disable-next-line no-control-regex
-const oneLine = (value: string) => !/[\u0000-\u001f\u007f]/.test(value);
+const oneLine = (value: string) => !/[\u0000-\u001f\u007f-\u009f]/.test(value);
 /** Text with lines: tabs and line breaks only. */
 // eslint-disable-next-line no-control-regex
-const withLines = (value: string) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(value);
+const withLines = (value: string) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/.test(value);
 
 const requiredName = (required: string, label: string) =>
   z

@@ -19,7 +19,7 @@ const line = (max: number, required: string, what: string) =>
     .min(1, required)
     .max(max, `${what} must be at most ${max} characters`)
     // eslint-disable-next-line no-control-regex
-    .regex(/^[^\u0000-\u001f\u007f]*$/, `${what} must be a single line of text`);
+    .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, `${what} must be a single line of text`);
 
 export const contactRequest = z
   .strictObject({
@@ -32,7 +32,7 @@ export const contactRequest = z
       .min(1, CONTACT_MESSAGE_REQUIRED)
       .max(CONTACT_MESSAGE_MAX, `Message must be at most ${CONTACT_MESSAGE_MAX} characters`)
       // eslint-disable-next-line no-control-regex
-      .regex(/^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/, 'Message must be plain text'),
+      .regex(/^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]*$/, 'Message must be plain text'),
     inquiryType: z
       .enum(INQUIRY_TYPES, `Inquiry type must be one of ${INQUIRY_TYPES.join(', ')}`)
       .default('general'),

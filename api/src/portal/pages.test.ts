@@ -8,25 +8,25 @@ import { startTestPlatform, type TestPlatform } from '../testing/fixtures.ts';
 /** A built portal as portal/scripts/prerender.ts leaves it: pages with the address token, and their manifest. */
 async function builtPortal(): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'eg-portal-pages-'));
-  await mkdir(path.join(dir, 'pages'), { recursive: true });
+  await mkdir(path.join(dir, '.pages'), { recursive: true });
   await writeFile(
     path.join(dir, 'index.html'),
     '<!doctype html><title>Exploit Grid</title><div id="root"></div>',
   );
   const page = (title: string, body: string) =>
     `<!doctype html><title>${title}</title><meta property="og:image" content="__EG_PUBLIC_URL__/social-card.png" /><link rel="canonical" href="__EG_PUBLIC_URL__/x" /><div id="root" data-prerendered="">${body}</div>`;
-  await writeFile(path.join(dir, 'pages', 'home.html'), page('Home | Exploit Grid', '<h1>Live-fire</h1>'));
+  await writeFile(path.join(dir, '.pages', 'home.html'), page('Home | Exploit Grid', '<h1>Live-fire</h1>'));
   await writeFile(
-    path.join(dir, 'pages', 'features.html'),
+    path.join(dir, '.pages', 'features.html'),
     page('The Grid | Exploit Grid', '<h1>The Grid</h1>'),
   );
   await writeFile(
-    path.join(dir, 'pages', 'security--hall-of-fame.html'),
+    path.join(dir, '.pages', 'security--hall-of-fame.html'),
     page('Hall of Fame | Exploit Grid', '<h1>Hall of Fame</h1>'),
   );
   // The app's page as the build writes it: the site's default head (portal/src/components/pageMeta.ts).
   await writeFile(
-    path.join(dir, 'pages', 'fallback.html'),
+    path.join(dir, '.pages', 'fallback.html'),
     [
       '<!doctype html><html lang="en"><head>',
       '<title>Exploit Grid</title>',
@@ -40,7 +40,7 @@ async function builtPortal(): Promise<string> {
     ].join('\n'),
   );
   await writeFile(
-    path.join(dir, 'pages', 'manifest.json'),
+    path.join(dir, '.pages', 'manifest.json'),
     JSON.stringify({
       pages: [
         { path: '/', file: 'home.html' },
@@ -181,13 +181,27 @@ describe('the portal’s pages for crawlers and link previews', () => {
     }
   });
 
+  it('gives a page one address: a job’s however it is spelled, trailing slashes dropped, /index.html moved to /', async () => {
+    await job('spelled-job');
+    const html = await (await get('/careers/jobs/%73pelled-job')).text();
+    expect(html).to.include('<link rel="canonical" href="https://grid.example/careers/jobs/spelled-job" />');
+    expect(await (await get('/features//')).text()).to.include('<h1>The Grid</h1>');
+    const index = await get('/index.html', { redirect: 'manual' });
+    expect(index.status).to.equal(301);
+    expect(index.headers.get('location')).to.equal('/');
+  });
+
   it('answers an address that is no page with 404 (the app shows its not-found screen) and noindex', async () => {
     for (const p of [
       '/nope',
       '/careers/jobs',
       '/features/extra',
-      '/pages/features.html',
-      '/pages/manifest.json',
+      '/.pages/features.html',
+      '/.pages/manifest.json',
+      '/%2Epages/home.html',
+      '//.pages/home.html',
+      '/x/../.pages/home.html',
+      '/.pages%2Ffallback.html',
     ]) {
       const res = await get(p);
       expect(res.status, p).to.equal(404);

@@ -109,7 +109,11 @@ export class PortalPages {
 
   readonly #fallbackHtml: string;
   readonly #origin: string;
-  readonly #dataPages: { test: (pathname: string) => string | null; head: DataPage['head'] }[];
+  readonly #dataPages: {
+    prefix: string;
+    test: (pathname: string) => string | null;
+    head: DataPage['head'];
+  }[];
 
   private constructor(dir: string, publicUrl: string, dataPages: DataPage[]) {
     const manifest = manifestSchema.parse(JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')));
@@ -123,16 +127,20 @@ export class PortalPages {
       origin,
     );
     this.#origin = origin;
-    this.#dataPages = dataPages.map((page) => ({ test: routeParam(page.pattern), head: page.head }));
+    this.#dataPages = dataPages.map((page) => ({
+      prefix: page.pattern.slice(0, page.pattern.lastIndexOf('/:')),
+      test: routeParam(page.pattern),
+      head: page.head,
+    }));
     this.#routes = manifest.routes.map(routeTest);
     this.#noIndex = manifest.noIndex.map(routeTest);
     this.paths = manifest.pages.map((page) => page.path);
   }
 
-  /** The pages of a built portal (`distDir/pages`), or null when the build wrote none. */
+  /** The pages of a built portal (`distDir/.pages`), or null when the build wrote none. */
   static load(distDir: string, publicUrl: string, dataPages: DataPage[] = []): PortalPages | null {
     try {
-      return new PortalPages(path.join(distDir, 'pages'), publicUrl, dataPages);
+      return new PortalPages(path.join(distDir, '.pages'), publicUrl, dataPages);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw err;
@@ -163,14 +171,15 @@ export class PortalPages {
 
   /** Answers a GET or HEAD of a portal address. */
   async send(req: Request, res: Response): Promise<void> {
-    const pathname = req.path.length > 1 ? req.path.replace(/\/$/, '') : req.path;
+    const pathname = req.path.replace(/\/+$/, '') || '/';
     let known = this.#routes.some((test) => test(pathname));
     let document = this.#pages.get(pathname) ?? this.#fallback;
     for (const page of this.#dataPages) {
       const param = page.test(pathname);
       if (param === null) continue;
       const head = await page.head(param);
-      if (head) document = new Document(this.#withHead(head, pathname));
+      // The page's own address, however the request spelled it (`%65vil-job` is `evil-job`).
+      if (head) document = new Document(this.#withHead(head, `${page.prefix}/${encodeURIComponent(param)}`));
       else known = false;
       break;
     }

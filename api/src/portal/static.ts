@@ -45,10 +45,11 @@ export function portalStatic(distDir: string, pages: PortalPages | null): Router
     ...precompressed,
     serveStatic: { index: false, cacheControl: false, setHeaders: revalidate },
   });
-  // The prerendered pages (dist/pages) are served by their addresses only, with the site's address in them.
-  router.use((req, res, next) =>
-    req.path.startsWith('/pages/') ? next() : readsOnly(files)(req, res, next),
-  );
+  // The prerendered pages (dist/.pages) are served by their addresses only, with the site's address in them:
+  // serve-static ignores dotted names, however the path is written.
+  // With prerendered pages the bare template has nothing to offer: its address is the home page's.
+  if (pages) router.get('/index.html', (_req, res) => res.redirect(301, '/'));
+  router.use(readsOnly(files));
   const spaFallback: RequestHandler = (req, res, next) => {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || NOT_PORTAL.test(req.path)) {
       next();

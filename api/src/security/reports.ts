@@ -1,6 +1,6 @@
 import { createHmac, hkdfSync } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { clientKey, type Throttle } from '../auth/throttle.ts';
+import { clientKey, mailboxKey, type Throttle } from '../auth/throttle.ts';
 import {
   HALL_OF_FAME_RECENT_FINDINGS,
   UNDISCLOSED_FINDING_TITLE,
@@ -123,7 +123,7 @@ export class VulnerabilityReports {
     if (!reporter) return;
     // Anyone can type anyone's address: one address gets a few acknowledgements a day, then none (the report
     // is stored and mailed to staff all the same).
-    if (!(await this.#o.throttle.tryConsume('securityAck', reporter.email))) {
+    if (!(await this.#o.throttle.tryConsume('securityAck', mailboxKey(reporter.email)))) {
       this.#log.warn(
         { trackingId },
         'Skipped the acknowledgement of a vulnerability report: address throttled',

@@ -81,9 +81,18 @@ export function text(name: string, value: string, max: number): string {
  * unless `oneLine`.
  */
 export function printable(value: string, oneLine = false): string {
-  // eslint-disable-next-line no-control-regex
-  const control = oneLine ? /[\u0000-\u001f\u007f-\u009f]/g : /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-  return value.replace(control, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  // C0 and C1 controls, and the bidirectional overrides that make a line read other than it is.
+  const control = oneLine
+    ? // eslint-disable-next-line no-control-regex
+      /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g
+    : // eslint-disable-next-line no-control-regex
+      /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+  return value.replace(control, (c) => {
+    const code = c.charCodeAt(0);
+    return code > 0xff
+      ? `\\u${code.toString(16).padStart(4, '0')}`
+      : `\\x${code.toString(16).padStart(2, '0')}`;
+  });
 }
 
 /** A string option's value (an option given without one, or a boolean where text belongs, is refused). */

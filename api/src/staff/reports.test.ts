@@ -228,6 +228,52 @@ describe('the staff CLI: vulnerability reports', function () {
     );
   });
 
+  it('warns when accepting a report would rename a researcher credited already under that address', async () => {
+    const first = await submit({ title: 'First', reporterEmail: 'ada@example.com', reporterName: 'Ada' });
+    expect((await staff('reports', 'accept', first, '--severity', 'LOW')).stderr).to.equal('');
+    const impostor = await submit({
+      title: 'Second',
+      reporterEmail: 'ADA@example.com',
+      reporterName: 'Impostor',
+      reporterHandle: 'fake',
+    });
+    const accept = await staff('reports', 'accept', impostor, '--severity', 'LOW');
+    expect(accept.code).to.equal(0);
+    expect(accept.stderr).to.include('the same address is credited already as Ada');
+  });
+
+  it('forgets a reporter at their request: the report stays, anonymous, and leaves the hall of fame', async () => {
+    const trackingId = await submit({ title: 'Forget me' });
+    expect((await staff('reports', 'accept', trackingId, '--severity', 'LOW')).code).to.equal(0);
+    expect((await staff('reports', 'fixed', trackingId)).code).to.equal(0);
+    expect(JSON.stringify(await hallOfFame())).to.include('Forget me');
+
+    const forget = await staff('reports', 'anonymise', trackingId);
+    expect(forget.code, forget.stderr).to.equal(0);
+    expect(forget.stdout).to.include(`${trackingId} is anonymous now`);
+    const { rows: after } = await db.query(
+      `select status, is_anonymous, reporter_name, reporter_email, reporter_handle, title
+         from vulnerability_reports where tracking_id = $1`,
+      [trackingId],
+    );
+    expect(after[0]).to.deep.equal({
+      status: 'FIXED',
+      is_anonymous: true,
+      reporter_name: null,
+      reporter_email: null,
+      reporter_handle: null,
+      title: 'Forget me',
+    });
+    expect(JSON.stringify(await hallOfFame())).not.to.include('Forget me');
+    const again = await staff('reports', 'anonymise', trackingId);
+    expect(again.stdout).to.include('was anonymous already');
+    const { rows } = await db.query(
+      `select action, details from staff_actions where target = $1 and action = 'VULN_REPORT_ANONYMISE'`,
+      [trackingId],
+    );
+    expect(rows).to.deep.equal([{ action: 'VULN_REPORT_ANONYMISE', details: { status: 'FIXED' } }]);
+  });
+
   it('guards the transitions: nothing changes and nothing is logged when one is refused', async () => {
     const trackingId = await submit();
     const fixedFirst = await staff('reports', 'fixed', trackingId);

@@ -59,6 +59,7 @@ export const REPORT_ACTIONS = {
   reject: 'VULN_REPORT_REJECT',
   fixed: 'VULN_REPORT_FIXED',
   answer: 'VULN_REPORT_ANSWER',
+  anonymise: 'VULN_REPORT_ANONYMISE',
 } as const;
 
 const noReport = (trackingId: string) => new StaffError(`No vulnerability report ${trackingId}.`);
@@ -176,6 +177,41 @@ const UPDATES: Record<ReportDecision, string> = {
                  updated_at = now()
            where tracking_id = $1 returning *`,
 };
+
+/**
+ * Forgets who sent a report, at their request: the reporter's name, address, handle, links and referral go,
+ * and the report stays (with its findings, as anonymous: out of the hall of fame, and with nobody to answer).
+ * Logged without what was removed. Answers whether there was anything to remove.
+ */
+export async function anonymiseReport(
+  db: Db,
+  input: { trackingId: string; actor: string },
+): Promise<boolean> {
+  return inTransaction(db, async () => {
+    const { rows } = await db.query<ReportRow>(
+      'select * from vulnerability_reports where tracking_id = $1 for update',
+      [input.trackingId],
+    );
+    const report = rows[0];
+    if (!report) throw noReport(input.trackingId);
+    if (report.is_anonymous) return false;
+    await db.query(
+      `update vulnerability_reports
+          set is_anonymous = true, reporter_name = null, reporter_email = null, reporter_handle = null,
+              reporter_website = null, reporter_twitter = null, reporter_linkedin = null, referral_source = null,
+              updated_at = now()
+        where tracking_id = $1`,
+      [input.trackingId],
+    );
+    await logStaffAction(db, {
+      actor: input.actor,
+      action: REPORT_ACTIONS.anonymise,
+      target: input.trackingId,
+      details: { status: report.status },
+    });
+    return true;
+  });
+}
 
 /** What the hall of fame shows as the report's title (for staff to check before it is published). */
 export function hallOfFameTitle(report: ReportRow): string {

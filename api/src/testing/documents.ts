@@ -38,8 +38,9 @@ export function minimalPdf(text = 'Jane Doe - Resume', padTo = 0): Buffer {
 }
 
 /** A Word document (DOCX): the three parts Word needs, zipped. */
-export function minimalDocx(text = 'Jane Doe - Resume'): Buffer {
-  const files = {
+export function minimalDocx(text = 'Jane Doe - Resume', extraParts: string[] = []): Buffer {
+  const files: Record<string, Uint8Array> = {
+    ...Object.fromEntries(extraParts.map((name) => [name, strToU8('part')])),
     '[Content_Types].xml': strToU8(
       '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>' +
         '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
@@ -68,10 +69,14 @@ export function plainZip(): Buffer {
   return Buffer.from(zipSync({ 'notes.txt': strToU8('not a resume') }));
 }
 
-/** A compound file holding `stream` (WordDocument: a Word 97-2003 document; anything else: not one). */
-export function compoundFile(stream = 'WordDocument'): Buffer {
+/**
+ * A compound file holding `stream` (WordDocument: a Word 97-2003 document; anything else: not one), and the
+ * `extra` streams given by path (`Macros/VBA/dir`: a document with macros).
+ */
+export function compoundFile(stream = 'WordDocument', extra: string[] = []): Buffer {
   const container = CFB.utils.cfb_new();
   CFB.utils.cfb_add(container, `/${stream}`, Buffer.from('Jane Doe - Resume '.repeat(300)));
+  for (const path of extra) CFB.utils.cfb_add(container, `/${path}`, Buffer.from('Attribute VB_Name'));
   return Buffer.from(CFB.write(container, { type: 'buffer' }) as Uint8Array);
 }
 
@@ -101,4 +106,44 @@ export function windowsExecutable(): Buffer {
   exe.write('PE\0\0', 0x80, 'latin1');
   exe.writeUInt16LE(0x8664, 0x84);
   return exe;
+}
+
+/**
+ * A Word 97-2003 document whose directory goes round in circles: every entry's right sibling is entry 1. A
+ * parser that follows the directory never ends.
+ */
+export function loopingCompoundFile(): Buffer {
+  const file = compoundFile('WordDocument', ['Notes', 'More']);
+  const directory = 512 + file.readUInt32LE(48) * 512;
+  for (let entry = 0; entry < 4; entry += 1) file.writeUInt32LE(1, directory + entry * 128 + 72);
+  return file;
+}
+
+/** A DOCX whose end record (ZIP64) claims `count` entries, billions if asked: to be trusted by nothing. */
+export function zip64ClaimingDocx(count: number): Buffer {
+  const docx = minimalDocx();
+  const end = docx.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  const directoryOffset = docx.readUInt32LE(end + 16);
+  const directorySize = docx.readUInt32LE(end + 12);
+  const head = docx.subarray(0, end);
+  const zip64End = Buffer.alloc(56);
+  zip64End.writeUInt32LE(0x06064b50, 0);
+  zip64End.writeBigUInt64LE(44n, 4);
+  zip64End.writeUInt16LE(45, 12);
+  zip64End.writeUInt16LE(45, 14);
+  zip64End.writeBigUInt64LE(BigInt(count), 24);
+  zip64End.writeBigUInt64LE(BigInt(count), 32);
+  zip64End.writeBigUInt64LE(BigInt(directorySize), 40);
+  zip64End.writeBigUInt64LE(BigInt(directoryOffset), 48);
+  const locator = Buffer.alloc(20);
+  locator.writeUInt32LE(0x07064b50, 0);
+  locator.writeBigUInt64LE(BigInt(head.length), 8);
+  locator.writeUInt32LE(1, 16);
+  const classicEnd = Buffer.alloc(22);
+  classicEnd.writeUInt32LE(0x06054b50, 0);
+  classicEnd.writeUInt16LE(0xffff, 8);
+  classicEnd.writeUInt16LE(0xffff, 10);
+  classicEnd.writeUInt32LE(0xffffffff, 12);
+  classicEnd.writeUInt32LE(0xffffffff, 16);
+  return Buffer.concat([head, zip64End, locator, classicEnd]);
 }

@@ -1,5 +1,15 @@
 import { EMAIL_MAX } from '@exploit-grid/api/contracts/constants';
-import { CONTACT_MESSAGE_MAX, CONTACT_MESSAGE_REQUIRED, CONTACT_NAME_MAX, CONTACT_NAME_REQUIRED, CONTACT_SENT, CONTACT_SUBJECT_MAX, CONTACT_SUBJECT_REQUIRED, INQUIRY_TYPES, type InquiryType } from '@exploit-grid/api/contracts/contact-constants';
+import {
+  CONTACT_MESSAGE_MAX,
+  CONTACT_MESSAGE_REQUIRED,
+  CONTACT_NAME_MAX,
+  CONTACT_NAME_REQUIRED,
+  CONTACT_SENT,
+  CONTACT_SUBJECT_MAX,
+  CONTACT_SUBJECT_REQUIRED,
+  INQUIRY_TYPES,
+  type InquiryType,
+} from '@exploit-grid/api/contracts/contact-constants';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import FormControl from '@mui/material/FormControl';

@@ -1,4 +1,9 @@
-import { CONTACT_MESSAGE_REQUIRED, CONTACT_NAME_REQUIRED, CONTACT_SENT, CONTACT_SUBJECT_REQUIRED } from '@exploit-grid/api/contracts/contact-constants';
+import {
+  CONTACT_MESSAGE_REQUIRED,
+  CONTACT_NAME_REQUIRED,
+  CONTACT_SENT,
+  CONTACT_SUBJECT_REQUIRED,
+} from '@exploit-grid/api/contracts/contact-constants';
 import { cleanup, fireEvent, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { toast } from '../notifications/toast.ts';

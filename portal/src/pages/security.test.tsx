@@ -1,4 +1,8 @@
-import { UNDISCLOSED_FINDING_TITLE, VULNERABILITY_CATEGORIES, VULNERABILITY_REPORT_MESSAGES as M } from '@exploit-grid/api/contracts/security-constants';
+import {
+  UNDISCLOSED_FINDING_TITLE,
+  VULNERABILITY_CATEGORIES,
+  VULNERABILITY_REPORT_MESSAGES as M,
+} from '@exploit-grid/api/contracts/security-constants';
 import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { log } from '../logging.ts';

@@ -2,7 +2,12 @@
  * Careers: /careers, /careers/jobs/{slug} and the 'Apply for Position' modal (commerce-and-content sections 2,
  * 4, 5, 8). The rules' and the upload's texts come from the API's contracts (CAREERS_MESSAGES).
  */
-import { CAREERS_MESSAGES, type ApplicationSource, type JobLevel, type JobType } from '@exploit-grid/api/contracts/careers-constants';
+import {
+  CAREERS_MESSAGES,
+  type ApplicationSource,
+  type JobLevel,
+  type JobType,
+} from '@exploit-grid/api/contracts/careers-constants';
 
 export const CAREERS_TITLE = 'Careers';
 export const CAREERS_HEADLINE = 'Join the Grid';

@@ -2,7 +2,10 @@
  * /security and /security/hall-of-fame (commerce-and-content sections 2, 3, 5, 8, 9; docs/security-disclosure.md).
  * The rules' messages are the API's own (`VULNERABILITY_REPORT_MESSAGES` in the contracts).
  */
-import type { VulnerabilityCategory, VulnerabilitySeverity } from '@exploit-grid/api/contracts/security-constants';
+import type {
+  VulnerabilityCategory,
+  VulnerabilitySeverity,
+} from '@exploit-grid/api/contracts/security-constants';
 import { SECURITY_EMAIL } from './site.ts';
 
 export const SECURITY_TITLE = 'Security';

@@ -9,6 +9,7 @@ import {
   fail,
   parseLimit,
   positionals,
+  printable,
   stringOption,
   text,
   type StaffCommand,
@@ -249,7 +250,7 @@ function applicationLine(a: ApplicationListing): string {
     a.id,
     a.createdAt,
     a.job.slug,
-    `${a.firstName} ${a.lastName} <${a.email}>`,
+    printable(`${a.firstName} ${a.lastName} <${a.email}>`, true),
     a.resume ? `${a.resume.kind} ${Math.max(1, Math.round(a.resume.size / 1024))} kB` : 'no resume',
     a.staffMailedAt ? 'mailed' : 'NOT MAILED',
   ].join('  ');
@@ -276,9 +277,10 @@ function applicationText(a: ApplicationListing): string {
     ],
     ['Mailed to staff', a.staffMailedAt ?? 'no'],
   ];
+  // What the applicant typed is shown with its control characters neutered: it reaches a staff terminal.
   const head = rows
     .filter(([, v]) => v)
-    .map(([k, v]) => `${k}: ${v}`)
+    .map(([k, v]) => printable(`${k}: ${v}`, true))
     .join('\n');
-  return a.coverLetter ? `${head}\nCover letter:\n${a.coverLetter}` : `${head}\nNo cover letter.`;
+  return a.coverLetter ? `${head}\nCover letter:\n${printable(a.coverLetter)}` : `${head}\nNo cover letter.`;
 }

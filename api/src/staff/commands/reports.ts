@@ -17,6 +17,7 @@ import {
   type StaffOptionValues,
 } from '../cli.ts';
 import {
+  anonymiseReport,
   answerReport,
   changeReport,
   hallOfFameTitle,
@@ -76,8 +77,24 @@ function decisionCommand(
     prepare({ args, values }) {
       const trackingId = trackingIdArg(args);
       const input = { ...read(values), force: values.force === true };
-      return async ({ db, actor, out }) => {
+      return async ({ db, actor, out, err }) => {
         const { from, report } = await changeReport(db, { trackingId, decision, actor, ...input });
+        if (report.status !== 'REJECTED' && !report.is_anonymous) {
+          // The hall of fame thanks an address (which nobody verified) under its latest name: say so when this
+          // report would rename a researcher other reports credit already.
+          const { rows } = await db.query<{ names: string[] }>(
+            `select array_agg(distinct coalesce(reporter_name, '') || coalesce(' (@' || reporter_handle || ')', '')) as names
+               from vulnerability_reports
+              where reporter_email = $1 and tracking_id <> $2 and not is_anonymous
+                and status in ('ACCEPTED', 'FIXED')`,
+            [report.reporter_email, trackingId],
+          );
+          const others = (rows[0]?.names ?? []).filter((name) => name && name !== credit(report));
+          if (others.length > 0)
+            err(
+              `Note: the same address is credited already as ${others.map((n) => printable(n, true)).join(', ')}; the hall of fame shows one researcher under the latest name. Check that they are the same person.`,
+            );
+        }
         const severity = report.severity ? `, severity ${report.severity}` : '';
         const shown =
           report.status === 'REJECTED'
@@ -188,6 +205,24 @@ for an anonymous report, which has no address.`,
           securityEmail: config.securityEmail,
         });
         out(`Mailed the answer about ${trackingId} to ${printable(to, true)}.`);
+      };
+    },
+  },
+  {
+    name: 'reports anonymise',
+    usage: '<trackingId> [--actor <name>]',
+    help: `Forgets who sent a report, at their request: name, address, handle, links and referral are
+deleted, the report stays as anonymous (out of the hall of fame; nobody to answer).`,
+    options: ['actor'],
+    prepare({ args }) {
+      const trackingId = trackingIdArg(args);
+      return async ({ db, actor, out }) => {
+        const changed = await anonymiseReport(db, { trackingId, actor });
+        out(
+          changed
+            ? `${trackingId} is anonymous now: its reporter's details are deleted, and it left the hall of fame.`
+            : `${trackingId} was anonymous already; nothing changed.`,
+        );
       };
     },
   },

@@ -1,5 +1,11 @@
 import type { Job, ResumeKind } from '@exploit-grid/api/contracts';
-import { APPLICATION_LIMITS, APPLICATION_SOURCES, CAREERS_MESSAGES as M, RESUME_ACCEPT, type ApplicationSource } from '@exploit-grid/api/contracts/careers-constants';
+import {
+  APPLICATION_LIMITS,
+  APPLICATION_SOURCES,
+  CAREERS_MESSAGES as M,
+  RESUME_ACCEPT,
+  type ApplicationSource,
+} from '@exploit-grid/api/contracts/careers-constants';
 import CloseIcon from '@mui/icons-material/Close';
 import DescriptionIcon from '@mui/icons-material/DescriptionOutlined';
 import UploadFileIcon from '@mui/icons-material/UploadFileOutlined';

@@ -5,7 +5,12 @@ import type {
   JobCategories,
   ResumeUpload,
 } from '@exploit-grid/api/contracts';
-import { JOB_LEVELS, JOB_TYPES, RESUME_FIELD, RESUME_KINDS } from '@exploit-grid/api/contracts/careers-constants';
+import {
+  JOB_LEVELS,
+  JOB_TYPES,
+  RESUME_FIELD,
+  RESUME_KINDS,
+} from '@exploit-grid/api/contracts/careers-constants';
 import { API_BASE } from '@exploit-grid/api/contracts/constants';
 import { ApiError, parseRetryAfter } from '../../api/ApiError.ts';
 import type { Parser } from '../../api/http.ts';

@@ -1,5 +1,10 @@
 import type { ApplicationRequest, ApplicationSource, Job } from '@exploit-grid/api/contracts';
-import { APPLICATION_LIMITS, CAREERS_MESSAGES as M, RESUME_MAX_BYTES, isWebUrl } from '@exploit-grid/api/contracts/careers-constants';
+import {
+  APPLICATION_LIMITS,
+  CAREERS_MESSAGES as M,
+  RESUME_MAX_BYTES,
+  isWebUrl,
+} from '@exploit-grid/api/contracts/careers-constants';
 import {
   LEVEL_LABELS,
   OFFICE,

@@ -1,4 +1,9 @@
-import { PUBLIC_REPORT_STATUSES, VULNERABILITY_SEVERITIES, type PublicReportStatus, type VulnerabilitySeverity } from '@exploit-grid/api/contracts/security-constants';
+import {
+  PUBLIC_REPORT_STATUSES,
+  VULNERABILITY_SEVERITIES,
+  type PublicReportStatus,
+  type VulnerabilitySeverity,
+} from '@exploit-grid/api/contracts/security-constants';
 import type { HallOfFame, HallOfFameFinding, HallOfFameResearcher } from '@exploit-grid/api/contracts';
 
 const isText = (value: unknown): value is string => typeof value === 'string';

@@ -1,4 +1,8 @@
-import { DEFAULT_VULNERABILITY_SEVERITY, type VulnerabilityCategory, type VulnerabilitySeverity } from '@exploit-grid/api/contracts/security-constants';
+import {
+  DEFAULT_VULNERABILITY_SEVERITY,
+  type VulnerabilityCategory,
+  type VulnerabilitySeverity,
+} from '@exploit-grid/api/contracts/security-constants';
 
 /** The Report Vulnerability modal's fields (spec section 3), as typed. */
 export type ReportForm = {

@@ -60,7 +60,7 @@ export const termsOfService: LegalDocument = {
     section(
       '2. Your account',
       list(
-        'You sign up with an email address and a password, or with Google or GitHub. Give us an address you can read: we send links there that you need.',
+        'You sign up with an email address and a password, or with Google, GitHub or LinkedIn. Give us an address you can read: we send links there that you need.',
         'One person, one account. An account is yours alone: do not share it, sell it or let others play on it.',
         "Keep your password, your VPN configuration and your box's credentials to yourself. You are responsible for what is done with your account and your box. Tell us at once if you believe someone else has used them.",
         'Your handle is public. Do not pick one that impersonates someone, or that is offensive.',
