@@ -166,8 +166,8 @@ export const hallOfFameFindingSchema = z
     title: z.string(),
     submittedAt: z.iso.datetime(),
     status: z.enum(PUBLIC_REPORT_STATUSES),
-    /** The severity staff set when they accepted it. */
-    severity: z.enum(VULNERABILITY_SEVERITIES),
+    /** The severity staff set when they accepted it, once the finding is FIXED; null until then. */
+    severity: z.enum(VULNERABILITY_SEVERITIES).nullable(),
   })
   .meta({ id: 'HallOfFameFinding' });
 export type HallOfFameFinding = z.infer<typeof hallOfFameFindingSchema>;

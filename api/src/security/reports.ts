@@ -171,7 +171,7 @@ export class VulnerabilityReports {
       ),
       sql.one<{ researchers: string; reports: string; critical: string }>(
         `select count(distinct reporter_email) as researchers, count(*) as reports,
-                count(*) filter (where severity = 'CRITICAL') as critical
+                count(*) filter (where severity = 'CRITICAL' and status = 'FIXED') as critical
            from vulnerability_reports
           where status in ('ACCEPTED', 'FIXED') and not is_anonymous`,
       ),
@@ -200,7 +200,8 @@ export class VulnerabilityReports {
         title: publicTitle(row),
         submittedAt: iso(row.created_at),
         status: row.status,
-        severity: row.severity,
+        // An open finding's severity would tell attackers what to look for, and for how long it has waited.
+        severity: row.status === 'FIXED' ? row.severity : null,
       });
     }
     return {

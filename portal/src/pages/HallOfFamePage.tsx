@@ -208,7 +208,7 @@ function ResearcherCard({ researcher }: { researcher: HallOfFameResearcher }) {
               sx={{ alignItems: 'center', mt: 0.5, flexWrap: 'wrap' }}
               useFlexGap
             >
-              <SeverityTag severity={finding.severity} />
+              {finding.severity && <SeverityTag severity={finding.severity} />}
               <Typography
                 variant="caption"
                 color={finding.status === 'FIXED' ? 'success.main' : 'text.secondary'}

@@ -14,13 +14,14 @@ function finding(value: unknown): HallOfFameFinding | null {
   const v = value as Partial<Record<keyof HallOfFameFinding, unknown>> | null;
   if (!v || !isText(v.id) || !isText(v.title) || !isText(v.submittedAt)) return null;
   if (!PUBLIC_REPORT_STATUSES.includes(v.status as PublicReportStatus)) return null;
-  if (!VULNERABILITY_SEVERITIES.includes(v.severity as VulnerabilitySeverity)) return null;
+  if (v.severity !== null && !VULNERABILITY_SEVERITIES.includes(v.severity as VulnerabilitySeverity))
+    return null;
   return {
     id: v.id,
     title: v.title,
     submittedAt: v.submittedAt,
     status: v.status as PublicReportStatus,
-    severity: v.severity as VulnerabilitySeverity,
+    severity: v.severity as VulnerabilitySeverity | null,
   };
 }
 
