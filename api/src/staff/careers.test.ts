@@ -296,6 +296,11 @@ describe('the staff CLI: jobs and applications', function () {
     expect(show.stdout).to.include('Heard of it through: Employee Referral');
     expect(show.stdout).to.include(`Resume: pdf ${pdf.length} bytes (sent as "my cv.pdf")`);
     expect(show.stdout).to.include('Cover letter:\nHello,\nI break things.');
+    const reads = await t.db.query(
+      `select actor from staff_actions where action = 'APPLICATION_READ' and target = $1`,
+      [first],
+    );
+    expect(reads.rows).to.have.length(1);
 
     // Asked for .docx, it is a PDF: written as .pdf.
     const pdfOut = await staff('applications', 'resume', first, '--out', path.join(dir, 'jane.docx'));

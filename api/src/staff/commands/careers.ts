@@ -7,6 +7,7 @@ import { SOURCE_LABELS } from '../../careers/mails.ts';
 import type { ApplicationSource } from '../../contracts/index.ts';
 import {
   fail,
+  logStaffAction,
   parseLimit,
   positionals,
   printable,
@@ -175,14 +176,17 @@ name and email, resume, and whether the careers mailbox was mailed.`,
   },
   {
     name: 'applications show',
-    usage: '<applicationId>',
-    help: 'Everything an applicant sent but the resume (what the careers mail says).',
-    options: [],
+    usage: '<applicationId> [--actor <name>]',
+    help: 'Everything an applicant sent but the resume (what the careers mail says); the reading is logged.',
+    options: ['actor'],
     prepare({ args }) {
       const [id] = positionals(args, ['<applicationId>']);
       if (!uuidPattern.test(id!)) fail('<applicationId> must be an application id (applications list).');
-      return async ({ db, out }) => {
-        out(applicationText(await findApplication(db, id!.toLowerCase())));
+      return async ({ db, actor, out }) => {
+        const application = await findApplication(db, id!.toLowerCase());
+        // Reading an applicant's details is an access to personal data, logged as the contact and reports ones.
+        await logStaffAction(db, { actor, action: 'APPLICATION_READ', target: application.id });
+        out(applicationText(application));
       };
     },
   },
