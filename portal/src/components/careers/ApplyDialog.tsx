@@ -12,10 +12,6 @@ import UploadFileIcon from '@mui/icons-material/UploadFileOutlined';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import CircularProgress from '@mui/material/CircularProgress';
-import Dialog from '@mui/material/Dialog';
-import DialogActions from '@mui/material/DialogActions';
-import DialogContent from '@mui/material/DialogContent';
-import DialogTitle from '@mui/material/DialogTitle';
 import FormControl from '@mui/material/FormControl';
 import FormHelperText from '@mui/material/FormHelperText';
 import IconButton from '@mui/material/IconButton';
@@ -23,8 +19,6 @@ import InputLabel from '@mui/material/InputLabel';
 import NativeSelect from '@mui/material/NativeSelect';
 import OutlinedInput from '@mui/material/OutlinedInput';
 import Typography from '@mui/material/Typography';
-import useMediaQuery from '@mui/material/useMediaQuery';
-import type { Theme } from '@mui/material/styles';
 import { useId, useRef, useState, type ChangeEvent, type FormEvent } from 'react';
 import { ApiError, serverMessageOf } from '../../api/ApiError.ts';
 import { log } from '../../logging.ts';
@@ -56,6 +50,7 @@ import {
   UPLOADING,
 } from '../../strings/careers.ts';
 import { Field } from '../Field.tsx';
+import { FormDialog } from '../FormDialog.tsx';
 import { Stack } from '../Stack.tsx';
 import { submitApplication, uploadResume } from './careersApi.ts';
 import {
@@ -93,11 +88,9 @@ function uploadFailure(error: unknown): string {
  * a file uploads or the application is sent, the buttons are disabled; on success the modal closes.
  */
 export function ApplyDialog({ job, open, onClose }: ApplyDialogProps) {
-  const titleId = useId();
   const sourceId = useId();
   const fileId = useId();
   const resumeMessageId = useId();
-  const fullScreen = useMediaQuery((theme: Theme) => theme.breakpoints.down('sm'));
   const fileInput = useRef<HTMLInputElement>(null);
   const [form, setForm] = useState<ApplicationForm>(EMPTY_APPLICATION);
   const [errors, setErrors] = useState<ApplicationErrors>({});
@@ -188,169 +181,145 @@ export function ApplyDialog({ job, open, onClose }: ApplyDialogProps) {
   );
 
   return (
-    <Dialog
+    <FormDialog
       open={open}
-      onClose={close}
-      aria-labelledby={titleId}
-      fullScreen={fullScreen}
-      maxWidth="sm"
-      fullWidth
-      slotProps={{ paper: { component: 'form', noValidate: true, onSubmit: submit } as object }}
-    >
-      <DialogTitle id={titleId} sx={{ pr: 7 }}>
-        {APPLY_TITLE}
+      title={APPLY_TITLE}
+      subtitle={
         <Typography color="primary" sx={{ mt: 0.5 }}>
           {job.title}
         </Typography>
-        <IconButton
-          aria-label={CLOSE}
-          onClick={close}
-          disabled={busy}
-          sx={{ position: 'absolute', right: 12, top: 12 }}
-        >
-          <CloseIcon />
-        </IconButton>
-      </DialogTitle>
-      <DialogContent dividers>
-        <Stack spacing={2.5}>
-          <Box sx={{ display: 'grid', gap: 2.5, gridTemplateColumns: { xs: '1fr', sm: '1fr 1fr' } }}>
-            {field('firstName', FIRST_NAME, {
-              autoComplete: 'given-name',
-              max: APPLICATION_LIMITS.name,
-              required: true,
-            })}
-            {field('lastName', LAST_NAME, {
-              autoComplete: 'family-name',
-              max: APPLICATION_LIMITS.name,
-              required: true,
-            })}
-          </Box>
-          {field('email', EMAIL, {
-            type: 'email',
-            autoComplete: 'email',
-            max: APPLICATION_LIMITS.email,
+      }
+      maxWidth="sm"
+      busy={busy}
+      onClose={close}
+      onSubmit={submit}
+      submitLabel={submitting ? SUBMITTING : SUBMIT_APPLICATION}
+      cancelLabel={CANCEL}
+      closeLabel={CLOSE}
+    >
+      <Stack spacing={2.5}>
+        <Box sx={{ display: 'grid', gap: 2.5, gridTemplateColumns: { xs: '1fr', sm: '1fr 1fr' } }}>
+          {field('firstName', FIRST_NAME, {
+            autoComplete: 'given-name',
+            max: APPLICATION_LIMITS.name,
             required: true,
           })}
-          <Box sx={{ display: 'grid', gap: 2.5, gridTemplateColumns: { xs: '1fr', sm: '1fr 1fr' } }}>
-            {field('phone', PHONE, { autoComplete: 'tel', max: APPLICATION_LIMITS.phone })}
-            {field('location', APPLICANT_LOCATION, {
-              autoComplete: 'address-level2',
-              max: APPLICATION_LIMITS.location,
-            })}
-          </Box>
-          <Box>
-            <Typography
-              variant="subtitle2"
-              component="label"
-              htmlFor={fileId}
-              sx={{ display: 'block', mb: 1 }}
-            >
-              {RESUME} *
-            </Typography>
-            <Box
-              sx={{
-                border: 1,
-                borderStyle: 'dashed',
-                borderColor: errors.resume ? 'error.main' : resume ? 'success.main' : 'divider',
-                borderRadius: 1,
-                p: 2,
-                display: 'flex',
-                alignItems: 'center',
-                gap: 2,
-                flexWrap: 'wrap',
-              }}
-            >
-              <input
-                ref={fileInput}
-                id={fileId}
-                type="file"
-                accept={RESUME_ACCEPT}
-                onChange={chooseFile}
-                disabled={busy}
-                aria-describedby={resumeMessageId}
-                style={{ display: 'none' }}
-              />
-              {resume ? (
-                <>
-                  <DescriptionIcon color="success" />
-                  <Box sx={{ flex: 1, minWidth: 0 }}>
-                    <Typography noWrap title={resume.name}>
-                      {resume.name}
-                    </Typography>
-                    <Typography variant="body2" color="text.secondary">
-                      {resume.kind.toUpperCase()} · {sizeText(resume.size)}
-                    </Typography>
-                  </Box>
-                  <IconButton aria-label={REMOVE_RESUME} onClick={removeResume} disabled={busy}>
-                    <CloseIcon />
-                  </IconButton>
-                </>
-              ) : (
-                <>
-                  <Button
-                    variant="outlined"
-                    startIcon={
-                      uploading ? <CircularProgress size={16} color="inherit" /> : <UploadFileIcon />
-                    }
-                    onClick={() => fileInput.current?.click()}
-                    disabled={busy}
-                  >
-                    {uploading ? UPLOADING : CHOOSE_FILE}
-                  </Button>
-                  <Typography variant="body2" color="text.secondary">
-                    {RESUME_HINT}
+          {field('lastName', LAST_NAME, {
+            autoComplete: 'family-name',
+            max: APPLICATION_LIMITS.name,
+            required: true,
+          })}
+        </Box>
+        {field('email', EMAIL, {
+          type: 'email',
+          autoComplete: 'email',
+          max: APPLICATION_LIMITS.email,
+          required: true,
+        })}
+        <Box sx={{ display: 'grid', gap: 2.5, gridTemplateColumns: { xs: '1fr', sm: '1fr 1fr' } }}>
+          {field('phone', PHONE, { autoComplete: 'tel', max: APPLICATION_LIMITS.phone })}
+          {field('location', APPLICANT_LOCATION, {
+            autoComplete: 'address-level2',
+            max: APPLICATION_LIMITS.location,
+          })}
+        </Box>
+        <Box>
+          <Typography variant="subtitle2" component="label" htmlFor={fileId} sx={{ display: 'block', mb: 1 }}>
+            {RESUME} *
+          </Typography>
+          <Box
+            sx={{
+              border: 1,
+              borderStyle: 'dashed',
+              borderColor: errors.resume ? 'error.main' : resume ? 'success.main' : 'divider',
+              borderRadius: 1,
+              p: 2,
+              display: 'flex',
+              alignItems: 'center',
+              gap: 2,
+              flexWrap: 'wrap',
+            }}
+          >
+            <input
+              ref={fileInput}
+              id={fileId}
+              type="file"
+              accept={RESUME_ACCEPT}
+              onChange={chooseFile}
+              disabled={busy}
+              aria-describedby={resumeMessageId}
+              style={{ display: 'none' }}
+            />
+            {resume ? (
+              <>
+                <DescriptionIcon color="success" />
+                <Box sx={{ flex: 1, minWidth: 0 }}>
+                  <Typography noWrap title={resume.name}>
+                    {resume.name}
                   </Typography>
-                </>
-              )}
-            </Box>
-            <FormHelperText id={resumeMessageId} error={Boolean(errors.resume)}>
-              {errors.resume ?? ''}
-            </FormHelperText>
+                  <Typography variant="body2" color="text.secondary">
+                    {resume.kind.toUpperCase()} · {sizeText(resume.size)}
+                  </Typography>
+                </Box>
+                <IconButton aria-label={REMOVE_RESUME} onClick={removeResume} disabled={busy}>
+                  <CloseIcon />
+                </IconButton>
+              </>
+            ) : (
+              <>
+                <Button
+                  variant="outlined"
+                  startIcon={uploading ? <CircularProgress size={16} color="inherit" /> : <UploadFileIcon />}
+                  onClick={() => fileInput.current?.click()}
+                  disabled={busy}
+                >
+                  {uploading ? UPLOADING : CHOOSE_FILE}
+                </Button>
+                <Typography variant="body2" color="text.secondary">
+                  {RESUME_HINT}
+                </Typography>
+              </>
+            )}
           </Box>
-          {field('portfolioUrl', PORTFOLIO_URL, { autoComplete: 'url', max: APPLICATION_LIMITS.url })}
-          <Box sx={{ display: 'grid', gap: 2.5, gridTemplateColumns: { xs: '1fr', sm: '1fr 1fr' } }}>
-            {field('linkedinUrl', LINKEDIN_URL, { max: APPLICATION_LIMITS.url })}
-            {field('githubUrl', GITHUB_URL, { max: APPLICATION_LIMITS.url })}
-          </Box>
-          <Field
-            label={COVER_LETTER}
-            value={form.coverLetter}
-            onChange={set('coverLetter')}
-            multiline
-            minRows={4}
+          <FormHelperText id={resumeMessageId} error={Boolean(errors.resume)}>
+            {errors.resume ?? ''}
+          </FormHelperText>
+        </Box>
+        {field('portfolioUrl', PORTFOLIO_URL, { autoComplete: 'url', max: APPLICATION_LIMITS.url })}
+        <Box sx={{ display: 'grid', gap: 2.5, gridTemplateColumns: { xs: '1fr', sm: '1fr 1fr' } }}>
+          {field('linkedinUrl', LINKEDIN_URL, { max: APPLICATION_LIMITS.url })}
+          {field('githubUrl', GITHUB_URL, { max: APPLICATION_LIMITS.url })}
+        </Box>
+        <Field
+          label={COVER_LETTER}
+          value={form.coverLetter}
+          onChange={set('coverLetter')}
+          multiline
+          minRows={4}
+          disabled={submitting}
+          inputProps={{ maxLength: APPLICATION_LIMITS.coverLetter }}
+          fullWidth
+        />
+        <FormControl fullWidth>
+          <InputLabel htmlFor={sourceId} shrink>
+            {SOURCE_QUESTION}
+          </InputLabel>
+          <NativeSelect
+            id={sourceId}
+            value={form.source}
+            onChange={(event) => set('source')(event.target.value as ApplicationSource | '')}
             disabled={submitting}
-            inputProps={{ maxLength: APPLICATION_LIMITS.coverLetter }}
-            fullWidth
-          />
-          <FormControl fullWidth>
-            <InputLabel htmlFor={sourceId} shrink>
-              {SOURCE_QUESTION}
-            </InputLabel>
-            <NativeSelect
-              id={sourceId}
-              value={form.source}
-              onChange={(event) => set('source')(event.target.value as ApplicationSource | '')}
-              disabled={submitting}
-              input={<OutlinedInput label={SOURCE_QUESTION} notched />}
-            >
-              <option value="">{SOURCE_NONE}</option>
-              {APPLICATION_SOURCES.map((source) => (
-                <option key={source} value={source}>
-                  {SOURCE_LABELS[source]}
-                </option>
-              ))}
-            </NativeSelect>
-          </FormControl>
-        </Stack>
-      </DialogContent>
-      <DialogActions sx={{ px: 3, py: 2 }}>
-        <Button onClick={close} disabled={busy}>
-          {CANCEL}
-        </Button>
-        <Button type="submit" variant="contained" disabled={busy}>
-          {submitting ? SUBMITTING : SUBMIT_APPLICATION}
-        </Button>
-      </DialogActions>
-    </Dialog>
+            input={<OutlinedInput label={SOURCE_QUESTION} notched />}
+          >
+            <option value="">{SOURCE_NONE}</option>
+            {APPLICATION_SOURCES.map((source) => (
+              <option key={source} value={source}>
+                {SOURCE_LABELS[source]}
+              </option>
+            ))}
+          </NativeSelect>
+        </FormControl>
+      </Stack>
+    </FormDialog>
   );
 }
