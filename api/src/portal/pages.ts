@@ -48,8 +48,12 @@ class Document {
   readonly #identity: Buffer;
   readonly #encoded = new Map<'br' | 'gzip', Buffer>();
 
-  constructor(html: string) {
+  readonly #quality: number;
+
+  /** `quality`: brotli's, 11 for the pages kept for the process's life; a page made per request takes less. */
+  constructor(html: string, quality = 11) {
     this.#identity = Buffer.from(html);
+    this.#quality = quality;
   }
 
   body(encoding: 'br' | 'gzip' | 'identity'): Buffer {
@@ -58,8 +62,8 @@ class Document {
     if (!body) {
       body =
         encoding === 'br'
-          ? brotliCompressSync(this.#identity, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } })
-          : gzipSync(this.#identity, { level: 9 });
+          ? brotliCompressSync(this.#identity, { params: { [zlib.BROTLI_PARAM_QUALITY]: this.#quality } })
+          : gzipSync(this.#identity, { level: this.#quality >= 11 ? 9 : 6 });
       this.#encoded.set(encoding, body);
     }
     return body;
@@ -179,7 +183,9 @@ export class PortalPages {
       if (param === null) continue;
       const head = await page.head(param);
       // The page's own address, however the request spelled it (`%65vil-job` is `evil-job`).
-      if (head) document = new Document(this.#withHead(head, `${page.prefix}/${encodeURIComponent(param)}`));
+      // Made for this request: compressed quickly, not with the kept pages' best effort.
+      if (head)
+        document = new Document(this.#withHead(head, `${page.prefix}/${encodeURIComponent(param)}`), 5);
       else known = false;
       break;
     }
