@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { CAREERS_MESSAGES } from '../../api/src/contracts/careers-constants.ts';
@@ -10,6 +8,7 @@ import { minimalPdf } from '../../api/src/testing/documents.ts';
 import { Mailbox } from '../../api/src/testing/mailbox.ts';
 import { launchBrowser, type Browser } from '../support/browser.ts';
 import { logPlatformOnFailure, repoRoot, startPlatform, type RunningPlatform } from '../support/platform.ts';
+import { runStaffCli } from '../support/staff.ts';
 
 const CAREERS_EMAIL = 'careers@grid.test';
 const PHONE = { width: 390, height: 844 };
@@ -53,12 +52,7 @@ describe('careers in Chromium: publish, filter, apply with a real resume, read i
     if (files) await rm(files, { recursive: true, force: true });
   });
 
-  const staff = async (...args: string[]) =>
-    (
-      await promisify(execFile)(process.execPath, [path.join(repoRoot, 'api/dist/staff.js'), ...args], {
-        env: { ...process.env, DATA_DIR: platform.dataDir, STAFF_ACTOR: 'e2e' },
-      })
-    ).stdout;
+  const staff = async (...args: string[]) => (await runStaffCli(platform, ...args)).stdout;
 
   /** The whole page, or (`fullPage` false) what the screen shows: a modal is fixed to the screen. */
   async function snap(target: Page, name: string, fullPage = true) {

@@ -18,14 +18,9 @@ import { privacyPolicy } from '../../portal/src/strings/legal/privacy.ts';
 import { securityPolicy } from '../../portal/src/strings/legal/securityPolicy.ts';
 import { termsOfService } from '../../portal/src/strings/legal/terms.ts';
 import { accessibilityProblems } from '../support/axe.ts';
-import { launchBrowser, type Browser } from '../support/browser.ts';
+import { VIEWPORTS, launchBrowser, type Browser } from '../support/browser.ts';
 import { pdfPages } from '../support/pdf.ts';
 import { logPlatformOnFailure, startPlatform, type RunningPlatform } from '../support/platform.ts';
-
-const VIEWPORTS = [
-  { name: 'phone', width: 390, height: 844 },
-  { name: 'desktop', width: 1440, height: 900 },
-] as const;
 
 /** Where screenshots of the pages go when set, for a person to look at. */
 const SCREENSHOTS = process.env.SCREENSHOTS ?? process.env.SCREENSHOT_DIR;

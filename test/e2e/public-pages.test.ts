@@ -14,15 +14,11 @@ import {
   CONTACT_SUBJECT,
 } from '../../portal/src/strings/contact.ts';
 import { HELP_MENU_LABEL, NOT_FOUND_TEXT, helpMenuGroups } from '../../portal/src/strings/site.ts';
-import { launchBrowser, type Browser } from '../support/browser.ts';
+import { VIEWPORTS, launchBrowser, type Browser } from '../support/browser.ts';
 import { startPlatform, type RunningPlatform } from '../support/platform.ts';
 import { runStaffCli } from '../support/staff.ts';
 
 const PUBLIC_URL_FOR_CARDS = 'https://grid.example';
-const SIZES = [
-  { name: 'phone', width: 390, height: 844 },
-  { name: 'desktop', width: 1440, height: 900 },
-] as const;
 
 /** Waits for a mail in DATA_DIR/mail to `to` whose subject matches. */
 async function mailTo(dataDir: string, to: string, subject: RegExp, timeoutMs = 15_000): Promise<ParsedMail> {
@@ -92,7 +88,7 @@ describe('the public pages in Chromium: crawlers, link previews, the help menu a
       args: ['--headless', '--no-sandbox', '--disable-gpu'],
     });
     try {
-      for (const size of SIZES) {
+      for (const size of VIEWPORTS) {
         const context = await noScript.newContext({ javaScriptEnabled: false, viewport: size });
         const crawler = await context.newPage();
         for (const p of await sitemapPaths()) {
@@ -192,7 +188,7 @@ describe('the public pages in Chromium: crawlers, link previews, the help menu a
   });
 
   it('sends the contact form to the staff mailbox, mails the sender a receipt, and staff read it with the CLI', async () => {
-    for (const size of SIZES) {
+    for (const size of VIEWPORTS) {
       await page.setViewportSize(size);
       await page.goto(`${platform.url}/contact`);
       if (shots)

@@ -1,7 +1,5 @@
-import { execFile } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { expect } from 'chai';
 import * as openpgp from 'openpgp';
 import type { Page } from 'playwright-core';
@@ -35,13 +33,9 @@ import {
   reportSubmitted,
 } from '../../portal/src/strings/security.ts';
 import { accessibilityProblems } from '../support/axe.ts';
-import { launchBrowser, type Browser } from '../support/browser.ts';
-import { logPlatformOnFailure, repoRoot, startPlatform, type RunningPlatform } from '../support/platform.ts';
-
-const VIEWPORTS = [
-  { name: 'phone', width: 390, height: 844 },
-  { name: 'desktop', width: 1440, height: 900 },
-] as const;
+import { VIEWPORTS, launchBrowser, type Browser } from '../support/browser.ts';
+import { logPlatformOnFailure, startPlatform, type RunningPlatform } from '../support/platform.ts';
+import { runStaffCli } from '../support/staff.ts';
 
 /** Where screenshots of the pages go when set, for a person to look at. */
 const SCREENSHOTS = process.env.SCREENSHOTS ?? process.env.SCREENSHOT_DIR;
@@ -83,12 +77,7 @@ describe('security disclosure in Chromium: /security, the report modal, the hall
 
   /** The staff CLI, as staff run it on this machine: a process of its own on the platform's DATA_DIR. */
   async function staff(...args: string[]): Promise<string> {
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      [path.join(repoRoot, 'api/dist/staff.js'), ...args],
-      { env: { ...process.env, DATA_DIR: platform.dataDir, STAFF_ACTOR: 'e2e' } },
-    );
-    return stdout;
+    return (await runStaffCli(platform, ...args)).stdout;
   }
 
   const overflow = () =>

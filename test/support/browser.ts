@@ -38,3 +38,9 @@ export async function launchBrowser(extraArgs: readonly string[] = []): Promise<
     },
   };
 }
+
+/** The sizes pages are checked and photographed at: a phone and a desktop. */
+export const VIEWPORTS = [
+  { name: 'phone', width: 390, height: 844 },
+  { name: 'desktop', width: 1440, height: 900 },
+] as const;
